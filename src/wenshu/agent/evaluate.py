@@ -1,0 +1,49 @@
+"""Evaluate: does the result answer the question? Deterministic checks, optionally a model judge."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel
+
+from wenshu.agent.prompts import render
+
+
+class Verdict(BaseModel):
+    ok: bool
+    feedback: str = ""
+
+
+_NUMBER_IN_TOP = re.compile(r"top\s*(\d+)|前\s*(\d+)", re.I)
+_AGG = re.compile(r"\b(count|sum|avg|min|max|group\s+by)\b", re.I)
+
+
+def evaluate_rules(question: str, query_type: str, sql: str, columns: list[str], rows: list[list], row_count: int) -> Verdict:
+    """Catch clear misses: empty results, a top-N without ordering, an aggregate with no aggregation."""
+    if row_count == 0:
+        return Verdict(
+            ok=False,
+            feedback="The query returned no rows. Check filters, literal values (use codes for status columns) "
+            "and the date range; if the data truly has no rows, keep the query.",
+        )
+    low = sql.lower()
+    if query_type == "top_n":
+        if "order by" not in low:
+            return Verdict(ok=False, feedback="The question asks for a ranking: add ORDER BY on the measure and a LIMIT.")
+        m = _NUMBER_IN_TOP.search(question)
+        n = int(next(g for g in m.groups() if g)) if m else None
+        if n and row_count > n and "limit" not in low:
+            return Verdict(ok=False, feedback=f"The question asks for the top {n}: add LIMIT {n}.")
+    if query_type in ("aggregate", "share", "trend", "top_n", "compare") and not _AGG.search(sql):
+        if row_count > 50:
+            return Verdict(
+                ok=False,
+                feedback="The question asks for a summary, but the query returns raw rows: aggregate with GROUP BY.",
+            )
+    if all(r[i] is None for r in rows for i in range(len(columns))) and rows:
+        return Verdict(ok=False, feedback="Every value in the result is NULL; check the joins and column names.")
+    return Verdict(ok=True)
+
+
+def judge_prompt(question: str, sql: str, columns: list[str], rows: list[list]) -> str:
+    return render("evaluate", question=question, sql=sql, columns=", ".join(columns), rows=rows[:5])

@@ -1,0 +1,87 @@
+"""Intent: a cheap rules gate first (like a Thought router); the fast model only when rules are unsure."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel
+
+Intent = Literal["data", "chitchat", "out_of_scope"]
+QueryType = Literal["detail", "aggregate", "trend", "share", "top_n", "compare"]
+
+
+class IntentResult(BaseModel):
+    intent: Intent
+    query_type: QueryType = "aggregate"
+    followup: bool = False
+    source: Literal["rules", "model"] = "rules"
+
+
+class IntentAnswer(BaseModel):
+    """The JSON shape the model must produce when the rules are unsure."""
+
+    intent: Intent
+    query_type: QueryType
+
+
+def _rx(*words: str) -> re.Pattern:
+    return re.compile("|".join(words), re.I)
+
+
+CHITCHAT = _rx(
+    r"^\s*(hi|hello|hey|thanks?|thank you|good (morning|afternoon|evening))\b",
+    r"^\s*(你好|您好|嗨|哈喽|谢谢|多谢|早上好|晚上好)",
+    r"who are you|what can you do|你是谁|你能做什么|你会什么|怎么用|help me use",
+)
+OUT_OF_SCOPE = _rx(
+    r"weather|poem|joke|translate|recipe|stock price|news",
+    r"天气|写一?首诗|笑话|翻译|菜谱|股价|新闻|讲个故事",
+)
+DATA = _rx(
+    r"\b(how many|how much|count|number of|total|sum|average|avg|top\s*\d*|list|show|which|per|by|trend|"
+    r"share|percent|compare|most|least|highest|lowest|revenue|sales|orders?|customers?|gmv|rank)\b",
+    r"多少|数量|几个|几笔|订单|销售|金额|营收|收入|gmv|排名|前\s*\d+|前[一二三四五六七八九十]+|每个|每天|每月|"
+    r"各|趋势|占比|环比|同比|统计|平均|总|哪些|哪个|列出|明细|查询|查一下|客户|用户|商品|品类|城市|地区|区域|"
+    r"退款|流量|uv|pv|最高|最多|最少|最低",
+)
+FOLLOWUP = _rx(
+    r"^\s*(only|just|what about|how about|and |instead|now |same|break it|split)",
+    r"^\s*(只看|只要|那|再|换成|改成|按|拆|其中|去掉|加上|如果|这周|本周|上周|本月)",
+)
+QUERY_TYPES: list[tuple[str, re.Pattern]] = [
+    ("compare", _rx(r"环比|同比|对比|比较|相比|增长率?|下降|\bvs\b|compar|versus|growth|change from")),
+    ("share", _rx(r"占比|比例|份额|百分比|share|percent|proportion|ratio")),
+    ("top_n", _rx(r"top\s*\d*|前\s*\d+|前[一二三四五六七八九十]+|排名|排行|最多|最高|最大|最少|最低|"
+                  r"highest|most|largest|lowest|least|best|worst|\brank")),
+    ("trend", _rx(r"趋势|走势|每天|每日|每周|每月|按月|按天|按周|逐月|逐日|trend|over time|daily|weekly|monthly|"
+                  r"per (day|week|month)|by (day|week|month)")),
+    ("detail", _rx(r"明细|列出|列表|哪些|详情|清单|\blist\b|show me the|details?")),
+]
+
+
+def query_type_of(question: str) -> str:
+    for name, pattern in QUERY_TYPES:
+        if pattern.search(question):
+            return name
+    return "aggregate"
+
+
+def classify_rules(question: str, *, has_history: bool, vocabulary: set[str] | None = None) -> IntentResult | None:
+    """Decide by patterns; None means the rules are unsure and the model should decide."""
+    q = question.strip()
+    qtype = query_type_of(q)
+    if has_history and FOLLOWUP.search(q):
+        return IntentResult(intent="data", query_type=qtype, followup=True)
+    mentions_schema = bool(vocabulary) and any(w and w.lower() in q.lower() for w in vocabulary)
+    if DATA.search(q) or mentions_schema:
+        return IntentResult(intent="data", query_type=qtype, followup=has_history and len(q) <= 12)
+    if CHITCHAT.search(q):
+        return IntentResult(intent="chitchat")
+    if OUT_OF_SCOPE.search(q):
+        return IntentResult(intent="out_of_scope")
+    return None
+
+
+def from_model(answer: IntentAnswer, *, has_history: bool) -> IntentResult:
+    return IntentResult(intent=answer.intent, query_type=answer.query_type, followup=False, source="model")

@@ -1,0 +1,198 @@
+"""Graph nodes: thin wrappers over the pure step functions. Each returns an update of its own part.
+
+`instrument` adds timing, the trace entry and the node started/finished events around every node.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from langchain_core.messages import HumanMessage
+from langgraph.runtime import Runtime
+
+from wenshu.agent import evaluate as ev
+from wenshu.agent import explain as ex
+from wenshu.agent.context import AgentContext
+from wenshu.agent.generate import GenerateInput, Turn, build_messages
+from wenshu.agent.intent import IntentAnswer, classify_rules, from_model
+from wenshu.agent.prompts import render
+from wenshu.agent.state import AgentState
+from wenshu.contracts import Event
+from wenshu.errors import WenshuError
+from wenshu.sql.charts import choose_chart
+from wenshu.sql.execute import data_version, execute_readonly
+from wenshu.sql.extract import extract_sql
+
+NodeFn = Callable[[AgentState, AgentContext], tuple[dict, str, str]]
+
+
+def instrument(name: str, fn: NodeFn):
+    def node(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+        ctx = runtime.context
+        ctx.emit(Event(type="node", node=name, status="started"))
+        t0 = time.perf_counter()
+        update, status, detail = fn(state, ctx)
+        ms = round((time.perf_counter() - t0) * 1000, 1)
+        ctx.emit(Event(type="node", node=name, status=status, ms=ms, data=detail))
+        return {**update, "trace": [{"node": name, "status": status, "ms": ms, "detail": detail}]}
+
+    node.__name__ = name
+    return node
+
+
+def _vocabulary(catalog) -> set[str]:
+    words = set()
+    for t in catalog.tables:
+        words.add(t.name)
+        words.update(c.comment for c in t.columns if c.comment and len(c.comment) >= 2)
+        words.update(v for c in t.columns for v in c.enum.values())
+    return words
+
+
+def intent_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
+    q = state["query"]
+    has_history = bool(state.get("turns"))
+    catalog = ctx.catalogs.get(q["datasource"], ctx.datasource_url, data_version(ctx.datasource_url))
+    result = classify_rules(q["question"], has_history=has_history, vocabulary=_vocabulary(catalog))
+    if result is None:
+        prompt = render("intent", tables=", ".join(catalog.table_names()), question=q["question"])
+        answer = ctx.models.structured("fast", [HumanMessage(prompt)], IntentAnswer)
+        result = from_model(answer, has_history=has_history)
+    query = {**q, "intent": result.intent, "query_type": result.query_type, "followup": result.followup,
+             "intent_source": result.source}
+    return {"query": query}, "ok", f"{result.intent}/{result.query_type} ({result.source})"
+
+
+def recall_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
+    q = state["query"]
+    catalog = ctx.catalogs.get(q["datasource"], ctx.datasource_url, data_version(ctx.datasource_url))
+    previous = next((t.get("sql") for t in reversed(state.get("turns") or []) if t.get("sql")), None)
+    got = ctx.recall.recall(q["question"], catalog, previous_sql=previous)
+    schema = {"dialect": catalog.dialect, "block": got.schema_block, "tables": [t["name"] for t in got.tables],
+              "examples": got.examples, "tokens": got.tokens}
+    return {"schema": schema}, "ok", f"{len(got.tables)} tables, ~{got.tokens} tokens"
+
+
+def _retry_reason(state: AgentState) -> tuple[str | None, str | None]:
+    """Why generate runs again: ("validate"|"execute"|"evaluate", reason) or (None, None) the first time."""
+    part, result = state.get("sql") or {}, state.get("result") or {}
+    if not part.get("attempted"):
+        return None, None
+    validation = part.get("validation") or {}
+    if not validation.get("passed"):
+        return "validate", validation.get("hint_for_model") or validation.get("reason") or "not valid SQL"
+    if result.get("error"):
+        return "execute", result["error"]
+    return "evaluate", (result.get("verdict") or {}).get("feedback")
+
+
+def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
+    q, schema, part = state["query"], state["schema"], dict(state.get("sql") or {})
+    stage, reason = _retry_reason(state)
+    if stage in ("validate", "execute"):
+        part["retries"] = part.get("retries", 0) + 1
+    elif stage == "evaluate":
+        part["eval_rounds"] = part.get("eval_rounds", 0) + 1
+    if stage:
+        part["attempts"] = [*part.get("attempts", []), {"sql": part.get("sql"), "stage": stage, "reason": reason}]
+    turns = [Turn(t["question"], t.get("sql"), t.get("summary")) for t in (state.get("turns") or [])]
+    inp = GenerateInput(
+        question=q["question"], dialect=schema["dialect"], schema_block=schema["block"], today=q["today"],
+        row_limit=ctx.settings.row_limit, examples=schema.get("examples") or [],
+        history=turns[-ctx.settings.history_turns:], previous_sql=part.get("sql") if stage else None,
+        feedback=reason if stage else None,
+    )
+    text = ctx.models.text("strong", build_messages(inp), on_token=lambda t: ctx.emit(Event(type="token", data=t)))
+    sql = extract_sql(text)
+    part.update({"sql": sql, "raw": text[:2000], "validation": None, "attempted": True})
+    if sql:
+        ctx.emit(Event(type="sql", data=sql))
+    detail = f"after {stage}: {reason}" if stage else ""
+    if not sql:
+        detail = (detail + "; " if detail else "") + "no SQL in the model's answer"
+    return {"sql": part}, "retry" if stage else "ok", detail
+
+
+def validate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
+    part = dict(state["sql"])
+    if not part.get("sql"):
+        part["validation"] = {"passed": False, "layer": 1, "code": "sql_not_found",
+                              "reason": "The model's answer contained no SQL statement.",
+                              "hint_for_model": "Answer with one SQL SELECT statement only, no prose.",
+                              "sql": ""}
+        return {"sql": part}, "error", part["validation"]["reason"]
+    catalog = ctx.catalogs.get(state["query"]["datasource"], ctx.datasource_url, data_version(ctx.datasource_url))
+    outcome = ctx.validator.validate(part["sql"], dialect=catalog.dialect, catalog=catalog,
+                                     row_limit=ctx.settings.row_limit)
+    part["validation"] = outcome.to_dict()
+    if outcome.passed:
+        part["sql"] = outcome.sql
+        return {"sql": part}, "ok", ""
+    return {"sql": part}, "error", f"{outcome.code}: {outcome.reason}"
+
+
+def execute_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
+    sql, ds = state["sql"]["sql"], state["query"]["datasource"]
+    version = data_version(ctx.datasource_url)
+    key = ctx.cache.make_key(ds, sql, version) if ctx.cache else None
+    hit = ctx.cache.get(key) if key else None
+    if hit is not None:
+        result = {"columns": hit.columns, "rows": hit.rows, "row_count": hit.row_count,
+                  "truncated": hit.truncated, "cached": True, "error": None}
+        ctx.emit(Event(type="result", data={"row_count": hit.row_count, "cached": True}))
+        return {"result": result}, "cached", f"{hit.row_count} rows (cache)"
+    try:
+        res = execute_readonly(ctx.datasource_url, sql, row_limit=ctx.settings.row_limit,
+                               timeout_s=ctx.settings.statement_timeout_s)
+    except WenshuError as err:
+        return {"result": {"error": err.en, "columns": [], "rows": [], "row_count": 0}}, "error", err.en
+    if ctx.cache:
+        ctx.cache.put(key, datasource=ds, sql=sql, data_version=version, columns=res.columns, rows=res.rows,
+                      row_count=res.row_count, truncated=res.truncated)
+    result = {"columns": res.columns, "rows": res.rows, "row_count": res.row_count, "truncated": res.truncated,
+              "cached": False, "error": None}
+    ctx.emit(Event(type="result", data={"row_count": res.row_count, "cached": False}))
+    return {"result": result}, "ok", f"{res.row_count} rows"
+
+
+def evaluate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
+    q, r, sql = state["query"], dict(state["result"]), state["sql"]["sql"]
+    verdict = ev.evaluate_rules(q["question"], q["query_type"], sql, r["columns"], r["rows"], r["row_count"])
+    if verdict.ok and ctx.settings.evaluate_with_model:
+        prompt = ev.judge_prompt(q["question"], sql, r["columns"], r["rows"])
+        verdict = ctx.models.structured("fast", [HumanMessage(prompt)], ev.Verdict)
+    r["verdict"] = verdict.model_dump()
+    return {"result": r}, "ok" if verdict.ok else "retry", verdict.feedback
+
+
+def explain_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
+    q, r = state["query"], state["result"]
+    answer = ex.summarize(q["lang"], q["query_type"], r["columns"], r["rows"], r["row_count"], r.get("truncated", False))
+    chart = choose_chart(r["columns"], r["rows"], q["query_type"], title=q["question"][:60])
+    turn = {"question": q["question"], "sql": state["sql"]["sql"],
+            "summary": ex.result_summary(r["columns"], r["rows"], r["row_count"])}
+    ctx.emit(Event(type="answer", data=answer))
+    return {"meta": {"answer": answer, "chart": chart, "status": "ok"}, "turns": [turn]}, "ok", ""
+
+
+def respond_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
+    q = state["query"]
+    answer = ex.chitchat_reply(q["lang"], q["intent"])
+    ctx.emit(Event(type="answer", data=answer))
+    return {"meta": {"answer": answer, "chart": None, "status": "ok"},
+            "turns": [{"question": q["question"], "sql": None, "summary": None}]}, "ok", q["intent"]
+
+
+def fallback_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
+    q, part = state["query"], state.get("sql") or {}
+    tried = [f"{a['stage']}: {a['reason']}" for a in part.get("attempts", []) if a.get("reason")]
+    last = part.get("validation") or {}
+    if last and not last.get("passed"):
+        tried.append(f"validate: {last.get('reason')}")
+    elif (state.get("result") or {}).get("error"):
+        tried.append(f"execute: {state['result']['error']}")
+    answer = ex.fallback_reply(q["lang"], tried)
+    ctx.emit(Event(type="answer", data=answer))
+    error = {"code": "unanswerable", "message": answer}
+    return {"meta": {"answer": answer, "chart": None, "status": "fallback", "error": error}}, "error", "; ".join(tried)

@@ -1,0 +1,125 @@
+"""The agent service: AgentRequest -> AgentResponse around one compiled graph.
+
+It resolves the datasource and the conversation, runs the graph (checkpointed per conversation so
+memory survives a restart), and writes messages and the audit log. Channels (CLI, HTTP, bots) call
+`ask` and never touch the graph.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from datetime import date
+
+import sqlalchemy as sa
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from wenshu.agent.context import AgentContext, CatalogSource, EventCallback
+from wenshu.agent.graph import build_graph
+from wenshu.agent.response import build_response
+from wenshu.contracts import AgentRequest, AgentResponse
+from wenshu.errors import DatasourceUnreachable, EmptyQuestion, NotFound, WenshuError
+from wenshu.i18n import detect_lang
+from wenshu.knowledge.catalog import introspect
+from wenshu.knowledge.recall import FullSchemaRecall, SchemaRecall
+from wenshu.providers.base import ModelClient
+from wenshu.providers.registry import resolve
+from wenshu.settings import Settings
+from wenshu.sql.validate import BasicValidator, SQLValidator
+
+
+def load_catalog(datasource: str, url: str):
+    engine = sa.create_engine(url)
+    try:
+        return introspect(engine, datasource)
+    except sa.exc.SQLAlchemyError as exc:
+        raise DatasourceUnreachable(datasource, str(exc.orig if hasattr(exc, "orig") else exc)[:200]) from exc
+    finally:
+        engine.dispose()
+
+
+class Agent:
+    def __init__(
+        self,
+        settings: Settings,
+        store,
+        *,
+        models: ModelClient | None = None,
+        validator: SQLValidator | None = None,
+        recall: SchemaRecall | None = None,
+    ):
+        self.settings = settings
+        self.store = store
+        self._models = models
+        self.validator = validator or BasicValidator()
+        self.recall = recall or FullSchemaRecall()
+        self.catalogs = CatalogSource(load_catalog)
+        settings.ensure_home()
+        conn = sqlite3.connect(settings.checkpoint_path, check_same_thread=False)
+        self.checkpointer = SqliteSaver(conn)
+        self.graph = build_graph(
+            max_retries=settings.max_validate_retries,
+            max_rounds=settings.max_evaluate_rounds,
+            checkpointer=self.checkpointer,
+        )
+
+    def models(self) -> ModelClient:
+        if self._models is None:
+            self._models = resolve(self.settings)
+        return ModelClient(models=self._models.models, provider=self._models.provider)
+
+    def ask(self, request: AgentRequest, on_event: EventCallback | None = None) -> AgentResponse:
+        question = (request.message or "").strip()
+        lang = detect_lang(question)
+        if not question:
+            raise EmptyQuestion()
+        ds_name = request.datasource or self.settings.default_datasource
+        record = self.store.datasources.get(ds_name)
+        conv = self.store.conversations
+        cid = request.conversation_id
+        if cid and conv.get(cid) is not None and conv.get(cid, user_id=request.user_id) is None:
+            raise NotFound(f"Conversation '{cid}' was not found.", f"找不到会话「{cid}」。")
+        if not cid or conv.get(cid) is None:
+            cid = conv.create(request.user_id, ds_name, conversation_id=cid)
+        conv.add_message(cid, "user", question)
+        models = self.models()
+        ctx = AgentContext(
+            settings=self.settings, models=models, validator=self.validator, recall=self.recall,
+            catalogs=self.catalogs, datasource_url=record.url, cache=self.store.cache, on_event=on_event,
+        )
+        init = {
+            "query": {"question": question, "lang": lang, "today": date.today().isoformat(), "datasource": ds_name},
+            "schema": {}, "sql": {}, "result": {}, "meta": {}, "trace": None,
+        }
+        t0 = time.perf_counter()
+        status = "error"
+        state: dict = {}
+        try:
+            state = self.graph.invoke(init, {"configurable": {"thread_id": cid}}, context=ctx, durability="exit")
+            response = build_response(cid, state, models.usage)
+            status = state["meta"].get("status", "ok")
+        except KeyboardInterrupt:
+            conv.add_message(cid, "assistant", "(stopped)", status="stopped")
+            self._audit(request, ds_name, cid, question, {}, "stopped", None, t0, models)
+            raise
+        except WenshuError as err:
+            response = AgentResponse(conversation_id=cid, error=err.to_dict(lang), answer=err.message(lang))
+            response.usage = build_response(cid, {}, models.usage).usage
+        conv.add_message(cid, "assistant", response.answer, sql=response.sql, status=status,
+                         result_summary=f"{response.row_count} rows" if response.sql else None)
+        self._audit(request, ds_name, cid, question, state, status, response, t0, models)
+        return response
+
+    def _audit(self, request, ds_name, cid, question, state, status, response, t0, models) -> None:
+        sql_part = (state or {}).get("sql") or {}
+        error = response.error if response is not None else None
+        self.store.audit.record(
+            user_id=request.user_id, conversation_id=cid, datasource=ds_name, question=question,
+            sql=sql_part.get("sql"), validation=sql_part.get("validation"),
+            retries=sql_part.get("retries", 0) + sql_part.get("eval_rounds", 0),
+            timings={t["node"]: t["ms"] for t in (state or {}).get("trace") or []}
+            | {"total": round((time.perf_counter() - t0) * 1000, 1)},
+            row_count=response.row_count if response else 0, status=status,
+            error_code=error.code if error else None, error_message=error.message if error else None,
+            cached=bool(response and response.cached),
+        )

@@ -1,0 +1,74 @@
+"""The graph state, split into parts; each node writes only its own part.
+
+`turns` is conversation memory: it survives across invocations through the checkpointer. `trace` is
+reset at the start of each turn (the runner passes `None`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, TypedDict
+
+MAX_TURNS = 10
+
+
+class QueryPart(TypedDict, total=False):
+    question: str
+    lang: str
+    today: str
+    datasource: str
+    intent: str
+    query_type: str
+    followup: bool
+    intent_source: str
+
+
+class SchemaPart(TypedDict, total=False):
+    dialect: str
+    block: str
+    tables: list[str]
+    examples: list[dict]
+    tokens: int
+
+
+class SQLPart(TypedDict, total=False):
+    sql: str | None
+    attempts: list[dict]  # [{sql, stage, reason}]
+    feedback: str | None  # why the next generation must differ
+    validation: dict | None
+    retries: int  # regenerations after a validation or execution failure
+    eval_rounds: int  # regenerations after an unsatisfied evaluation
+
+
+class ResultPart(TypedDict, total=False):
+    columns: list[str]
+    rows: list[list[Any]]
+    row_count: int
+    truncated: bool
+    cached: bool
+    error: str | None
+    verdict: dict | None
+
+
+class MetaPart(TypedDict, total=False):
+    answer: str
+    chart: dict | None
+    status: str  # ok | chitchat | fallback | error
+    error: dict | None
+
+
+def add_turns(old: list | None, new: list | None) -> list:
+    return ((old or []) + (new or []))[-MAX_TURNS:]
+
+
+def add_trace(old: list | None, new: list | None) -> list:
+    return [] if new is None else (old or []) + new
+
+
+class AgentState(TypedDict, total=False):
+    query: QueryPart
+    schema: SchemaPart
+    sql: SQLPart
+    result: ResultPart
+    meta: MetaPart
+    turns: Annotated[list[dict], add_turns]
+    trace: Annotated[list[dict], add_trace]

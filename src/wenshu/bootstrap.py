@@ -1,0 +1,33 @@
+"""Open the app: settings, the app store, and the built-in `demo` datasource (built on first use)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from wenshu.settings import Settings
+
+DEMO = "demo"
+
+
+def demo_path(settings: Settings) -> Path:
+    return settings.data_dir / "demo.sqlite"
+
+
+def open_store(settings: Settings):
+    from wenshu.storage.db import open_store as _open
+
+    settings.ensure_home()
+    return _open(settings.resolved_app_db_url)
+
+
+def ensure_demo(settings: Settings, store, progress: Callable[[str, int, int], None] | None = None) -> Path:
+    """Build the demo database if missing or stale and register it as datasource `demo`."""
+    from wenshu.demo.generate import ensure_demo_db
+
+    path = ensure_demo_db(settings.data_dir, progress=progress)
+    url = f"sqlite:///{path}"
+    known = {r.name: r for r in store.datasources.list()}
+    if DEMO not in known:
+        store.datasources.add(DEMO, url)
+    return path

@@ -1,0 +1,33 @@
+"""The `wenshu` command line (Typer + Rich). Each command group lives in its own module."""
+
+from __future__ import annotations
+
+import typer
+
+from wenshu.cli import ask, common, db, doctor, log, model, sql
+
+app = typer.Typer(
+    name="wenshu",
+    help="Wenshu (问数): ask your database questions in Chinese or English, offline.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _root(debug: bool = typer.Option(False, "--debug", help="Show stack traces on errors.")) -> None:
+    common.STATE["debug"] = debug
+
+
+app.command("ask")(ask.ask)
+app.command("chat")(ask.chat)
+app.command("doctor")(doctor.doctor)
+app.command("log")(log.log)
+app.add_typer(db.app, name="db")
+app.add_typer(model.app, name="model")
+app.add_typer(sql.app, name="sql")
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,74 @@
+"""`wenshu doctor`: the effective configuration, the model, the datasources, and what is missing."""
+
+from __future__ import annotations
+
+import importlib.util
+
+from rich.table import Table
+
+from wenshu.cli.common import console, guarded, settings
+
+
+def _check_datasources(s) -> tuple[list[tuple[str, str, str]], list[str]]:
+    from wenshu.agent.service import load_catalog
+    from wenshu.bootstrap import DEMO, demo_path, open_store
+
+    rows, fixes = [], []
+    store = open_store(s)
+    records = store.datasources.list()
+    if not any(r.name == DEMO for r in records) and not demo_path(s).exists():
+        fixes.append("The demo database is not built yet: it is built on the first `wenshu ask` or `wenshu chat`.")
+    for r in records:
+        try:
+            n = len(load_catalog(r.name, r.url).tables)
+            rows.append((r.name, r.dialect, f"[green]ok[/] ({n} tables)"))
+        except Exception as exc:  # report, never crash
+            rows.append((r.name, r.dialect, f"[red]unreachable[/]: {str(exc)[:80]}"))
+            fixes.append(f"Datasource '{r.name}' is unreachable: check its URL or `wenshu db remove {r.name}`.")
+    return rows, fixes
+
+
+def doctor() -> None:
+    """Print the effective config, the model status, the datasources, and fixes for what is missing."""
+    with guarded():
+        from wenshu.providers.install import model_status
+        from wenshu.providers.registry import choose_provider
+
+        s = settings()
+        fixes: list[str] = []
+        cfg = Table("setting", "value", title="Configuration (env WENSHU_*, wenshu.toml in WENSHU_HOME)")
+        for key, value in s.model_dump().items():
+            if key == "llm_api_key" and value:
+                value = "***"
+            cfg.add_row(key, str(value))
+        console.print(cfg)
+
+        try:
+            provider = choose_provider(s)
+        except Exception as exc:
+            provider = "none"
+            fixes.append(str(exc))
+        st = model_status(s)
+        console.print(f"Model provider: [bold]{provider}[/]")
+        if provider in ("embedded", "none"):
+            state = "[green]installed[/]" if st.ok else "[red]missing or incomplete[/]"
+            console.print(f"Embedded model: {state} at {st.path}")
+            if importlib.util.find_spec("llama_cpp") is None:
+                fixes.append("llama-cpp-python is not installed: `pip install 'wenshu[embedded]'`.")
+            if not st.ok:
+                fixes.append("Install the embedded model: `wenshu model install`.")
+        elif provider == "openai":
+            console.print(f"Endpoint: {s.llm_base_url} (fast: {s.fast_model_name}, strong: {s.strong_model_name})")
+
+        rows, ds_fixes = _check_datasources(s)
+        fixes += ds_fixes
+        table = Table("datasource", "dialect", "status", title="Datasources")
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+        if fixes:
+            console.print("[bold yellow]Missing:[/]")
+            for fix in fixes:
+                console.print(f"  - {fix}")
+        else:
+            console.print("[bold green]Everything is in place.[/]")

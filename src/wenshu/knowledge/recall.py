@@ -1,0 +1,42 @@
+"""Schema recall: which part of the catalog goes into the prompt.
+
+`SchemaRecall` is the interface; `FullSchemaRecall` (this issue) returns the whole schema, which is
+right for small databases. A hybrid recall (dense + keyword + values + structure) implements the same
+interface later without touching the graph.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from wenshu.knowledge.catalog import Catalog
+from wenshu.knowledge.schema_block import estimate_tokens, render_schema
+
+
+@dataclass
+class RecallResult:
+    schema_block: str
+    tables: list[dict] = field(default_factory=list)  # [{name, score}]
+    values: list[dict] = field(default_factory=list)  # [{table, column, value}]
+    examples: list[dict] = field(default_factory=list)  # [{question, sql}]
+    tokens: int = 0
+    full_schema_tokens: int = 0
+
+
+class SchemaRecall(Protocol):
+    def recall(self, question: str, catalog: Catalog, *, previous_sql: str | None = None) -> RecallResult: ...
+
+
+class FullSchemaRecall:
+    """The whole schema, for databases small enough to fit a prompt."""
+
+    def recall(self, question: str, catalog: Catalog, *, previous_sql: str | None = None) -> RecallResult:
+        block = render_schema(catalog)
+        tokens = estimate_tokens(block)
+        return RecallResult(
+            schema_block=block,
+            tables=[{"name": t.name, "score": 1.0} for t in catalog.tables],
+            tokens=tokens,
+            full_schema_tokens=tokens,
+        )

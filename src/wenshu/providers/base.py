@@ -1,0 +1,95 @@
+"""The model interface the agent uses: LangChain chat models per role, plus plain and structured calls.
+
+Roles: `fast` (intent, evaluation) and `strong` (SQL generation). A provider supplies one LangChain
+`BaseChatModel` per role; `ModelClient` adds usage accounting, token streaming and JSON-schema
+constrained output parsed into a pydantic model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal, TypeVar
+
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from pydantic import BaseModel, ValidationError
+
+from wenshu.errors import ModelFailure, ModelTimeout, WenshuError
+
+Role = Literal["fast", "strong"]
+T = TypeVar("T", bound=BaseModel)
+TokenCallback = Callable[[str], None]
+
+
+@dataclass
+class UsageMeter:
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, usage: dict | None) -> None:
+        self.llm_calls += 1
+        if usage:
+            self.prompt_tokens += int(usage.get("input_tokens") or 0)
+            self.completion_tokens += int(usage.get("output_tokens") or 0)
+
+
+@dataclass
+class ModelClient:
+    models: dict[str, BaseChatModel]
+    provider: str = "unknown"
+    usage: UsageMeter = field(default_factory=UsageMeter)
+
+    def model(self, role: Role) -> BaseChatModel:
+        return self.models.get(role) or self.models["strong"]
+
+    def text(self, role: Role, messages: list[BaseMessage], *, on_token: TokenCallback | None = None, **kw) -> str:
+        model = self.model(role)
+        try:
+            if on_token is None:
+                msg = model.invoke(messages, **kw)
+                self.usage.add(getattr(msg, "usage_metadata", None))
+                return str(msg.content)
+            parts, usage = [], None
+            for chunk in model.stream(messages, **kw):
+                if chunk.content:
+                    parts.append(str(chunk.content))
+                    on_token(str(chunk.content))
+                usage = chunk.usage_metadata or usage
+            self.usage.add(usage)
+            return "".join(parts)
+        except WenshuError:
+            raise
+        except TimeoutError as exc:
+            raise ModelTimeout() from exc
+        except Exception as exc:
+            if "timeout" in type(exc).__name__.lower():
+                raise ModelTimeout() from exc
+            raise ModelFailure(f"The model failed to answer: {exc}", f"模型调用失败：{exc}") from exc
+
+    def structured(self, role: Role, messages: list[BaseMessage], schema: type[T]) -> T:
+        """Ask for JSON that matches `schema` (constrained where the provider supports it)."""
+        response_format = {
+            "type": "json_schema",
+            "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": True},
+        }
+        raw = self.text(role, messages, response_format=response_format)
+        return parse_json_as(raw, schema)
+
+
+_JSON_OBJECT = re.compile(r"\{.*\}", re.S)
+
+
+def parse_json_as(raw: str, schema: type[T]) -> T:
+    """Parse a model's JSON answer into `schema`, tolerating fences or prose around the object."""
+    match = _JSON_OBJECT.search(raw or "")
+    try:
+        return schema.model_validate(json.loads(match.group(0) if match else raw))
+    except (json.JSONDecodeError, ValidationError, TypeError) as exc:
+        raise ModelFailure(
+            f"The model's answer was not the expected JSON: {raw[:120]!r}",
+            f"模型返回的不是预期的 JSON：{raw[:120]!r}",
+        ) from exc

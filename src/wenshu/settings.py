@@ -1,0 +1,121 @@
+"""One typed settings object.
+
+Sources, highest priority first: explicit keyword arguments, environment variables `WENSHU_*`,
+`WENSHU_HOME/wenshu.toml`, defaults. `WENSHU_HOME` defaults to `~/.wenshu`; tests point it at a
+temporary directory.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+DEFAULT_MODEL_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+DEFAULT_MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+DEFAULT_MODEL_SIZE = 1_117_320_768
+
+
+def wenshu_home() -> Path:
+    return Path(os.environ.get("WENSHU_HOME") or Path.home() / ".wenshu").expanduser()
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="WENSHU_", extra="ignore")
+
+    home: Path = Field(default_factory=wenshu_home, description="Where Wenshu keeps its files.")
+    app_db_url: str | None = Field(None, description="App store URL; default SQLite in home.")
+    default_datasource: str = "demo"
+
+    # Model provider: embedded llama.cpp, any OpenAI-compatible endpoint, or the scripted fake.
+    llm_provider: Literal["auto", "embedded", "openai", "fake"] = "auto"
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: str | None = None
+    llm_fast_model: str | None = Field(None, description="Model for intent/evaluation; default llm_model.")
+    llm_strong_model: str | None = Field(None, description="Model for SQL; default llm_model.")
+    llm_timeout_s: float = 120.0
+
+    model_path: Path | None = Field(None, description="A GGUF file; default the installed Qwen model.")
+    model_sha256: str | None = Field(None, description="Expected SHA-256 of model_path, if known.")
+    model_ctx: int = 4096
+    model_threads: int = 0  # 0: all cores
+    model_max_tokens: int = 384
+
+    # SQL execution
+    row_limit: int = 1000
+    statement_timeout_s: float = 20.0
+    page_size: int = 20
+    max_validate_retries: int = 2
+    max_evaluate_rounds: int = 2
+    evaluate_with_model: bool = Field(
+        False, description="Ask the fast model to judge results (rules always run)."
+    )
+    history_turns: int = 3
+
+    @property
+    def models_dir(self) -> Path:
+        return self.home / "models"
+
+    @property
+    def data_dir(self) -> Path:
+        return self.home / "data"
+
+    @property
+    def resolved_model_path(self) -> Path:
+        return self.model_path or self.models_dir / DEFAULT_MODEL_FILE
+
+    @property
+    def resolved_app_db_url(self) -> str:
+        return self.app_db_url or f"sqlite:///{self.home / 'wenshu.db'}"
+
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.home / "checkpoints.sqlite"
+
+    @property
+    def fast_model_name(self) -> str | None:
+        return self.llm_fast_model or self.llm_model
+
+    @property
+    def strong_model_name(self) -> str | None:
+        return self.llm_strong_model or self.llm_model
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_file = wenshu_home() / "wenshu.toml"
+        return (
+            init_settings,
+            env_settings,
+            TomlConfigSettingsSource(settings_cls, toml_file=toml_file),
+        )
+
+    def ensure_home(self) -> Path:
+        for d in (self.home, self.models_dir, self.data_dir):
+            d.mkdir(parents=True, exist_ok=True)
+        return self.home
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
+
+
+def reset_settings_cache() -> None:
+    get_settings.cache_clear()

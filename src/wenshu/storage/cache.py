@@ -1,0 +1,154 @@
+"""The query result cache, keyed by datasource + normalized SQL + data version.
+
+`data_version` is whatever the caller uses to notice that the data changed (a file mtime, a
+max(updated_at), a manual counter); a new version simply produces new keys, and old entries age
+out through `evict_older_than`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+
+from wenshu.storage.schema import result_cache as t
+from wenshu.storage.schema import utcnow
+
+# Segments whose text must be kept exactly: string literals ('it''s', E'..', N'..'), quoted
+# identifiers ("Name", `name`, [name]), PostgreSQL $tag$ strings and comments. Everything else is
+# case-folded and has its whitespace collapsed. An unterminated quote runs to the end.
+_QUOTED = re.compile(
+    r"""
+      '(?:[^']|'')*(?:'|\Z)
+    | "(?:[^"]|"")*(?:"|\Z)
+    | `(?:[^`]|``)*(?:`|\Z)
+    | \[[^\]]*(?:\]|\Z)
+    | --[^\n]*(?:\n|\Z)
+    | /\*.*?(?:\*/|\Z)
+    | \$([A-Za-z_]\w*|)\$.*?(?:\$\1\$|\Z)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
+def normalize_sql(sql: str) -> str:
+    """SQL text with keyword case and layout ignored, literals and quoted names kept as is.
+
+    Unquoted text (keywords, functions, plain identifiers) is ASCII lower-cased, runs of whitespace
+    become one space, and trailing semicolons are dropped. Backslash escapes are read
+    differently by different engines, so everything from the first string literal holding a
+    backslash onwards is kept verbatim: a missed cache hit, never a wrong one.
+    """
+    parts: list[str] = []
+    pos = 0
+    for m in _QUOTED.finditer(sql):
+        parts.append(_plain(sql[pos : m.start()]))
+        if m.group().startswith("'") and "\\" in m.group():
+            parts.append(sql[m.start() :])
+            break
+        parts.append(m.group())
+        pos = m.end()
+    else:
+        # Only a plain tail is trimmed, so a literal's own text is never touched.
+        tail = _plain(sql[pos:]).rstrip()
+        while tail.endswith(";"):
+            tail = tail[:-1].rstrip()
+        parts.append(tail)
+    return "".join(parts).lstrip()
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _plain(segment: str) -> str:
+    # ASCII only: SQL keywords are ASCII, and engines fold only ASCII in unquoted names.
+    return re.sub(r"\s+", " ", segment.translate(_ASCII_LOWER))
+
+
+def make_key(datasource: str, sql: str, data_version: Any) -> str:
+    """sha256 hex of (datasource, normalized SQL, data version)."""
+    payload = json.dumps([datasource, normalize_sql(sql), str(data_version)], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CachedResult:
+    key: str
+    datasource: str
+    sql: str
+    data_version: str
+    columns: list[str]
+    rows: list[list[Any]]
+    row_count: int
+    truncated: bool
+    created_at: datetime
+    hits: int
+
+
+class ResultCache:
+    make_key = staticmethod(make_key)
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    def get(self, key: str, max_age_s: float | None = None) -> CachedResult | None:
+        """The cached result (counting the hit), or None; entries older than max_age_s miss."""
+        cond = t.c.key == key
+        if max_age_s is not None:
+            cond = sa.and_(cond, t.c.created_at >= utcnow() - timedelta(seconds=max_age_s))
+        with self.engine.begin() as conn:
+            if not conn.execute(t.update().where(cond).values(hits=t.c.hits + 1)).rowcount:
+                return None
+            row = conn.execute(sa.select(t).where(t.c.key == key)).first()
+        return None if row is None else CachedResult(**row._mapping)
+
+    def put(
+        self,
+        key: str,
+        *,
+        datasource: str,
+        sql: str,
+        data_version: Any,
+        columns: list[str],
+        rows: list[list[Any]],
+        row_count: int | None = None,
+        truncated: bool = False,
+    ) -> None:
+        """Store (or replace) a result; hits restart at 0."""
+        values = dict(
+            key=key,
+            datasource=datasource,
+            sql=sql,
+            data_version=str(data_version),
+            columns=list(columns),
+            rows=[list(r) for r in rows],
+            row_count=len(rows) if row_count is None else row_count,
+            truncated=bool(truncated),
+            created_at=utcnow(),
+            hits=0,
+        )
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(t.delete().where(t.c.key == key))
+                conn.execute(t.insert().values(**values))
+        except IntegrityError:
+            pass  # a concurrent writer stored the same key first; its result is as good
+
+    def evict_older_than(self, seconds: float) -> int:
+        """Delete entries created more than `seconds` ago; returns how many."""
+        cutoff = utcnow() - timedelta(seconds=seconds)
+        with self.engine.begin() as conn:
+            return conn.execute(t.delete().where(t.c.created_at < cutoff)).rowcount
+
+    def clear(self, datasource: str | None = None) -> int:
+        """Delete every entry (of one datasource); returns how many."""
+        stmt = t.delete() if datasource is None else t.delete().where(t.c.datasource == datasource)
+        with self.engine.begin() as conn:
+            return conn.execute(stmt).rowcount

@@ -1,0 +1,222 @@
+"""Conversations and their messages, scoped by user.
+
+A conversation's title is set from the first assistant message that finds it empty: the first
+50 characters of the answer, or of the question when the answer is blank.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from wenshu.errors import NotFound
+from wenshu.storage.schema import conversations as ct
+from wenshu.storage.schema import messages as mt
+from wenshu.storage.schema import utcnow
+
+ROLES = ("user", "assistant")
+STATUSES = ("ok", "error", "stopped", "fallback")
+TITLE_LEN = 50
+
+Role = Literal["user", "assistant"]
+Status = Literal["ok", "error", "stopped", "fallback"]
+
+
+@dataclass(frozen=True)
+class ConversationRecord:
+    id: str
+    user_id: str
+    title: str | None
+    datasource: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class MessageRecord:
+    id: int
+    conversation_id: str
+    role: str
+    content: str
+    sql: str | None
+    result_summary: str | None
+    status: str
+    created_at: datetime
+    payload: Any
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One question and the assistant reply that followed it."""
+
+    question: str
+    sql: str | None
+    summary: str | None  # the reply's result_summary, else its text
+
+
+def _clean(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def make_title(text: str | None) -> str:
+    """An automatic title: the text with whitespace collapsed, cut to 50 characters."""
+    return _clean(text)[:TITLE_LEN]
+
+
+def _not_found(conversation_id: str) -> NotFound:
+    return NotFound(
+        f"There is no conversation '{conversation_id}'.",
+        f"会话「{conversation_id}」不存在。",
+        code="conversation_not_found",
+    )
+
+
+class Conversations:
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    @staticmethod
+    def _scope(stmt, conversation_id: str, user_id: str | None):
+        stmt = stmt.where(ct.c.id == conversation_id)
+        return stmt if user_id is None else stmt.where(ct.c.user_id == user_id)
+
+    def create(
+        self, user_id: str, datasource: str | None, title: str | None = None, conversation_id: str | None = None
+    ) -> str:
+        """A new conversation; a client may choose its id (e.g. the OpenAI `user` field)."""
+        cid = conversation_id or uuid.uuid4().hex
+        now = utcnow()
+        with self.engine.begin() as conn:
+            conn.execute(
+                ct.insert().values(
+                    id=cid,
+                    user_id=user_id,
+                    title=_clean(title) or None,
+                    datasource=datasource,
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+        return cid
+
+    def get(self, conversation_id: str, user_id: str | None = None) -> ConversationRecord | None:
+        """The conversation, or None when missing or owned by another user."""
+        with self.engine.connect() as conn:
+            row = conn.execute(self._scope(sa.select(ct), conversation_id, user_id)).first()
+        return None if row is None else ConversationRecord(**row._mapping)
+
+    def list(self, user_id: str, limit: int = 50) -> list[ConversationRecord]:
+        """The user's conversations, most recently active first."""
+        stmt = (
+            sa.select(ct)
+            .where(ct.c.user_id == user_id)
+            .order_by(ct.c.updated_at.desc(), ct.c.created_at.desc(), ct.c.id)
+            .limit(limit)
+        )
+        with self.engine.connect() as conn:
+            return [ConversationRecord(**r._mapping) for r in conn.execute(stmt)]
+
+    def rename(self, conversation_id: str, title: str, user_id: str | None = None) -> bool:
+        """Set the title (whitespace collapsed; blank clears it). False when not found."""
+        stmt = self._scope(ct.update(), conversation_id, user_id).values(
+            title=_clean(title) or None
+        )
+        with self.engine.begin() as conn:
+            return conn.execute(stmt).rowcount > 0
+
+    def delete(self, conversation_id: str, user_id: str | None = None) -> bool:
+        """Delete the conversation and (by cascade) its messages. False when not found."""
+        with self.engine.begin() as conn:
+            return conn.execute(self._scope(ct.delete(), conversation_id, user_id)).rowcount > 0
+
+    def add_message(
+        self,
+        conversation_id: str,
+        role: Role,
+        content: str,
+        *,
+        sql: str | None = None,
+        result_summary: str | None = None,
+        status: Status = "ok",
+        payload: Any = None,
+    ) -> int:
+        """Append a message, touch the conversation and maybe title it; returns the message id."""
+        if role not in ROLES:
+            raise ValueError(f"role must be one of {ROLES}, not {role!r}")
+        if status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}, not {status!r}")
+        now = utcnow()
+        with self.engine.begin() as conn:
+            # Write first: it takes the write lock and tells us whether the conversation exists.
+            touched = conn.execute(
+                ct.update().where(ct.c.id == conversation_id).values(updated_at=now)
+            ).rowcount
+            if not touched:
+                raise _not_found(conversation_id)
+            mid = conn.execute(
+                mt.insert().values(
+                    conversation_id=conversation_id,
+                    role=role,
+                    content=content or "",
+                    sql=sql,
+                    result_summary=result_summary,
+                    status=status,
+                    created_at=now,
+                    payload=payload,
+                )
+            ).inserted_primary_key[0]
+            if role == "assistant":
+                self._maybe_title(conn, conversation_id, mid, content)
+        return mid
+
+    @staticmethod
+    def _maybe_title(conn: Connection, conversation_id: str, mid: int, answer: str) -> None:
+        title = conn.execute(sa.select(ct.c.title).where(ct.c.id == conversation_id)).scalar()
+        if title:
+            return
+        new = make_title(answer)
+        if not new:
+            question = conn.execute(
+                sa.select(mt.c.content)
+                .where(mt.c.conversation_id == conversation_id, mt.c.role == "user", mt.c.id < mid)
+                .order_by(mt.c.id.desc())
+                .limit(1)
+            ).scalar()
+            new = make_title(question)
+        if new:
+            conn.execute(ct.update().where(ct.c.id == conversation_id).values(title=new))
+
+    def messages(self, conversation_id: str) -> list[MessageRecord]:
+        """All messages of the conversation, oldest first."""
+        stmt = sa.select(mt).where(mt.c.conversation_id == conversation_id).order_by(mt.c.id)
+        with self.engine.connect() as conn:
+            return [MessageRecord(**r._mapping) for r in conn.execute(stmt)]
+
+    def recent_turns(self, conversation_id: str, n: int) -> list[Turn]:
+        """The last `n` answered questions, oldest first.
+
+        A user message is paired with the assistant message right after it; a question with no
+        reply (still running, or followed by another question) is left out.
+        """
+        if n <= 0:
+            return []
+        stmt = (
+            sa.select(mt.c.role, mt.c.content, mt.c.sql, mt.c.result_summary)
+            .where(mt.c.conversation_id == conversation_id)
+            .order_by(mt.c.id)
+        )
+        turns: list[Turn] = []
+        question: str | None = None
+        with self.engine.connect() as conn:
+            for role, content, sql, summary in conn.execute(stmt):
+                if role == "user":
+                    question = content
+                elif question is not None:
+                    turns.append(Turn(question, sql, summary or content or None))
+                    question = None
+        return turns[-n:]

@@ -1,0 +1,134 @@
+"""Opening the app store: the engine, the migrations and the repositories.
+
+    store = open_store(settings.resolved_app_db_url)
+    store.datasources.add("shop", "postgresql+psycopg://...")
+    store.close()
+
+The default is a SQLite file in WENSHU_HOME; PostgreSQL is only a different URL.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import json
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.pool import StaticPool
+
+from wenshu.storage.audit import AuditLog
+from wenshu.storage.cache import ResultCache
+from wenshu.storage.conversations import Conversations
+from wenshu.storage.datasources import Datasources
+from wenshu.storage.migrations import migrate
+from wenshu.storage.schema import metadata
+
+__all__ = ["Store", "make_engine", "metadata", "open_store"]
+
+SQLITE_BUSY_TIMEOUT_S = 30.0
+
+
+def _json_default(value: Any) -> Any:
+    """Make the usual database values JSON-friendly (cached rows, payloads)."""
+    if isinstance(value, decimal.Decimal):
+        if value.is_finite() and value == value.to_integral_value():
+            return int(value)
+        return float(value)
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).hex()
+    if isinstance(value, uuid.UUID | Path):
+        return str(value)
+    if isinstance(value, set | frozenset | tuple):
+        return list(value)
+    return str(value)
+
+
+def _json_dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=_json_default)
+
+
+def _is_sqlite_memory(url: sa.URL) -> bool:
+    return url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:")
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for the app store; SQLite gets WAL, foreign keys and a busy timeout."""
+    parsed = make_url(url)
+    kwargs: dict[str, Any] = {"json_serializer": _json_dumps}
+    if parsed.get_backend_name() != "sqlite":
+        return sa.create_engine(parsed, pool_pre_ping=True, **kwargs)
+
+    kwargs["connect_args"] = {"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_S}
+    if _is_sqlite_memory(parsed):
+        kwargs["poolclass"] = StaticPool  # one shared in-memory database for every thread
+    elif not parsed.query.get("uri"):
+        Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = sa.create_engine(parsed, **kwargs)
+
+    @sa.event.listens_for(engine, "connect")
+    def _sqlite_pragmas(dbapi_conn, _record):  # pragma: no cover - exercised by every test
+        cur = dbapi_conn.cursor()
+        try:
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+        finally:
+            cur.close()
+
+    return engine
+
+
+@dataclass
+class Store:
+    """The app store: its engine and one repository per resource."""
+
+    engine: Engine
+    datasources: Datasources
+    conversations: Conversations
+    audit: AuditLog
+    cache: ResultCache
+
+    @classmethod
+    def from_engine(cls, engine: Engine) -> Store:
+        return cls(
+            engine=engine,
+            datasources=Datasources(engine),
+            conversations=Conversations(engine),
+            audit=AuditLog(engine),
+            cache=ResultCache(engine),
+        )
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_store(url: str | None = None) -> Store:
+    """Open (creating or upgrading as needed) the app store at `url`.
+
+    Without a URL, the configured one is used (`Settings.resolved_app_db_url`).
+    """
+    if url is None:
+        from wenshu.settings import get_settings
+
+        url = get_settings().resolved_app_db_url
+    engine = make_engine(url)
+    try:
+        migrate(engine)
+    except Exception:
+        engine.dispose()
+        raise
+    return Store.from_engine(engine)

@@ -1,0 +1,169 @@
+"""Ordered schema migrations, recorded in the `schema_version` table.
+
+Each migration is `(version, function(conn))`. The table definitions inside a migration are frozen
+copies: never edit a migration that has shipped; add a new one (`ALTER TABLE ... ADD COLUMN`
+through portable SQLAlchemy constructs or plain standard SQL) and update `schema.py` to match.
+
+`migrate()` runs every pending migration in one transaction, under a lock, so that two processes
+opening the same store at once do not both upgrade it and a failed upgrade leaves nothing half done
+(SQLite and PostgreSQL both have transactional DDL).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from wenshu.errors import WenshuError
+from wenshu.storage.schema import JSONColumn, UTCDateTime, schema_version, utcnow
+
+Migration = Callable[[Connection], None]
+
+# Arbitrary constant for PostgreSQL's advisory lock ("wenshu" in ASCII).
+_PG_LOCK_ID = 0x77656E736875
+
+
+def _v1_core(conn: Connection) -> None:
+    """Datasources, conversations and their messages."""
+    md = sa.MetaData()
+    sa.Table(
+        "datasources",
+        md,
+        sa.Column("name", sa.String(64), primary_key=True),
+        sa.Column("url", sa.Text, nullable=False),
+        sa.Column("dialect", sa.String(64), nullable=False),
+        sa.Column("created_at", UTCDateTime, nullable=False),
+        sa.Column("options", JSONColumn()),
+    )
+    sa.Table(
+        "conversations",
+        md,
+        sa.Column("id", sa.String(32), primary_key=True),
+        sa.Column("user_id", sa.String(255), nullable=False),
+        sa.Column("title", sa.Text),
+        sa.Column("datasource", sa.String(64)),
+        sa.Column("created_at", UTCDateTime, nullable=False),
+        sa.Column("updated_at", UTCDateTime, nullable=False),
+        sa.Index("ix_conversations_user_updated", "user_id", "updated_at"),
+    )
+    sa.Table(
+        "messages",
+        md,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column(
+            "conversation_id",
+            sa.String(32),
+            sa.ForeignKey("conversations.id", ondelete="CASCADE"),
+            nullable=False,
+        ),
+        sa.Column("role", sa.String(16), nullable=False),
+        sa.Column("content", sa.Text, nullable=False),
+        sa.Column("sql", sa.Text),
+        sa.Column("result_summary", sa.Text),
+        sa.Column("status", sa.String(16), nullable=False),
+        sa.Column("created_at", UTCDateTime, nullable=False),
+        sa.Column("payload", JSONColumn()),
+        sa.Index("ix_messages_conversation", "conversation_id", "id"),
+    )
+    md.create_all(conn)
+
+
+def _v2_audit_and_cache(conn: Connection) -> None:
+    """The audit log and the query result cache."""
+    md = sa.MetaData()
+    sa.Table(
+        "audit_log",
+        md,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("ts", UTCDateTime, nullable=False),
+        sa.Column("user_id", sa.String(255)),
+        sa.Column("conversation_id", sa.String(32)),
+        sa.Column("datasource", sa.String(64)),
+        sa.Column("question", sa.Text),
+        sa.Column("sql", sa.Text),
+        sa.Column("validation", JSONColumn()),
+        sa.Column("retries", sa.Integer, nullable=False),
+        sa.Column("timings", JSONColumn()),
+        sa.Column("row_count", sa.Integer),
+        sa.Column("status", sa.String(32), nullable=False),
+        sa.Column("error_code", sa.String(64)),
+        sa.Column("error_message", sa.Text),
+        sa.Column("cached", sa.Boolean, nullable=False),
+        sa.Index("ix_audit_log_ts", "ts"),
+    )
+    sa.Table(
+        "result_cache",
+        md,
+        sa.Column("key", sa.String(64), primary_key=True),
+        sa.Column("datasource", sa.String(64), nullable=False),
+        sa.Column("sql", sa.Text, nullable=False),
+        sa.Column("data_version", sa.String(255), nullable=False),
+        sa.Column("columns", JSONColumn(), nullable=False),
+        sa.Column("rows", JSONColumn(), nullable=False),
+        sa.Column("row_count", sa.Integer, nullable=False),
+        sa.Column("truncated", sa.Boolean, nullable=False),
+        sa.Column("created_at", UTCDateTime, nullable=False),
+        sa.Column("hits", sa.Integer, nullable=False),
+        sa.Index("ix_result_cache_created", "created_at"),
+        sa.Index("ix_result_cache_datasource", "datasource"),
+    )
+    md.create_all(conn)
+
+
+MIGRATIONS: list[tuple[int, Migration]] = [
+    (1, _v1_core),
+    (2, _v2_audit_and_cache),
+]
+LATEST_VERSION = MIGRATIONS[-1][0]
+
+assert [v for v, _ in MIGRATIONS] == sorted({v for v, _ in MIGRATIONS}), "versions must increase"
+
+
+class SchemaTooNew(WenshuError):
+    code = "schema_too_new"
+
+
+def current_version(conn: Connection) -> int:
+    """The highest applied migration, 0 for an empty database."""
+    if not sa.inspect(conn).has_table(schema_version.name):
+        return 0
+    return conn.execute(sa.select(sa.func.max(schema_version.c.version))).scalar() or 0
+
+
+def _lock(conn: Connection) -> None:
+    """Serialize concurrent migrators; must run first in the transaction."""
+    name = conn.dialect.name
+    if name == "sqlite":
+        # Take the write lock now (pysqlite would otherwise start the transaction lazily,
+        # after the DDL, which SQLite would then run in autocommit mode).
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+    elif name == "postgresql":
+        conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_PG_LOCK_ID)))
+
+
+def migrate(engine: Engine, target: int | None = None) -> list[int]:
+    """Apply the migrations newer than the database, up to `target` (default: all).
+
+    Returns the versions applied; an up-to-date database gets `[]` and is left untouched.
+    """
+    target = LATEST_VERSION if target is None else target
+    with engine.connect() as conn, conn.begin():
+        _lock(conn)
+        schema_version.create(conn, checkfirst=True)
+        have = current_version(conn)
+        if have > LATEST_VERSION:
+            raise SchemaTooNew(
+                f"The app store is at schema version {have}, newer than this Wenshu "
+                f"({LATEST_VERSION}); upgrade Wenshu.",
+                f"应用数据库的结构版本为 {have}，"
+                f"比当前问数支持的版本（{LATEST_VERSION}）更新，请升级问数。",
+            )
+        applied = []
+        for version, fn in MIGRATIONS:
+            if have < version <= target:
+                fn(conn)
+                conn.execute(schema_version.insert().values(version=version, applied_at=utcnow()))
+                applied.append(version)
+        return applied

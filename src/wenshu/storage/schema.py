@@ -1,0 +1,138 @@
+"""The current shape of the app store: one `MetaData` holding every table.
+
+Only portable column types are used (String, Text, Integer, Float, Boolean, DateTime, JSON), so
+the same definitions work on SQLite and PostgreSQL. Timestamps are stored in UTC and always come
+back timezone-aware (SQLite drops the offset, so `UTCDateTime` puts it back).
+
+This module describes the *latest* schema; `migrations.py` holds frozen, versioned copies that
+build it step by step. A test checks that the two agree.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+from sqlalchemy.types import TypeDecorator
+
+NAME_LEN = 64
+ID_LEN = 32
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def as_utc(value: datetime) -> datetime:
+    """Aware datetimes are converted to UTC; naive ones are taken to be UTC already."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+class UTCDateTime(TypeDecorator):
+    """`DateTime(timezone=True)` that stores UTC and always returns aware UTC datetimes."""
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        return None if value is None else as_utc(value)
+
+    def process_result_value(self, value, dialect):
+        return None if value is None else as_utc(value)
+
+
+def JSONColumn() -> sa.JSON:  # noqa: N802 - reads like a type in table definitions
+    # none_as_null: Python None is stored as SQL NULL, not the JSON literal 'null'.
+    return sa.JSON(none_as_null=True)
+
+
+metadata = sa.MetaData()
+
+schema_version = sa.Table(
+    "schema_version",
+    metadata,
+    sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("applied_at", UTCDateTime, nullable=False),
+)
+
+datasources = sa.Table(
+    "datasources",
+    metadata,
+    sa.Column("name", sa.String(NAME_LEN), primary_key=True),
+    sa.Column("url", sa.Text, nullable=False),
+    sa.Column("dialect", sa.String(NAME_LEN), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("options", JSONColumn()),
+)
+
+conversations = sa.Table(
+    "conversations",
+    metadata,
+    sa.Column("id", sa.String(ID_LEN), primary_key=True),
+    sa.Column("user_id", sa.String(255), nullable=False),
+    sa.Column("title", sa.Text),
+    sa.Column("datasource", sa.String(NAME_LEN)),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+    sa.Index("ix_conversations_user_updated", "user_id", "updated_at"),
+)
+
+messages = sa.Table(
+    "messages",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "conversation_id",
+        sa.String(ID_LEN),
+        sa.ForeignKey("conversations.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("role", sa.String(16), nullable=False),
+    sa.Column("content", sa.Text, nullable=False),
+    sa.Column("sql", sa.Text),
+    sa.Column("result_summary", sa.Text),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("payload", JSONColumn()),
+    sa.Index("ix_messages_conversation", "conversation_id", "id"),
+)
+
+audit_log = sa.Table(
+    "audit_log",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("ts", UTCDateTime, nullable=False),
+    sa.Column("user_id", sa.String(255)),
+    sa.Column("conversation_id", sa.String(ID_LEN)),
+    sa.Column("datasource", sa.String(NAME_LEN)),
+    sa.Column("question", sa.Text),
+    sa.Column("sql", sa.Text),
+    sa.Column("validation", JSONColumn()),
+    sa.Column("retries", sa.Integer, nullable=False),
+    sa.Column("timings", JSONColumn()),
+    sa.Column("row_count", sa.Integer),
+    sa.Column("status", sa.String(32), nullable=False),
+    sa.Column("error_code", sa.String(64)),
+    sa.Column("error_message", sa.Text),
+    sa.Column("cached", sa.Boolean, nullable=False),
+    sa.Index("ix_audit_log_ts", "ts"),
+)
+
+result_cache = sa.Table(
+    "result_cache",
+    metadata,
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("datasource", sa.String(NAME_LEN), nullable=False),
+    sa.Column("sql", sa.Text, nullable=False),
+    sa.Column("data_version", sa.String(255), nullable=False),
+    sa.Column("columns", JSONColumn(), nullable=False),
+    sa.Column("rows", JSONColumn(), nullable=False),
+    sa.Column("row_count", sa.Integer, nullable=False),
+    sa.Column("truncated", sa.Boolean, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("hits", sa.Integer, nullable=False),
+    sa.Index("ix_result_cache_created", "created_at"),
+    sa.Index("ix_result_cache_datasource", "datasource"),
+)

@@ -1,0 +1,78 @@
+"""Shared fixtures: a temporary WENSHU_HOME per test, the demo DB built once, a scripted fake model."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from wenshu.settings import DEFAULT_MODEL_FILE, Settings, reset_settings_cache
+
+for _var in [k for k in os.environ if k.startswith("WENSHU_") and k not in (
+        "WENSHU_TEST_MODEL_PATH", "WENSHU_REQUIRE_MODEL")]:
+    os.environ.pop(_var)
+
+
+@pytest.fixture(scope="session")
+def demo_db_file(tmp_path_factory) -> Path:
+    from wenshu.demo.generate import build_demo_db
+
+    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
+    return build_demo_db(path, end_date=date.today())
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch, demo_db_file) -> Path:
+    """A fresh WENSHU_HOME with the demo DB already in place (copied, so tests cannot share state)."""
+    home = tmp_path / "home"
+    (home / "data").mkdir(parents=True)
+    shutil.copy(demo_db_file, home / "data" / "demo.sqlite")
+    monkeypatch.setenv("WENSHU_HOME", str(home))
+    reset_settings_cache()
+    yield home
+    reset_settings_cache()
+
+
+@pytest.fixture
+def settings(home) -> Settings:
+    return Settings()
+
+
+@pytest.fixture
+def store(settings):
+    from wenshu.bootstrap import ensure_demo, open_store
+
+    s = open_store(settings)
+    ensure_demo(settings, s)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def fake_model():
+    from wenshu.providers.fake import ScriptedChatModel
+
+    return ScriptedChatModel()
+
+
+@pytest.fixture
+def agent(settings, store, fake_model):
+    from wenshu.agent.service import Agent
+    from wenshu.providers.base import ModelClient
+
+    return Agent(settings, store, models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
+
+
+@pytest.fixture(scope="session")
+def real_model_path() -> Path:
+    """The installed embedded model (make test installs it); skipped only outside `make test`/CI."""
+    path = Path(os.environ.get("WENSHU_TEST_MODEL_PATH") or Path.home() / ".wenshu" / "models" / DEFAULT_MODEL_FILE)
+    if not path.exists():
+        msg = f"the embedded model is not installed at {path}; run `make test` (it runs `wenshu model install`)"
+        if os.environ.get("WENSHU_REQUIRE_MODEL") or os.environ.get("CI"):
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return path

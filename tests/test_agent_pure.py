@@ -1,0 +1,104 @@
+"""Pure step functions of the agent, tested without a model or a database."""
+
+from wenshu.agent import routing
+from wenshu.agent.evaluate import evaluate_rules
+from wenshu.agent.explain import chitchat_reply, fallback_reply, summarize
+from wenshu.agent.generate import GenerateInput, Turn, build_messages
+from wenshu.agent.intent import classify_rules, query_type_of
+from wenshu.agent.prompts import render
+from wenshu.i18n import detect_lang
+
+
+def test_language_detection():
+    assert detect_lang("上个月每个城市的订单量Top10") == "zh"
+    assert detect_lang("top 10 cities by orders") == "en"
+
+
+def test_rules_gate_decides_clear_cases():
+    data = classify_rules("上个月每个城市的订单量Top10", has_history=False)
+    assert data.intent == "data" and data.query_type == "top_n" and data.source == "rules"
+    assert classify_rules("你好", has_history=False).intent == "chitchat"
+    assert classify_rules("hello there", has_history=False).intent == "chitchat"
+    assert classify_rules("今天北京天气怎么样", has_history=False).intent == "out_of_scope"
+    assert classify_rules("write me a poem about autumn", has_history=False).intent == "out_of_scope"
+
+
+def test_rules_gate_is_unsure_about_vague_text():
+    assert classify_rules("嗯嗯好的那个呢呃", has_history=False) is None
+    assert classify_rules("the blue one please", has_history=False) is None
+
+
+def test_schema_vocabulary_makes_a_question_a_data_question():
+    assert classify_rules("华东 的情况", has_history=False, vocabulary={"华东"}).intent == "data"
+
+
+def test_followups_are_recognised_only_with_history():
+    assert classify_rules("只看华东区", has_history=True).followup
+    assert classify_rules("那这周呢", has_history=True).followup
+    assert classify_rules("按月拆开", has_history=True).query_type == "trend"
+
+
+def test_query_types():
+    assert query_type_of("各品类销售额占比") == "share"
+    assert query_type_of("近12个月每月订单量趋势") == "trend"
+    assert query_type_of("本月GMV环比变化") == "compare"
+    assert query_type_of("列出上周的退款明细") == "detail"
+    assert query_type_of("how many customers are there") == "aggregate"
+
+
+def test_generate_prompt_puts_the_stable_part_first_and_carries_history_and_feedback():
+    inp = GenerateInput(
+        question="只看华东区", dialect="sqlite", schema_block="CREATE TABLE orders (...)", today="2026-11-30",
+        row_limit=100, examples=[{"question": "q1", "sql": "SELECT 1"}],
+        history=[Turn("各区域订单量", "SELECT region_name, COUNT(*) FROM orders GROUP BY 1", "7 rows")],
+        previous_sql="SELECT x", feedback="Table `x` does not exist.",
+    )
+    system, user = build_messages(inp)
+    assert "SQLite" in system.content and "CREATE TABLE orders" in system.content and "2026-11-30" in system.content
+    assert "只看华东区" not in system.content  # the question stays out of the cached prefix
+    assert "SELECT region_name, COUNT(*) FROM orders GROUP BY 1" in user.content
+    assert "Table `x` does not exist." in user.content and "SELECT x" in user.content
+    assert user.content.rstrip().endswith("SQL:")
+
+
+def test_prompts_render_by_name():
+    assert "Message: hi" in render("intent", tables="a, b", question="hi")
+
+
+def test_evaluate_rules():
+    assert not evaluate_rules("q", "aggregate", "SELECT COUNT(*) FROM t", ["n"], [], 0).ok
+    top = evaluate_rules("top 5 cities", "top_n", "SELECT city, COUNT(*) FROM t GROUP BY city", ["c", "n"],
+                         [["a", 1]] * 9, 9)
+    assert not top.ok and "ORDER BY" in top.feedback
+    fine = evaluate_rules("top 5", "top_n", "SELECT c, COUNT(*) n FROM t GROUP BY c ORDER BY n DESC LIMIT 5",
+                          ["c", "n"], [["a", 3]], 1)
+    assert fine.ok
+
+
+def test_summaries_speak_the_users_language():
+    rows = [["上海", 120], ["北京", 300]]
+    zh = summarize("zh", "top_n", ["城市", "订单量"], rows, 2, False)
+    assert "北京" in zh and "300" in zh and "共 2 行" in zh
+    en = summarize("en", "trend", ["month", "orders"], [["2026-01", 5], ["2026-02", 9]], 2, False)
+    assert "from 5" in en and "to 9" in en
+    assert "没有" in summarize("zh", "aggregate", ["n"], [], 0, False)
+    assert "问数" in chitchat_reply("zh", "chitchat")
+    assert "暂时无法处理该查询" in fallback_reply("zh", ["validate: bad"])
+    assert "rephrase" in fallback_reply("en", [])
+
+
+def test_routing_is_pure_and_bounded():
+    base = {"query": {"intent": "data"}, "sql": {"sql": "SELECT 1", "validation": {"passed": False}, "retries": 0},
+            "result": {}}
+    assert routing.after_intent(base) == "recall"
+    assert routing.after_intent({"query": {"intent": "chitchat"}}) == "respond"
+    assert routing.after_validate(base, max_retries=2) == "generate"
+    spent = {**base, "sql": {**base["sql"], "retries": 2}}
+    assert routing.after_validate(spent, max_retries=2) == "fallback"
+    ok = {**base, "sql": {"sql": "SELECT 1", "validation": {"passed": True}}}
+    assert routing.after_validate(ok, max_retries=2) == "execute"
+    assert routing.after_execute({**ok, "result": {"error": None}}, max_retries=2) == "evaluate"
+    assert routing.after_execute({**ok, "result": {"error": "boom"}}, max_retries=2) == "generate"
+    unhappy = {**ok, "result": {"verdict": {"ok": False}}}
+    assert routing.after_evaluate(unhappy, max_rounds=2) == "generate"
+    assert routing.after_evaluate({**unhappy, "sql": {"eval_rounds": 2}}, max_rounds=2) == "explain"
