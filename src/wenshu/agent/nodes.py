@@ -103,7 +103,9 @@ def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
         history=turns[-ctx.settings.history_turns:], previous_sql=part.get("sql") if stage else None,
         feedback=reason if stage else None,
     )
-    text = ctx.models.text("strong", build_messages(inp), on_token=lambda t: ctx.emit(Event(type="token", data=t)))
+    # A retry samples a little, so the model does not repeat the rejected SQL word for word.
+    kw = {"temperature": 0.3, "seed": 42 + part.get("retries", 0) + part.get("eval_rounds", 0)} if stage else {}
+    text = ctx.models.text("strong", build_messages(inp), on_token=lambda t: ctx.emit(Event(type="token", data=t)), **kw)
     sql = extract_sql(text)
     part.update({"sql": sql, "raw": text[:2000], "validation": None, "attempted": True})
     if sql:

@@ -11,31 +11,20 @@ import sqlite3
 import time
 from datetime import date
 
-import sqlalchemy as sa
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from wenshu.agent.context import AgentContext, CatalogSource, EventCallback
 from wenshu.agent.graph import build_graph
 from wenshu.agent.response import build_response
 from wenshu.contracts import AgentRequest, AgentResponse
-from wenshu.errors import DatasourceUnreachable, EmptyQuestion, NotFound, WenshuError
+from wenshu.errors import EmptyQuestion, NotFound, WenshuError
 from wenshu.i18n import detect_lang
-from wenshu.knowledge.catalog import introspect
+from wenshu.knowledge.catalog import load_catalog
 from wenshu.knowledge.recall import FullSchemaRecall, SchemaRecall
 from wenshu.providers.base import ModelClient
 from wenshu.providers.registry import resolve
 from wenshu.settings import Settings
 from wenshu.sql.validate import BasicValidator, SQLValidator
-
-
-def load_catalog(datasource: str, url: str):
-    engine = sa.create_engine(url)
-    try:
-        return introspect(engine, datasource)
-    except sa.exc.SQLAlchemyError as exc:
-        raise DatasourceUnreachable(datasource, str(exc.orig if hasattr(exc, "orig") else exc)[:200]) from exc
-    finally:
-        engine.dispose()
 
 
 class Agent:

@@ -36,7 +36,7 @@ def report(err: BaseException, lang: str = "en", as_json: bool = False) -> None:
     if as_json:
         print(json.dumps({"error": err.to_dict(lang)}, ensure_ascii=False))
     else:
-        err_console.print(f"[bold red]{err.message(lang)}[/] [dim]({err.code})[/]", highlight=False)
+        err_console.print(f"[bold red]{err.message(lang)}[/] [dim]({err.code})[/]", highlight=False, soft_wrap=True)
 
 
 def fail(err: BaseException, lang: str = "en", as_json: bool = False) -> None:

@@ -25,7 +25,7 @@ def _store():
 def add(name: str, url: str = typer.Argument(..., help="SQLAlchemy URL or a path to a SQLite file.")) -> None:
     """Register a datasource after checking that it can be reached."""
     with guarded():
-        from wenshu.agent.service import load_catalog
+        from wenshu.knowledge.catalog import load_catalog
 
         store = _store()
         record = store.datasources.add(name, url)

@@ -10,7 +10,7 @@ from wenshu.cli.common import console, guarded, settings
 
 
 def _check_datasources(s) -> tuple[list[tuple[str, str, str]], list[str]]:
-    from wenshu.agent.service import load_catalog
+    from wenshu.knowledge.catalog import load_catalog
     from wenshu.bootstrap import DEMO, demo_path, open_store
 
     rows, fixes = [], []

@@ -12,12 +12,18 @@ pair of tables inside the datasource itself, for engines without comments (SQLit
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import sqlalchemy as sa
 
+from wenshu.errors import DatasourceUnreachable
+
 SIDECAR_TABLES = ("_wenshu_tables", "_wenshu_columns")
 SAMPLE_LIMIT = 5
+SAMPLE_SCAN = 20_000
+LOW_CARDINALITY = 50
 SAMPLE_MAX_LEN = 40
 
 
@@ -73,17 +79,19 @@ def _sidecar(conn: sa.Connection, names: set[str]) -> tuple[dict, dict]:
 
 
 def _samples(conn: sa.Connection, table: str, column: str, preparer) -> list[str]:
+    """The most frequent values of a low-cardinality column; two examples of a high-cardinality one."""
     q = preparer.quote
     sql = (
-        f"SELECT DISTINCT {q(column)} FROM {q(table)} WHERE {q(column)} IS NOT NULL "
-        f"LIMIT {SAMPLE_LIMIT}"
+        f"SELECT v, COUNT(*) AS n FROM (SELECT {q(column)} AS v FROM {q(table)} WHERE {q(column)} IS NOT NULL "
+        f"LIMIT {SAMPLE_SCAN}) s GROUP BY v ORDER BY n DESC, v LIMIT {LOW_CARDINALITY + 1}"
     )
     try:
         values = [r[0] for r in conn.execute(sa.text(sql))]
     except sa.exc.SQLAlchemyError:
         return []
+    keep = SAMPLE_LIMIT if len(values) <= LOW_CARDINALITY else 2
     out = []
-    for v in values:
+    for v in values[:keep]:
         s = v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
         out.append(s[:SAMPLE_MAX_LEN])
     return out
@@ -136,3 +144,26 @@ def _table_comment(insp, table: str) -> str:
 def _is_text(type_name: str) -> bool:
     t = type_name.upper()
     return any(k in t for k in ("CHAR", "TEXT", "CLOB", "STRING", "VARCHAR")) or t == ""
+
+
+def datasource_engine(name: str, url: str) -> sa.Engine:
+    """An engine for reading a datasource's catalog; a SQLite file is opened read-only and never created."""
+    parsed = sa.engine.make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
+        path = Path(parsed.database)
+        if not path.is_file():
+            raise DatasourceUnreachable(name, f"the SQLite file {path} does not exist")
+        return sa.create_engine("sqlite://", creator=lambda: sqlite3.connect(f"file:{path}?mode=ro", uri=True))
+    return sa.create_engine(url, pool_pre_ping=True)
+
+
+def load_catalog(name: str, url: str) -> Catalog:
+    """Introspect a datasource by name and URL; connection problems become DatasourceUnreachable."""
+    engine = datasource_engine(name, url)
+    try:
+        return introspect(engine, name)
+    except sa.exc.SQLAlchemyError as exc:
+        detail = str(getattr(exc, "orig", None) or exc).splitlines()[0][:200]
+        raise DatasourceUnreachable(name, detail) from exc
+    finally:
+        engine.dispose()

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from wenshu.knowledge.catalog import Catalog
+from wenshu.knowledge.examples import BundledExamples, ExampleSource
 from wenshu.knowledge.schema_block import estimate_tokens, render_schema
 
 
@@ -29,14 +30,22 @@ class SchemaRecall(Protocol):
 
 
 class FullSchemaRecall:
-    """The whole schema, for databases small enough to fit a prompt."""
+    """The whole schema, for databases small enough to fit a prompt, plus the most similar examples."""
+
+    def __init__(self, examples: ExampleSource | None = None, k: int = 2):
+        self.examples = examples if examples is not None else BundledExamples()
+        self.k = k
+        self._blocks: dict[int, tuple[str, int]] = {}
 
     def recall(self, question: str, catalog: Catalog, *, previous_sql: str | None = None) -> RecallResult:
-        block = render_schema(catalog)
-        tokens = estimate_tokens(block)
+        if id(catalog) not in self._blocks:  # catalogs are immutable snapshots: render each once
+            block = render_schema(catalog)
+            self._blocks = {id(catalog): (block, estimate_tokens(block))}
+        block, tokens = self._blocks[id(catalog)]
         return RecallResult(
             schema_block=block,
             tables=[{"name": t.name, "score": 1.0} for t in catalog.tables],
+            examples=self.examples.similar(catalog.datasource, question, self.k) if self.k else [],
             tokens=tokens,
             full_schema_tokens=tokens,
         )

@@ -9,27 +9,32 @@ from __future__ import annotations
 from wenshu.knowledge.catalog import Catalog, ColumnInfo, TableInfo
 
 
-def column_line(col: ColumnInfo) -> str:
-    parts = [f"  {col.name} {col.type or 'TEXT'}"]
-    notes = []
-    if col.primary_key:
-        notes.append("PK")
-    if col.foreign_key:
-        notes.append(f"-> {col.foreign_key}")
-    if col.comment:
-        notes.append(col.comment)
+def _note(col: ColumnInfo) -> str:
+    notes = [col.comment] if col.comment else []
     if col.enum:
         notes.append("codes: " + ", ".join(f"{k}={v}" for k, v in col.enum.items()))
     elif col.samples:
         notes.append("e.g. " + ", ".join(repr(s) for s in col.samples[:3]))
-    if notes:
-        parts.append("-- " + "; ".join(notes))
-    return " ".join(parts)
+    return "; ".join(notes)
 
 
 def table_block(table: TableInfo) -> str:
-    head = f"CREATE TABLE {table.name} (" + (f"  -- {table.comment}" if table.comment else "")
-    return "\n".join([head, *[column_line(c) for c in table.columns], ")"])
+    """DDL with comments and explicit key lines: the shape coder models read best."""
+    pk = [c.name for c in table.columns if c.primary_key]
+    entries = [(f"{c.name} {c.type or 'TEXT'}" + (" PRIMARY KEY" if pk == [c.name] else ""), _note(c))
+               for c in table.columns]
+    if len(pk) > 1:
+        entries.append((f"PRIMARY KEY ({', '.join(pk)})", ""))
+    for c in table.columns:
+        if c.foreign_key and "." in c.foreign_key:
+            ref_table, ref_col = c.foreign_key.split(".", 1)
+            entries.append((f"FOREIGN KEY ({c.name}) REFERENCES {ref_table}({ref_col})", ""))
+    lines = []
+    for i, (code, note) in enumerate(entries):
+        comma = "," if i < len(entries) - 1 else ""
+        lines.append(f"  {code}{comma}" + (f" -- {note}" if note else ""))
+    comment = f" -- {table.comment}" if table.comment else ""
+    return "\n".join([f"CREATE TABLE {table.name} ({comment}", *lines, ");"])
 
 
 def render_schema(catalog: Catalog, tables: list[str] | None = None) -> str:

@@ -26,20 +26,27 @@ _INSTANCES: dict[tuple, Any] = {}
 _LOAD_LOCK = threading.Lock()
 
 
-def load_llama(path: Path, n_ctx: int, n_threads: int):
-    """Load (once per process) the GGUF at `path`."""
+def load_llama(path: Path, n_ctx: int, n_threads: int, cache_mb: int = 512):
+    """Load (once per process) the GGUF at `path`.
+
+    A RAM cache of evaluated prompt states lets different prompts (SQL generation, intent, evaluation)
+    each keep their prefix warm instead of evicting each other.
+    """
     key = (str(path), n_ctx, n_threads)
     with _LOAD_LOCK:
         if key not in _INSTANCES:
             try:
-                from llama_cpp import Llama
+                from llama_cpp import Llama, LlamaRAMCache
             except ImportError as exc:  # pragma: no cover - depends on the install
                 raise ModelMissing(
                     "llama-cpp-python is not installed; run `pip install 'wenshu[embedded]'`.",
                     "未安装 llama-cpp-python，请运行 `pip install 'wenshu[embedded]'`。",
                 ) from exc
             kwargs = {"n_threads": n_threads} if n_threads > 0 else {}
-            _INSTANCES[key] = Llama(model_path=str(path), n_ctx=n_ctx, verbose=False, **kwargs)
+            llama = Llama(model_path=str(path), n_ctx=n_ctx, verbose=False, **kwargs)
+            if cache_mb > 0:
+                llama.set_cache(LlamaRAMCache(capacity_bytes=cache_mb << 20))
+            _INSTANCES[key] = llama
         return _INSTANCES[key]
 
 
@@ -58,6 +65,7 @@ class ChatLlamaCpp(BaseChatModel):
     max_tokens: int = 384
     temperature: float = 0.0
     timeout_s: float = 120.0
+    cache_mb: int = 512
     model_config = ConfigDict(arbitrary_types_allowed=True)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
@@ -67,13 +75,14 @@ class ChatLlamaCpp(BaseChatModel):
 
     @property
     def llama(self):
-        return load_llama(self.model_path, self.n_ctx, self.n_threads)
+        return load_llama(self.model_path, self.n_ctx, self.n_threads, self.cache_mb)
 
     def _request(self, messages: list[BaseMessage], stop, kwargs: dict) -> dict:
         return {
             "messages": [{"role": _ROLES.get(m.type, "user"), "content": str(m.content)} for m in messages],
             "max_tokens": kwargs.get("max_tokens", self.max_tokens),
             "temperature": kwargs.get("temperature", self.temperature),
+            "seed": kwargs.get("seed", 42),
             "stop": stop or kwargs.get("stop"),
             "response_format": _to_llama_format(kwargs.get("response_format")),
         }

@@ -47,6 +47,7 @@ def _embedded(settings: Settings) -> dict[str, BaseChatModel]:
         n_threads=settings.model_threads,
         max_tokens=settings.model_max_tokens,
         timeout_s=settings.llm_timeout_s,
+        cache_mb=settings.model_cache_mb,
     )
     return {"fast": model, "strong": model}
 

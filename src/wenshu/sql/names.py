@@ -14,6 +14,7 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from wenshu.knowledge.catalog import Catalog, TableInfo
+from wenshu.knowledge.joins import where_column_lives
 
 SYSTEM_SCHEMAS = {"information_schema", "pg_catalog", "performance_schema", "sys", "mysql", "system"}
 # Columns every row has without being declared (SQLite rowid aliases, PostgreSQL system columns).
@@ -191,6 +192,7 @@ def _check_qualified(col: exp.Column, scope: Scope, catalog: Catalog, dialect: s
     if near:
         reason += f" Closest columns: {', '.join(near)}."
     hint = f"Column `{col.name}` does not exist in table `{table.name}`. {use}"
+    hint += where_column_lives(catalog, col.name, [table.name])
     return NameProblem("sql_unknown_column", reason, hint)
 
 
@@ -216,4 +218,5 @@ def _check_unqualified(col: exp.Column, scope: Scope, catalog: Catalog, dialect:
         hint = f"Column `{col.name}` does not exist in {where}. Use one of: {', '.join(near)}."
     else:
         hint = f"Column `{col.name}` does not exist in {where}. The available columns are: {_fmt(qualified, 30)}."
+    hint += where_column_lives(catalog, col.name, seen)
     return NameProblem("sql_unknown_column", reason, hint)

@@ -13,7 +13,7 @@ from wenshu.sql.validate import BasicValidator, SQLValidator
 
 def run_checked(settings: Settings, store, sql: str, datasource: str,
                 validator: SQLValidator | None = None) -> AgentResponse:
-    from wenshu.agent.service import load_catalog
+    from wenshu.knowledge.catalog import load_catalog
 
     record = store.datasources.get(datasource)
     t0 = time.perf_counter()
