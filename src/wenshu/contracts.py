@@ -25,6 +25,7 @@ class Usage(BaseModel):
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    model_ms: float = 0.0
 
 
 class ErrorInfo(BaseModel):

@@ -50,7 +50,7 @@ class Settings(BaseSettings):
     model_ctx: int = 4096
     model_threads: int = 0  # 0: all cores
     model_max_tokens: int = 384
-    model_cache_mb: int = Field(512, description="RAM for cached prompt states (0: off).")
+    model_cache_mb: int = Field(0, description="RAM for a cache of prompt states (0: off; each state also copies the logits).")
 
     # SQL execution
     row_limit: int = 1000

@@ -24,6 +24,6 @@ def build_response(conversation_id: str, state: dict, usage: UsageMeter) -> Agen
         query_type=query.get("query_type"),
         trace=[TraceStep(**t) for t in state.get("trace") or []],
         usage=Usage(llm_calls=usage.llm_calls, prompt_tokens=usage.prompt_tokens,
-                    completion_tokens=usage.completion_tokens),
+                    completion_tokens=usage.completion_tokens, model_ms=round(usage.seconds * 1000, 1)),
         error=ErrorInfo(**error) if error else None,
     )

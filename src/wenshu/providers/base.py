@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
@@ -29,9 +30,11 @@ class UsageMeter:
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    seconds: float = 0.0  # wall time spent inside model calls
 
-    def add(self, usage: dict | None) -> None:
+    def add(self, usage: dict | None, seconds: float = 0.0) -> None:
         self.llm_calls += 1
+        self.seconds += seconds
         if usage:
             self.prompt_tokens += int(usage.get("input_tokens") or 0)
             self.completion_tokens += int(usage.get("output_tokens") or 0)
@@ -48,10 +51,11 @@ class ModelClient:
 
     def text(self, role: Role, messages: list[BaseMessage], *, on_token: TokenCallback | None = None, **kw) -> str:
         model = self.model(role)
+        t0 = time.perf_counter()
         try:
             if on_token is None:
                 msg = model.invoke(messages, **kw)
-                self.usage.add(getattr(msg, "usage_metadata", None))
+                self.usage.add(getattr(msg, "usage_metadata", None), time.perf_counter() - t0)
                 return str(msg.content)
             parts, usage = [], None
             for chunk in model.stream(messages, **kw):
@@ -59,7 +63,7 @@ class ModelClient:
                     parts.append(str(chunk.content))
                     on_token(str(chunk.content))
                 usage = chunk.usage_metadata or usage
-            self.usage.add(usage)
+            self.usage.add(usage, time.perf_counter() - t0)
             return "".join(parts)
         except WenshuError:
             raise

@@ -26,7 +26,7 @@ _INSTANCES: dict[tuple, Any] = {}
 _LOAD_LOCK = threading.Lock()
 
 
-def load_llama(path: Path, n_ctx: int, n_threads: int, cache_mb: int = 512):
+def load_llama(path: Path, n_ctx: int, n_threads: int, cache_mb: int = 0):
     """Load (once per process) the GGUF at `path`.
 
     A RAM cache of evaluated prompt states lets different prompts (SQL generation, intent, evaluation)
@@ -65,7 +65,7 @@ class ChatLlamaCpp(BaseChatModel):
     max_tokens: int = 384
     temperature: float = 0.0
     timeout_s: float = 120.0
-    cache_mb: int = 512
+    cache_mb: int = 0
     model_config = ConfigDict(arbitrary_types_allowed=True)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 

@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m bench perf` (latency, memory, time outside the model). Never part of `make test`."""
