@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from wenshu.contracts import Event
 from wenshu.knowledge.recall import SchemaRecall
@@ -25,7 +24,6 @@ class AgentContext:
     datasource_url: str
     cache: object | None = None  # storage.cache repository, optional
     on_event: EventCallback | None = None
-    started: float = field(default_factory=time.monotonic)
 
     def emit(self, event: Event) -> None:
         if self.on_event is not None:

@@ -83,5 +83,5 @@ def classify_rules(question: str, *, has_history: bool, vocabulary: set[str] | N
     return None
 
 
-def from_model(answer: IntentAnswer, *, has_history: bool) -> IntentResult:
-    return IntentResult(intent=answer.intent, query_type=answer.query_type, followup=False, source="model")
+def from_model(answer: IntentAnswer) -> IntentResult:
+    return IntentResult(intent=answer.intent, query_type=answer.query_type, source="model")

@@ -58,7 +58,7 @@ def intent_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
     if result is None:
         prompt = render("intent", tables=", ".join(catalog.table_names()), question=q["question"])
         answer = ctx.models.structured("fast", [HumanMessage(prompt)], IntentAnswer)
-        result = from_model(answer, has_history=has_history)
+        result = from_model(answer)
     query = {**q, "intent": result.intent, "query_type": result.query_type, "followup": result.followup,
              "intent_source": result.source}
     return {"query": query}, "ok", f"{result.intent}/{result.query_type} ({result.source})"
