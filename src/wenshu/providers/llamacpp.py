@@ -8,6 +8,7 @@ turned into llama.cpp's grammar-constrained JSON output.
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
 from collections.abc import Iterator
@@ -48,6 +49,15 @@ def load_llama(path: Path, n_ctx: int, n_threads: int, cache_mb: int = 0):
                 llama.set_cache(LlamaRAMCache(capacity_bytes=cache_mb << 20))
             _INSTANCES[key] = llama
         return _INSTANCES[key]
+
+
+@atexit.register
+def _close_all() -> None:
+    """Free models before interpreter teardown (llama.cpp's finalizers fail once modules are gone)."""
+    with _LOAD_LOCK:
+        for llama in _INSTANCES.values():
+            llama.close()
+        _INSTANCES.clear()
 
 
 def _to_llama_format(response_format: dict | None) -> dict | None:
