@@ -149,3 +149,11 @@ def test_unreachable_datasource(agent, fake_model, store, tmp_path):
     store.datasources.add("gone", f"sqlite:///{tmp_path / 'missing.sqlite'}")
     resp = agent.ask(AgentRequest(message="how many orders", datasource="gone"))
     assert resp.error.code == "datasource_unreachable"
+
+
+def test_a_language_the_model_answers_badly_ends_in_an_honest_fallback(agent, fake_model, store):
+    fake_model.queue({"intent": "data", "query_type": "aggregate"}, "Je ne sais pas.", "Désolé...", "???")
+    resp = agent.ask(AgentRequest(message="Combien de commandes le mois dernier ?"))
+    assert resp.error.code == "unanswerable" and "rephrase" in resp.answer
+    assert "no SQL" in " ".join(t.detail for t in resp.trace)
+    assert store.audit.query(limit=1)[0]["question"] == "Combien de commandes le mois dernier ?"
