@@ -31,7 +31,8 @@ def test_happy_path_returns_sql_rows_chart_and_answer(agent, fake_model, home):
     assert resp.error is None
     assert resp.rows == gold(home, CITY_TOP)
     assert resp.columns == ["城市", "订单量"] and resp.row_count == 10
-    assert resp.chart and resp.chart["mark"] in ("bar", {"type": "bar"}) or resp.chart["mark"]["type"] == "bar"
+    mark = resp.chart["mark"]
+    assert (mark["type"] if isinstance(mark, dict) else mark) == "bar"
     assert resp.answer.startswith("共 10 行")
     assert [n for n, _ in nodes(resp)] == ["intent", "recall", "generate", "validate", "execute", "evaluate", "explain"]
     assert resp.usage.llm_calls == 1
