@@ -6,6 +6,11 @@ from wenshu.contracts import AgentResponse, ErrorInfo, TraceStep, Usage
 from wenshu.providers.base import UsageMeter
 
 
+def usage_of(meter: UsageMeter) -> Usage:
+    return Usage(llm_calls=meter.llm_calls, prompt_tokens=meter.prompt_tokens,
+                 completion_tokens=meter.completion_tokens, model_ms=round(meter.seconds * 1000, 1))
+
+
 def build_response(conversation_id: str, state: dict, usage: UsageMeter) -> AgentResponse:
     query, sql, result, meta = (state.get(k) or {} for k in ("query", "sql", "result", "meta"))
     ok = meta.get("status") == "ok"
@@ -23,7 +28,6 @@ def build_response(conversation_id: str, state: dict, usage: UsageMeter) -> Agen
         intent=query.get("intent"),
         query_type=query.get("query_type"),
         trace=[TraceStep(**t) for t in state.get("trace") or []],
-        usage=Usage(llm_calls=usage.llm_calls, prompt_tokens=usage.prompt_tokens,
-                    completion_tokens=usage.completion_tokens, model_ms=round(usage.seconds * 1000, 1)),
+        usage=usage_of(usage),
         error=ErrorInfo(**error) if error else None,
     )

@@ -15,7 +15,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from wenshu.agent.context import AgentContext, CatalogSource, EventCallback
 from wenshu.agent.graph import build_graph
-from wenshu.agent.response import build_response
+from wenshu.agent.response import build_response, usage_of
 from wenshu.contracts import AgentRequest, AgentResponse
 from wenshu.errors import EmptyQuestion, NotFound, WenshuError
 from wenshu.i18n import detect_lang
@@ -92,8 +92,8 @@ class Agent:
             self._audit(request, ds_name, cid, question, {}, "stopped", None, t0, models)
             raise
         except WenshuError as err:
-            response = AgentResponse(conversation_id=cid, error=err.to_dict(lang), answer=err.message(lang))
-            response.usage = build_response(cid, {}, models.usage).usage
+            response = AgentResponse(conversation_id=cid, error=err.to_dict(lang), answer=err.message(lang),
+                                     usage=usage_of(models.usage))
         conv.add_message(cid, "assistant", response.answer, sql=response.sql, status=status,
                          result_summary=f"{response.row_count} rows" if response.sql else None)
         self._audit(request, ds_name, cid, question, state, status, response, t0, models)
