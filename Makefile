@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 # llama-cpp-python is built from source; only the library is needed.
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF
 
-.PHONY: run test install model doctor bench-perf clean
+.PHONY: run test install system-deps model doctor bench-perf clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,8 +26,12 @@ run: model
 doctor: $(STAMP)
 	$(BIN)/wenshu doctor
 
-test: model
-	WENSHU_REQUIRE_MODEL=1 \
+# PostgreSQL, MariaDB and Chromium from Debian: the guard and browser tests use the real thing.
+system-deps:
+	bash scripts/system-deps.sh
+
+test: model system-deps
+	WENSHU_REQUIRE_MODEL=1 WENSHU_REQUIRE_SERVERS=1 \
 	WENSHU_TEST_MODEL_PATH="$$($(BIN)/wenshu model status --json | $(BIN)/python -c 'import json,sys; print(json.load(sys.stdin)["path"])')" \
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 

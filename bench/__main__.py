@@ -1,17 +1,26 @@
-"""Entry point: `python -m bench perf [options]`."""
+"""Entry point: `python -m bench COMMAND [options]`; each command lives in its own module and
+registers itself with `add_arguments(subparser)`."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from bench import perf
+import importlib
+
+
+# command -> one-line help; the module bench/<command>.py defines add_arguments(parser).
+COMMANDS = {
+    "perf": "latency, peak RSS and time outside the model on demo questions",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench")
     sub = parser.add_subparsers(dest="command", required=True)
-    perf.add_arguments(sub.add_parser("perf", help="latency, peak RSS and time outside the model on demo questions"))
+    for name, help_text in COMMANDS.items():
+        module = importlib.import_module(f"bench.{name}")
+        module.add_arguments(sub.add_parser(name, help=help_text))
     args = parser.parse_args(argv)
     return args.func(args)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from wenshu.cli import ask, common, db, doctor, log, model, sql
+from wenshu.cli import ask, common, db, doctor, examples, glossary, log, model, recall, serve, sql, token
 
 app = typer.Typer(
     name="wenshu",
@@ -24,9 +24,14 @@ app.command("ask")(ask.ask)
 app.command("chat")(ask.chat)
 app.command("doctor")(doctor.doctor)
 app.command("log")(log.log)
+app.command("serve")(serve.serve)
+db.app.command("recall")(recall.recall)
 app.add_typer(db.app, name="db")
 app.add_typer(model.app, name="model")
 app.add_typer(sql.app, name="sql")
+app.add_typer(examples.app, name="examples")
+app.add_typer(glossary.app, name="glossary")
+app.add_typer(token.app, name="token")
 
 
 def main() -> None:

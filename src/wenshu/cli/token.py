@@ -1,0 +1,7 @@
+"""`wenshu token ...` (being built; see the module's owner issue)."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(help="token", no_args_is_help=True)
