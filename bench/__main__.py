@@ -12,6 +12,8 @@ import importlib
 # command -> one-line help; the module bench/<command>.py defines add_arguments(parser).
 COMMANDS = {
     "perf": "latency, peak RSS and time outside the model on demo questions",
+    "sql": "execution accuracy: the pipeline and a one-prompt baseline, same model",
+    "report": "Markdown tables of accuracy results for the README",
 }
 
 

@@ -17,7 +17,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import Progress
 
-from bench.demo_set import load_gold, run_sql, same_result
+from bench.demo_set import load_gold
+from bench.scoring import QueryFailed, is_ordered, run_sql, same_result
 
 
 def add_arguments(p) -> None:
@@ -73,8 +74,11 @@ def run(args) -> int:
                 wall = time.perf_counter() - t
                 cid = resp.conversation_id
                 gold_rows = run_sql(db, item["sql"])
-                correct = bool(resp.sql) and resp.error is None and same_result(
-                    run_sql(db, resp.sql), gold_rows, "order by" in item["sql"].lower())
+                try:
+                    correct = bool(resp.sql) and resp.error is None and same_result(
+                        run_sql(db, resp.sql), gold_rows, is_ordered(item["sql"]))
+                except QueryFailed:
+                    correct = False
                 records.append({"id": item["id"], "question": item["question"], "wall_s": round(wall, 2),
                                 "model_s": round(resp.usage.model_ms / 1000, 2), "llm_calls": resp.usage.llm_calls,
                                 "prompt_tokens": resp.usage.prompt_tokens, "correct": correct,

@@ -1,0 +1,143 @@
+"""Question sets for the accuracy benchmark, all turned into one shape: `Item`.
+
+- Spider-format sets: a JSON list of `{question, query, db_id}` with a database folder
+  (`<db_dir>/<db_id>/<db_id>.sqlite`) and an optional `tables.json`. `spider_dev` and `spider_dk`
+  are the two shipped in `../shared/bench`; any other file in the same format works with `--set FILE
+  --db-dir DIR [--tables FILE]`, so a new set needs no code.
+- `demo`: the demo datasource's gold set (src/wenshu/demo/data/gold.yaml), with two-turn
+  conversations (`followup_of`): the first turn is asked, then the second turn is asked in the same
+  conversation; both are scored, and the follow-ups are also reported on their own.
+- `spider_dev_200`: the routine subset, a stratified sample of 200 spider_dev questions with a fixed
+  seed (`SUBSET_SEED`), so every run scores the same questions.
+
+An item whose database is missing is kept and carries a `problem`; the runner reports it per
+question instead of aborting.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.hardness import hardness
+
+SUBSET_SEED = 200
+SUBSETS = {"spider_dev_200": ("spider_dev", 200)}
+
+
+@dataclass
+class Item:
+    id: str
+    question: str
+    gold_sql: str
+    db_id: str
+    db_path: Path | None
+    hardness: str
+    lang: str = "en"
+    followup_of: str | None = None  # id of the first turn of a two-turn conversation
+    problem: str | None = None  # e.g. the database file is missing
+
+
+def shared_bench_dir() -> Path:
+    """`../shared/bench` next to the repository (or WENSHU_BENCH_DIR)."""
+    env = os.environ.get("WENSHU_BENCH_DIR")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[1].parent / "shared" / "bench"
+
+
+def _lang(text: str) -> str:
+    return "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
+
+
+def load_spider(questions: Path, db_dir: Path, prefix: str) -> list[Item]:
+    """Items of a Spider-format question file; `prefix` makes ids unique per set."""
+    try:
+        data = json.loads(Path(questions).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise SystemExit(f"Cannot read the question file {questions}: {err}") from err
+    items = []
+    for i, row in enumerate(data):
+        db_id = str(row.get("db_id", ""))
+        path = Path(db_dir) / db_id / f"{db_id}.sqlite"
+        gold = (row.get("query") or "").strip()
+        items.append(Item(
+            id=f"{prefix}-{i:04d}", question=(row.get("question") or "").strip(), gold_sql=gold,
+            db_id=db_id, db_path=path if path.exists() else None, hardness=hardness(gold),
+            lang=_lang(row.get("question") or ""),
+            problem=None if path.exists() else f"database {db_id} not found under {db_dir}",
+        ))  # fmt: skip
+    return items
+
+
+def load_demo(db_path: Path) -> list[Item]:
+    from bench.demo_set import load_gold
+
+    return [Item(id=g["id"], question=g["question"], gold_sql=g["sql"].strip(), db_id="demo", db_path=db_path,
+                 hardness=hardness(g["sql"]), lang=g.get("lang") or _lang(g["question"]),
+                 followup_of=g.get("followup_of")) for g in load_gold()]  # fmt: skip
+
+
+def stratified(items: list[Item], n: int, seed: int) -> list[Item]:
+    """`n` items, each hardness bucket represented in proportion; the same seed gives the same items."""
+    if n >= len(items):
+        return list(items)
+    rng = random.Random(seed)
+    buckets: dict[str, list[Item]] = defaultdict(list)
+    for item in items:
+        buckets[item.hardness].append(item)
+    total = len(items)
+    quota = {k: int(n * len(v) / total) for k, v in buckets.items()}
+    # Hand out the remainder to the buckets with the largest fractional parts (ties by name).
+    rest = sorted(buckets, key=lambda k: (-(n * len(buckets[k]) / total - quota[k]), k))
+    for k in rest[: n - sum(quota.values())]:
+        quota[k] += 1
+    chosen = {id(x) for k in sorted(buckets) for x in rng.sample(buckets[k], quota[k])}
+    return [x for x in items if id(x) in chosen]
+
+
+def head(items: list[Item], n: int | None) -> list[Item]:
+    """The first `n` items, keeping a follow-up together with its first turn."""
+    if not n or n >= len(items):
+        return list(items)
+    out: list[Item] = []
+    for item in items:
+        if len(out) >= n and not item.followup_of:
+            break
+        out.append(item)
+    return out
+
+
+def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: Path | None) -> tuple[str, list[Item]]:
+    """(set label, items) for a set name or a Spider-format file."""
+    base = shared_bench_dir()
+    if name in SUBSETS:
+        parent, n = SUBSETS[name]
+        _, items = resolve_set(parent, db_dir=db_dir, tables=tables, demo_db=demo_db)
+        return name, stratified(items, n, SUBSET_SEED)
+    if name == "spider_dev":
+        return name, load_spider(base / "spider_dev" / "dev.json", base / "spider_dev" / "database", "dev")
+    if name == "spider_dk":
+        return name, load_spider(base / "spider_dk" / "Spider-DK.json", base / "spider_dk" / "database", "dk")
+    if name == "demo":
+        assert demo_db is not None
+        return name, load_demo(demo_db)
+    path = Path(name)
+    if not path.exists():
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dk, demo or a Spider-format file.")
+    if not db_dir:
+        raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
+    items = load_spider(path, Path(db_dir), path.stem)
+    if tables:  # the schema itself is read from each database; tables.json says which databases belong to the set
+        try:
+            known = {t["db_id"] for t in json.loads(Path(tables).read_text(encoding="utf-8"))}
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            raise SystemExit(f"Cannot read the tables file {tables}: {err}") from err
+        for item in items:
+            if item.problem is None and item.db_id not in known:
+                item.problem = f"database {item.db_id} is not described in {tables}"
+    return path.stem, items

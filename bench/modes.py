@@ -1,0 +1,103 @@
+"""The two ways of answering a benchmark question, each returning one record per question.
+
+- `pipeline`: the whole product graph through `Agent.ask` (intent, recall, examples, generate,
+  validate with retries, execute, evaluate with retries, explain); follow-ups are asked in the same
+  conversation as their first turn.
+- `baseline`: the design the product argues against: one prompt with the full schema and the
+  question (a follow-up also sees its first question), the model's SQL executed as is.
+
+Error classes: `ok` (correct), `no_sql`, `refused` (the guard refused every attempt),
+`runtime_error`, `timeout`, `wrong_result`, `model_error` (the model failed or timed out).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+
+from langchain_core.messages import HumanMessage
+
+from bench.datasets import Item
+from bench.scoring import QueryFailed, is_ordered, run_sql, same_result
+
+
+def score(item: Item, sql: str | None, gold_rows: list) -> tuple[bool, str, str]:
+    """(correct, error class, detail) of a predicted SQL against the gold rows."""
+    if not sql:
+        return False, "no_sql", ""
+    try:
+        rows = run_sql(item.db_path, sql)
+    except QueryFailed as err:
+        return False, err.kind, str(err)[:300]
+    if same_result(rows, gold_rows, is_ordered(item.gold_sql)):
+        return True, "ok", ""
+    return False, "wrong_result", f"{len(rows)} rows vs {len(gold_rows)} gold rows"
+
+
+def _pipeline_failure(resp) -> str:
+    code = resp.error.code
+    if code.startswith("model_"):
+        return "model_error"
+    last: dict[str, str] = {}
+    for step in resp.trace:
+        last[step.node] = f"{step.status} {step.detail}"
+    if "execute" in last and not last["execute"].startswith("ok"):
+        return "timeout" if "timeout" in last["execute"].lower() else "runtime_error"
+    if "validate" in last and not last["validate"].startswith("ok"):
+        return "refused"
+    return "no_sql"
+
+
+def run_pipeline(agent, item: Item, conversation_id: str | None, gold_rows: list) -> tuple[dict, str]:
+    """(record, conversation id) for one question asked through the product graph."""
+    from wenshu.contracts import AgentRequest
+    from wenshu.errors import WenshuError
+
+    t0 = time.perf_counter()
+    try:
+        resp = agent.ask(AgentRequest(message=item.question, conversation_id=conversation_id, datasource=item.db_id))
+    except WenshuError as err:
+        return {"correct": False, "error_class": "model_error" if err.code.startswith("model_") else "no_sql",
+                "detail": err.code, "wall_s": round(time.perf_counter() - t0, 2)}, conversation_id  # fmt: skip
+    wall = time.perf_counter() - t0
+    node_ms: dict[str, float] = defaultdict(float)
+    for step in resp.trace:
+        node_ms[step.node] += step.ms
+    record = {
+        "pred_sql": resp.sql, "wall_s": round(wall, 2), "retries": sum(s.status == "retry" for s in resp.trace),
+        "prompt_tokens": resp.usage.prompt_tokens, "completion_tokens": resp.usage.completion_tokens,
+        "llm_calls": resp.usage.llm_calls, "model_s": round(resp.usage.model_ms / 1000, 2),
+        "node_ms": {k: round(v, 1) for k, v in node_ms.items()}, "cached": resp.cached,
+    }
+    if resp.error is not None:
+        record.update(correct=False, error_class=_pipeline_failure(resp), detail=resp.error.code)
+    else:
+        correct, cls, detail = score(item, resp.sql, gold_rows)
+        record.update(correct=correct, error_class=cls, detail=detail)
+    return record, resp.conversation_id
+
+
+def run_baseline(models_factory, catalog, item: Item, previous: Item | None, gold_rows: list) -> dict:
+    """One prompt (full schema + question), the SQL executed as is."""
+    from wenshu.agent.prompts import render
+    from wenshu.errors import WenshuError
+    from wenshu.knowledge.schema_block import render_schema
+    from wenshu.sql.extract import extract_sql
+
+    models = models_factory()
+    question = item.question if previous is None else f"{previous.question}\n(follow-up) {item.question}"
+    prompt = render("baseline_sql", dialect="SQLite", schema=render_schema(catalog), question=question)
+    t0 = time.perf_counter()
+    try:
+        text = models.text("strong", [HumanMessage(content=prompt)])
+    except WenshuError as err:
+        return {"correct": False, "error_class": "model_error", "detail": err.code,
+                "wall_s": round(time.perf_counter() - t0, 2)}  # fmt: skip
+    sql = extract_sql(text)
+    correct, cls, detail = score(item, sql, gold_rows)
+    return {
+        "pred_sql": sql, "wall_s": round(time.perf_counter() - t0, 2), "retries": 0,
+        "prompt_tokens": models.usage.prompt_tokens, "completion_tokens": models.usage.completion_tokens,
+        "llm_calls": 1, "model_s": round(models.usage.seconds, 2), "node_ms": {}, "cached": False,
+        "correct": correct, "error_class": cls, "detail": detail,
+    }

@@ -1,0 +1,48 @@
+"""`python -m bench report bench/results/*.json`: the Markdown tables that go into the README.
+
+One row per (set, mode, model) from each file's `summary`, then the error classes per row, so the
+README shows both the accuracy and where the wrong answers come from. The command that produced
+each file is listed under the tables.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+FIELDS = ("set", "mode", "model", "n", "accuracy", "median_s", "p90_s", "tokens_per_question")
+HEADER = ("set", "mode", "model", "questions", "accuracy %", "median s", "p90 s", "tokens / question")
+
+
+def add_arguments(p) -> None:
+    p.add_argument("files", nargs="+", help="results files written by `python -m bench sql`")
+    p.set_defaults(func=run)
+
+
+def _row(cells) -> str:
+    return "| " + " | ".join("—" if c is None else str(c) for c in cells) + " |"
+
+
+def render(paths: list[Path]) -> str:
+    rows, errors, commands = [], [], []
+    for path in paths:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or not isinstance(data.get("summary"), list):
+            continue  # not an accuracy results file (perf, guard, ... have their own shape)
+        for s in data["summary"]:
+            rows.append(_row(s.get(k) for k in FIELDS))
+            classes = (data.get("breakdown") or {}).get(s["mode"], {}).get("error_classes", {})
+            wrong = ", ".join(f"{k} {v}" for k, v in classes.items() if k != "ok") or "none"
+            errors.append(_row((s["set"], s["mode"], wrong)))
+        if data.get("command"):
+            commands.append(f"- `{data['command']}` → `{path.as_posix()}`")
+    lines = [_row(HEADER), _row(["---"] * len(HEADER)), *rows, "",
+             _row(("set", "mode", "wrong answers by class")), _row(("---",) * 3), *errors]  # fmt: skip
+    if commands:
+        lines += ["", "Produced by:", *commands]
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    print(render([Path(f) for f in args.files]))
+    return 0

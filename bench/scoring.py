@@ -1,0 +1,77 @@
+"""Execution accuracy: run predicted and gold SQL on the same SQLite database and compare results.
+
+Results are compared as multisets of rows; the order of rows matters only when the gold SQL has a
+top-level ORDER BY. Column order is ignored: each row is compared as the sorted multiset of its
+values. Numbers are normalised (1 == 1.0; floats rounded to 4 decimals) so float noise and integer
+vs real affinity do not decide a question. A query that errors or runs past the time limit scores
+wrong. Gold queries run through the same function, so a failing gold SQL is reported, not scored.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import time
+from collections import Counter
+from pathlib import Path
+
+import sqlglot
+from sqlglot import exp
+
+MAX_ROWS = 100_000  # rows fetched per query for the comparison
+
+
+class QueryFailed(Exception):
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind  # "runtime_error" | "timeout"
+
+
+def run_sql(db: Path, sql: str, timeout_s: float = 30.0) -> list[tuple]:
+    """Rows of `sql` on a read-only connection; QueryFailed on error or timeout."""
+    deadline = time.monotonic() + timeout_s
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, check_same_thread=False)
+    conn.text_factory = lambda b: b.decode("utf-8", "replace")
+    conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10_000)
+    try:
+        return conn.execute(sql).fetchmany(MAX_ROWS)
+    except sqlite3.OperationalError as err:
+        if "interrupted" in str(err):
+            raise QueryFailed("timeout", f"ran past {timeout_s:g} s") from err
+        raise QueryFailed("runtime_error", str(err)) from err
+    except (sqlite3.Error, ValueError) as err:  # ValueError: e.g. two statements
+        raise QueryFailed("runtime_error", str(err)) from err
+    finally:
+        conn.close()
+
+
+def _norm(v):
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            return str(v)
+        return int(v) if v.is_integer() else round(v, 4)
+    if isinstance(v, bytes):
+        return v.hex()
+    return v
+
+
+def _canon(row: tuple) -> tuple:
+    return tuple(sorted((_norm(v) for v in row), key=lambda x: (type(x).__name__ != "str", repr(x))))
+
+
+def same_result(pred: list, gold: list, ordered: bool) -> bool:
+    if len(pred) != len(gold):
+        return False
+    p, g = [_canon(r) for r in pred], [_canon(r) for r in gold]
+    return p == g if ordered else Counter(p) == Counter(g)
+
+
+def is_ordered(sql: str) -> bool:
+    """Whether the top-level query has ORDER BY (then row order is part of the answer)."""
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+    except Exception:  # noqa: BLE001
+        return "order by" in sql.lower()
+    return tree is not None and tree.args.get("order") is not None and not isinstance(tree, exp.Subquery)

@@ -1,0 +1,164 @@
+"""`python -m bench sql`: execution accuracy of the pipeline and of a one-prompt baseline, same model.
+
+    python -m bench sql --set spider_dev_200 --mode both --model embedded --out bench/results/spider_dev_200.json
+    python -m bench sql --set demo --mode both --out bench/results/demo.json
+    python -m bench sql --set my.json --db-dir my_dbs --tables my_tables.json --limit 50
+
+Predictions are appended to `<out>.jsonl` as they come, so an interrupted run continues where it
+stopped when started again with the same arguments (`--fresh` starts over). At the end the results
+file holds `summary` (one row per mode), `breakdown` (by difficulty, language, turn, error class)
+and every question's record. A missing database, a failing gold SQL or a failing model is recorded
+for that question and the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+import tempfile
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from bench import datasets
+from bench.modes import run_baseline, run_pipeline
+from bench.scoring import MAX_ROWS, QueryFailed, run_sql
+from bench.summary import print_tables, summarize
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--set", required=True, help="spider_dev | spider_dev_200 | spider_dk | demo | a Spider-format JSON file")
+    p.add_argument("--db-dir", help="with a question file: the folder holding <db_id>/<db_id>.sqlite")
+    p.add_argument("--tables", help="with a question file: its tables.json (optional)")
+    p.add_argument("--limit", type=int, default=None, help="number of questions (default: all)")
+    p.add_argument("--sample", choices=("head", "stratified"), default="head")
+    p.add_argument("--seed", type=int, default=0, help="seed of the stratified sample")
+    p.add_argument("--mode", choices=("pipeline", "baseline", "both"), default="both")
+    p.add_argument("--model", choices=("embedded", "endpoint", "fake"), default="embedded",
+                   help="endpoint: any OpenAI-compatible server (--base-url, --model-name); fake: WENSHU_FAKE_SCRIPT")
+    p.add_argument("--base-url", default=os.environ.get("WENSHU_LLM_BASE_URL"))
+    p.add_argument("--model-name", default=os.environ.get("WENSHU_LLM_MODEL"))
+    p.add_argument("--api-key", default=os.environ.get("WENSHU_LLM_API_KEY"))
+    p.add_argument("--out", required=True, help="results file, e.g. bench/results/spider_dev_200.json")
+    p.add_argument("--fresh", action="store_true", help="ignore predictions of an earlier run of the same file")
+    p.set_defaults(func=run)
+
+
+def _settings(args, home: Path):
+    from wenshu.settings import Settings
+
+    os.environ["WENSHU_HOME"] = str(home)
+    common = {"home": home, "row_limit": MAX_ROWS}
+    if args.model == "embedded":
+        return Settings(**common, llm_provider="embedded", model_path=Settings().resolved_model_path), "embedded"
+    if args.model == "endpoint":
+        if not (args.base_url and args.model_name):
+            raise SystemExit("--model endpoint needs --base-url and --model-name (or WENSHU_LLM_BASE_URL/WENSHU_LLM_MODEL).")
+        return Settings(**common, llm_provider="openai", llm_base_url=args.base_url, llm_model=args.model_name,
+                        llm_api_key=args.api_key or "none"), f"endpoint:{args.model_name}"  # fmt: skip
+    return Settings(**common, llm_provider="fake"), "fake"
+
+
+def _items(args, demo_db: Path | None) -> tuple[str, list[datasets.Item]]:
+    name, items = datasets.resolve_set(args.set, db_dir=args.db_dir, tables=args.tables, demo_db=demo_db)
+    if args.sample == "stratified" and args.limit:
+        items = datasets.stratified(items, args.limit, args.seed)
+    return name, datasets.head(items, args.limit)
+
+
+def _load_done(path: Path) -> dict[tuple[str, str], dict]:
+    done = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                rec = json.loads(line)
+                done[(rec["mode"], rec["id"])] = rec
+            except (ValueError, KeyError):
+                continue  # a line cut short by an interruption
+    return done
+
+
+def run(args) -> int:
+    from wenshu.agent.service import Agent
+    from wenshu.bootstrap import ensure_demo, open_store
+    from wenshu.knowledge.catalog import load_catalog
+
+    console = Console(stderr=True)
+    home = Path(tempfile.mkdtemp(prefix="wenshu-bench-"))
+    settings, model_label = _settings(args, home)
+    store = open_store(settings)
+    demo_db = ensure_demo(settings, store) if args.set == "demo" else None
+    set_name, items = _items(args, demo_db)
+    for db_id, path in sorted({(i.db_id, i.db_path) for i in items if i.db_path and i.db_id != "demo"}):
+        store.datasources.add(db_id, f"sqlite:///{path}")
+    agent = Agent(settings, store)
+    if args.model == "embedded":
+        agent.models().model("strong").llama  # load the model once, before the clock runs
+    modes = ["pipeline", "baseline"] if args.mode == "both" else [args.mode]
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    log = out.with_suffix(".jsonl")
+    if args.fresh and log.exists():
+        log.unlink()
+    done = _load_done(log)
+    by_id = {i.id: i for i in items}
+    gold_cache: dict[str, list | str] = {}
+    catalogs: dict[str, object] = {}
+    todo = sum(1 for m in modes for i in items if (m, i.id) not in done)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with log.open("a", encoding="utf-8") as sink, Progress(*columns, console=console) as bar:
+        task = bar.add_task(f"{set_name}: {todo} to run", total=todo)
+        for mode in modes:
+            conversations: dict[str, str | None] = {}
+            hits = seen = 0
+            for item in items:
+                if (mode, item.id) in done:
+                    continue
+                rec = {"id": item.id, "set": set_name, "mode": mode, "model": model_label, "db_id": item.db_id,
+                       "question": item.question, "gold_sql": item.gold_sql, "hardness": item.hardness,
+                       "lang": item.lang, "followup_of": item.followup_of}  # fmt: skip
+                rec.update(_answer(mode, item, by_id, agent, catalogs, gold_cache, conversations, load_catalog))
+                sink.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                sink.flush()
+                done[(mode, item.id)] = rec
+                seen += 1
+                hits += bool(rec.get("correct"))
+                bar.update(task, advance=1, description=f"{set_name} {mode}: {hits}/{seen} correct")
+    records = [done[(m, i.id)] for m in modes for i in items if (m, i.id) in done]
+    summary, breakdown = summarize(records, set_name, model_label)
+    command = "python -m bench " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if len(sys.argv) > 2 else ""
+    out.write_text(json.dumps({"summary": summary, "breakdown": breakdown, "command": command,
+                               "questions": records}, ensure_ascii=False, indent=1), encoding="utf-8")  # fmt: skip
+    print_tables(summary, breakdown, Console())
+    console.print(f"Results: {out}  (predictions: {log})")
+    return 0
+
+
+def _answer(mode, item, by_id, agent, catalogs, gold_cache, conversations, load_catalog) -> dict:
+    if item.problem or item.db_path is None:
+        return {"correct": False, "error_class": "missing_db", "detail": item.problem}
+    gold = gold_cache.get(item.id)
+    if gold is None:
+        try:
+            gold = run_sql(item.db_path, item.gold_sql)
+        except QueryFailed as err:
+            gold = f"{err.kind}: {err}"
+        gold_cache[item.id] = gold
+    if isinstance(gold, str):
+        return {"correct": False, "error_class": "gold_error", "detail": gold}
+    first = by_id.get(item.followup_of) if item.followup_of else None
+    try:
+        if mode == "baseline":
+            if item.db_id not in catalogs:
+                catalogs[item.db_id] = load_catalog(item.db_id, f"sqlite:///{item.db_path}")
+            return run_baseline(agent.models, catalogs[item.db_id], item, first, gold)
+        if first is not None and item.followup_of not in conversations:  # resumed run: replay the first turn
+            _, conversations[item.followup_of] = run_pipeline(agent, first, None, [])
+        record, cid = run_pipeline(agent, item, conversations.get(item.followup_of) if first else None, gold)
+        conversations[item.id] = cid
+        return record
+    except Exception as err:  # noqa: BLE001 - one question's crash must not end a long run
+        return {"correct": False, "error_class": "crash", "detail": f"{type(err).__name__}: {err}"[:300]}

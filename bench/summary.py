@@ -1,0 +1,90 @@
+"""Aggregate benchmark records into the results file's `summary` and breakdowns, and print them."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+
+from rich.console import Console
+from rich.table import Table
+
+from bench.hardness import BUCKETS
+
+
+def _pct(hits: int, n: int) -> float | None:
+    return round(100 * hits / n, 1) if n else None
+
+
+def _p90(values: list[float]) -> float | None:
+    if not values:
+        return None
+    values = sorted(values)
+    return round(values[min(len(values) - 1, int(0.9 * len(values)))], 2)
+
+
+def scored(records: list[dict]) -> list[dict]:
+    """Records that count: the database existed and the gold SQL ran."""
+    return [r for r in records if r.get("error_class") not in ("missing_db", "gold_error")]
+
+
+def summarize(records: list[dict], set_name: str, model: str) -> tuple[list[dict], dict]:
+    """(summary rows, one per mode; breakdown per mode)."""
+    by_mode: dict[str, list[dict]] = defaultdict(list)
+    for r in records:
+        by_mode[r["mode"]].append(r)
+    rows, breakdown = [], {}
+    for mode in sorted(by_mode):
+        all_records = by_mode[mode]
+        rs = scored(all_records)
+        walls = [r["wall_s"] for r in rs if r.get("wall_s") is not None]
+        tokens = [r.get("prompt_tokens", 0) + r.get("completion_tokens", 0) for r in rs]
+        rows.append({
+            "set": set_name, "mode": mode, "model": model, "n": len(rs),
+            "accuracy": _pct(sum(r["correct"] for r in rs), len(rs)),
+            "median_s": round(statistics.median(walls), 2) if walls else None, "p90_s": _p90(walls),
+            "tokens_per_question": round(sum(tokens) / len(tokens)) if tokens else None,
+        })  # fmt: skip
+        groups = {
+            "hardness": lambda r: r["hardness"], "lang": lambda r: r["lang"],
+            "turn": lambda r: "follow-up" if r.get("followup_of") else "first",
+        }
+        detail = {}
+        for name, key in groups.items():
+            buckets: dict[str, list[dict]] = defaultdict(list)
+            for r in rs:
+                buckets[key(r)].append(r)
+            detail[name] = {k: {"n": len(v), "accuracy": _pct(sum(x["correct"] for x in v), len(v))}
+                            for k, v in sorted(buckets.items())}  # fmt: skip
+        detail["error_classes"] = dict(Counter(r["error_class"] for r in rs).most_common())
+        detail["not_scored"] = dict(Counter(r["error_class"] for r in all_records if r not in rs))
+        detail["retried"] = sum(1 for r in rs if r.get("retries"))
+        breakdown[mode] = detail
+    return rows, breakdown
+
+
+def print_tables(summary: list[dict], breakdown: dict, console: Console | None = None) -> None:
+    console = console or Console()
+    table = Table("set", "mode", "model", "n", "accuracy %", "median s", "p90 s", "tokens/q", title="Execution accuracy")
+    for row in summary:
+        table.add_row(*(str(row[k]) for k in ("set", "mode", "model", "n", "accuracy", "median_s", "p90_s",
+                                              "tokens_per_question")))  # fmt: skip
+    console.print(table)
+    modes = list(breakdown)
+    by_bucket = Table("bucket", *modes, title="Accuracy by difficulty (n, %)")
+    buckets = [b for b in (*BUCKETS, "unknown") if any(b in breakdown[m]["hardness"] for m in modes)]
+    for b in buckets:
+        cells = []
+        for m in modes:
+            cell = breakdown[m]["hardness"].get(b)
+            cells.append(f"{cell['n']}: {cell['accuracy']}" if cell else "-")
+        by_bucket.add_row(b, *cells)
+    console.print(by_bucket)
+    errors = Table("error class", *modes, title="Where the wrong answers come from")
+    classes = sorted({c for m in modes for c in breakdown[m]["error_classes"]})
+    for c in classes:
+        errors.add_row(c, *(str(breakdown[m]["error_classes"].get(c, 0)) for m in modes))
+    console.print(errors)
+    for m in modes:
+        skipped = breakdown[m]["not_scored"]
+        if skipped:
+            console.print(f"{m}: not scored: " + ", ".join(f"{k} {v}" for k, v in skipped.items()))

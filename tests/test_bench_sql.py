@@ -1,0 +1,122 @@
+"""The accuracy benchmark (`python -m bench sql`) end to end with the scripted fake model.
+
+A tiny Spider-format set is built in a temp dir: two scorable questions, one whose database is
+missing and one whose gold SQL fails. The fake model always answers the same SQL, so exactly one
+question per mode is right. Also: the demo set's 3-question smoke run, resumption, the report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.datasets import SUBSET_SEED, head, load_demo, load_spider, shared_bench_dir, stratified
+from bench.hardness import hardness
+from bench.scoring import QueryFailed, is_ordered, run_sql, same_result
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def tiny_set(tmp_path: Path) -> Path:
+    db = tmp_path / "dbs" / "shop" / "shop.sqlite"
+    db.parent.mkdir(parents=True)
+    with sqlite3.connect(db) as conn:
+        conn.executescript(
+            "CREATE TABLE items(id INTEGER PRIMARY KEY, name TEXT, price REAL);"
+            "INSERT INTO items VALUES (1,'pen',1.5),(2,'book',12.0),(3,'bag',30.25);"
+        )
+    questions = [
+        {"db_id": "shop", "question": "How many items are there?", "query": "SELECT count(*) FROM items"},
+        {"db_id": "shop", "question": "Names of items costing more than 10?", "query": "SELECT name FROM items WHERE price > 10"},
+        {"db_id": "ghost", "question": "How many ghosts?", "query": "SELECT count(*) FROM ghosts"},
+        {"db_id": "shop", "question": "A broken gold query", "query": "SELECT nope FROM items"},
+    ]  # fmt: skip
+    (tmp_path / "q.json").write_text(json.dumps(questions))
+    return tmp_path
+
+
+def _bench(tmp_path: Path, *args: str, answer: str = "SELECT count(*) FROM items") -> subprocess.CompletedProcess:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"default": answer}))
+    env = {**os.environ, "WENSHU_FAKE_SCRIPT": str(script), "WENSHU_HOME": str(tmp_path / "home")}
+    return subprocess.run([sys.executable, "-m", "bench", "sql", *args, "--model", "fake"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+
+
+def test_spider_format_file_both_modes_and_resume(tiny_set: Path):
+    out = tiny_set / "out.json"
+    args = ("--set", str(tiny_set / "q.json"), "--db-dir", str(tiny_set / "dbs"), "--mode", "both", "--out", str(out))
+    proc = _bench(tiny_set, *args)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text())
+    rows = {r["mode"]: r for r in data["summary"]}
+    assert set(rows) == {"pipeline", "baseline"}
+    for row in rows.values():
+        assert row["n"] == 2 and row["accuracy"] == 50.0 and row["model"] == "fake"
+        assert set(row) >= {"set", "mode", "model", "n", "accuracy", "median_s", "p90_s", "tokens_per_question"}
+    classes = {(q["mode"], q["question"]): q["error_class"] for q in data["questions"]}
+    assert classes[("pipeline", "How many ghosts?")] == "missing_db"
+    assert classes[("baseline", "A broken gold query")] == "gold_error"
+    assert classes[("pipeline", "Names of items costing more than 10?")] == "wrong_result"
+    assert data["breakdown"]["pipeline"]["not_scored"] == {"missing_db": 1, "gold_error": 1}
+    pipeline_q = next(q for q in data["questions"] if q["mode"] == "pipeline" and q["correct"])
+    assert pipeline_q["prompt_tokens"] > 0 and "generate" in pipeline_q["node_ms"]
+    # A second run resumes: nothing is asked again, so a different model answer changes nothing.
+    proc = _bench(tiny_set, *args, answer="SELECT name FROM items WHERE price > 10")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text())["summary"] == data["summary"]
+    assert len(out.with_suffix(".jsonl").read_text().splitlines()) == 8
+    # --fresh starts over, and now the other question is the right one.
+    proc = _bench(tiny_set, *args, "--fresh", answer="SELECT name FROM items WHERE price > 10")
+    again = {q["question"]: q["correct"] for q in json.loads(out.read_text())["questions"] if q["mode"] == "baseline"}
+    assert again["Names of items costing more than 10?"] and not again["How many items are there?"]
+    report = subprocess.run([sys.executable, "-m", "bench", "report", str(out)], cwd=ROOT, capture_output=True,
+                            text=True, timeout=60)  # fmt: skip
+    assert report.returncode == 0 and "| q | pipeline | fake | 2 |" in report.stdout
+
+
+def test_demo_smoke_run(tmp_path: Path):
+    out = tmp_path / "demo.json"
+    proc = _bench(tmp_path, "--set", "demo", "--limit", "3", "--mode", "both", "--out", str(out),
+                  answer="SELECT count(*) FROM orders")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text())
+    expected = head(load_demo(Path("unused.sqlite")), 3)  # a follow-up stays with its first turn
+    assert len(expected) >= 3 and [r["n"] for r in data["summary"]] == [len(expected)] * 2
+    assert {q["id"] for q in data["questions"]} == {i.id for i in expected}
+    assert all(q["error_class"] in ("ok", "wrong_result") for q in data["questions"])
+
+
+def test_scoring_rules(tmp_path: Path):
+    assert same_result([(1, "a"), (2, "b")], [(2, "b"), (1, "a")], ordered=False)
+    assert not same_result([(1, "a"), (2, "b")], [(2, "b"), (1, "a")], ordered=True)
+    assert same_result([("a", 1.0)], [(1, "a")], ordered=True)  # column order and 1 == 1.0
+    assert same_result([(0.333333333,)], [(1 / 3,)], ordered=False)
+    assert not same_result([(1,), (1,)], [(1,)], ordered=False)  # multisets, not sets
+    assert is_ordered("SELECT a FROM t ORDER BY a") and not is_ordered("SELECT a FROM (SELECT a FROM t ORDER BY a)")
+    db = tmp_path / "x.sqlite"
+    sqlite3.connect(db).execute("CREATE TABLE t(a)").connection.commit()
+    with pytest.raises(QueryFailed) as err:
+        run_sql(db, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c", timeout_s=0.3)
+    assert err.value.kind == "timeout"
+
+
+def test_hardness_and_fixed_subset():
+    assert hardness("SELECT count(*) FROM singer") == "easy"
+    assert hardness("SELECT name FROM singer WHERE age > 20 ORDER BY age") == "medium"
+    assert hardness("SELECT a FROM t EXCEPT SELECT a FROM u WHERE b = 1 OR c = 2") == "extra"
+    dev = shared_bench_dir() / "spider_dev"
+    if not dev.exists():
+        pytest.skip(f"Spider dev is not at {dev}")
+    items = load_spider(dev / "dev.json", dev / "database", "dev")
+    first, second = stratified(items, 200, SUBSET_SEED), stratified(items, 200, SUBSET_SEED)
+    assert len(first) == 200 and [i.id for i in first] == [i.id for i in second]
+    share = lambda xs, b: sum(i.hardness == b for i in xs) / len(xs)  # noqa: E731
+    assert all(abs(share(first, b) - share(items, b)) < 0.01 for b in ("easy", "medium", "hard", "extra"))
