@@ -21,7 +21,8 @@ model: $(STAMP)
 	$(BIN)/wenshu model install
 
 run: model
-	$(BIN)/wenshu chat
+	@echo "Starting the Wenshu server on the demo database with the embedded model (terminal chat: $(BIN)/wenshu chat)."
+	$(BIN)/wenshu serve $(SERVE_ARGS)
 
 doctor: $(STAMP)
 	$(BIN)/wenshu doctor

@@ -14,6 +14,10 @@ COMMANDS = {
     "perf": "latency, peak RSS and time outside the model on demo questions",
     "sql": "execution accuracy: the pipeline and a one-prompt baseline, same model",
     "report": "Markdown tables of accuracy results for the README",
+    "guard": "SQL guard validation time (layers 1-3) over the Spider dev gold queries",
+    "readonly": "overhead of the read-only connection (layer 4) versus a plain connection, Spider dev gold queries",
+    "recall": "schema recall: gold tables/columns recalled, block tokens, index build time and latency",
+    "server": "HTTP server: overhead for a cached answer, concurrent streaming conversations (fake model)",
 }
 
 

@@ -48,6 +48,7 @@ class AgentResponse(BaseModel):
     trace: list[TraceStep] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     error: ErrorInfo | None = None
+    message_id: int | None = None  # the stored assistant message, when the answer was stored
 
 
 class Event(BaseModel):

@@ -62,6 +62,42 @@ class Settings(BaseSettings):
         False, description="Ask the fast model to judge results (rules always run)."
     )
     history_turns: int = 3
+    # Query plan check (layer 3, wenshu.guard.plan): estimates above these refuse the query before it runs.
+    plan_max_cost: float = Field(1e7, description="PostgreSQL: highest EXPLAIN total cost allowed.")
+    plan_max_rows: float = Field(1e8, description="PostgreSQL/MySQL/MariaDB: most rows the plan may estimate to examine.")
+    plan_sqlite_max_scan_rows: float = Field(
+        1e9, description="SQLite: most rows examined by nested full scans (product of table sizes)."
+    )
+
+    # Schema recall (knowledge/hybrid.py): "hybrid" fuses dense + keyword + values + structure; "full" sends all.
+    recall_mode: Literal["hybrid", "full"] = "hybrid"
+    recall_budget_tokens: int = Field(1500, description="Token budget of the recalled schema block.")
+    recall_max_tables: int = Field(10, description="Most tables ranked into the block (join tables added).")
+    recall_examples: int = Field(2, description="Few-shot examples passed with the recalled schema.")
+    embed_provider: Literal["embedded", "openai", "none"] = "embedded"
+    embed_base_url: str | None = None
+    embed_model: str | None = None
+    embed_api_key: str | None = None
+    embed_threads: int = 1
+
+    # HTTP server (`wenshu serve`; docs/api.md)
+    auth_required: bool | None = Field(
+        None, description="Require bearer tokens; default: when any token exists or the bind address is not loopback."
+    )
+    server_max_body_bytes: int = Field(1_048_576, description="Largest accepted request body (413 above).")
+    rate_limit_per_minute: int = Field(120, description="Requests per minute per token (or client when local); 0: off.")
+    server_workers: int = Field(32, description="Answers running at once; more wait in the queue.")
+    sse_ping_s: float = Field(15.0, description="Seconds between keep-alive comments on an idle event stream.")
+    tasks_keep: int = Field(500, description="Finished tasks kept in memory for GET /api/tasks/{id}.")
+    resync_max_age_s: float = Field(86400, description="The server re-syncs catalogs older than this; 0: never.")
+    resync_check_s: float = Field(3600, description="How often the server looks for catalogs to re-sync.")
+
+    # Chat-bot webhook channels: POST /channels/webhook/{name} (docs/channels.md)
+    webhook_secret: str | None = Field(None, description="Shared HMAC-SHA256 secret of webhook channels without their own.")
+    webhook_window_s: int = Field(300, description="Replay window: signed timestamps further than this from now are refused.")
+    webhook_channels: dict[str, dict[str, str]] = Field(
+        default_factory=dict, description="Per channel name: {kind = 'wecom'|'feishu', secret, datasource}."
+    )
 
     @property
     def models_dir(self) -> Path:

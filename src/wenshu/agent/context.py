@@ -23,6 +23,7 @@ class AgentContext:
     catalogs: "CatalogSource"
     datasource_url: str
     cache: object | None = None  # storage.cache repository, optional
+    policy: object | None = None  # the datasource's wenshu.guard.GuardPolicy (options["policy"]), optional
     on_event: EventCallback | None = None
 
     def emit(self, event: Event) -> None:
@@ -31,15 +32,55 @@ class AgentContext:
 
 
 class CatalogSource:
-    """Loads and caches catalogs per datasource and data version."""
+    """Loads and caches catalogs per datasource and data version.
 
-    def __init__(self, loader: Callable[[str, str], object]):
+    With a `store`, catalogs come from its synced snapshot (synced on first use, and again when a
+    SQLite file changed: `wenshu.knowledge.sync.current_catalog`); without one, from `loader`.
+    """
+
+    def __init__(self, loader: Callable[[str, str], object], store=None):
         self._loader = loader
+        self._store = store
         self._cache: dict[tuple[str, str], object] = {}
+
+    def _load(self, datasource: str, url: str):
+        if self._store is None:
+            return self._loader(datasource, url)
+        from wenshu.knowledge.sync import current_catalog
+
+        return current_catalog(self._store, datasource, url)
 
     def get(self, datasource: str, url: str, version: str):
         key = (datasource, version)
         if key not in self._cache:
             self._cache = {k: v for k, v in self._cache.items() if k[0] != datasource}
-            self._cache[key] = self._loader(datasource, url)
+            self._cache[key] = self._load(datasource, url)
         return self._cache[key]
+
+
+def build_recall(settings: Settings, store=None) -> SchemaRecall:
+    """The configured schema recall: `HybridRecall` (default) or the whole schema (`recall_mode = "full"`).
+
+    With an app store, vectors and the embedding cache live in it and examples and the glossary come
+    from its libraries; without one, everything stays in memory with the bundled examples.
+    """
+    from wenshu.knowledge.examples import BundledExamples, LibraryExamples
+    from wenshu.knowledge.recall import FullSchemaRecall
+
+    examples = LibraryExamples(store.examples) if getattr(store, "examples", None) is not None else BundledExamples()
+    if settings.recall_mode == "full":
+        return FullSchemaRecall(examples, k=settings.recall_examples)
+    from wenshu.knowledge.glossary import GlossaryLibrary
+    from wenshu.knowledge.hybrid import HybridRecall
+    from wenshu.providers.embeddings import get_embedder
+
+    embedder = get_embedder(settings)
+    index = cache = None
+    if store is not None and embedder is not None:
+        from wenshu.storage.vectors import EmbeddingCache, open_vector_index
+
+        index, cache = open_vector_index(store.engine), EmbeddingCache(store.engine)
+    glossary = GlossaryLibrary(store.glossary) if getattr(store, "glossary", None) is not None else None
+    return HybridRecall(embedder=embedder, index=index, cache=cache, examples=examples, glossary=glossary,
+                        budget=settings.recall_budget_tokens, max_tables=settings.recall_max_tables,
+                        k_examples=settings.recall_examples)

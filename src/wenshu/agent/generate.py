@@ -1,14 +1,23 @@
-"""SQL generation: build the prompt (pure) and turn the model's text into one SQL statement."""
+"""SQL generation: build the prompt (pure) and turn the model's text into one SQL statement.
+
+The prompt is ordered for the model's prompt-prefix cache: the system message (role, rules, schema
+block) is the same for every question of a datasource; everything per question follows in the user
+message: matched glossary terms, value hints, similar examples, earlier turns, the question and,
+on a retry, why the last SQL was refused.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from wenshu.agent.prompts import render
 
 DIALECT_NAMES = {"sqlite": "SQLite", "postgresql": "PostgreSQL", "mysql": "MySQL", "mariadb": "MariaDB"}
+MAX_GLOSSARY = 5  # matched terms shown to the model
+MAX_VALUES = 8  # value hints shown to the model
+MAX_SYNONYMS = 3
 
 
 @dataclass
@@ -29,6 +38,8 @@ class GenerateInput:
     history: list[Turn]
     previous_sql: str | None = None
     feedback: str | None = None
+    values: list[dict] = field(default_factory=list)  # [{table, column, value, label?}] from value recall
+    glossary: list[dict] = field(default_factory=list)  # [{term, kind, definition, sql, synonyms, tables}]
 
 
 def _examples(examples: list[dict]) -> str:
@@ -36,6 +47,39 @@ def _examples(examples: list[dict]) -> str:
         return ""
     items = "\n".join(f"Question: {e['question']}\nSQL: {e['sql']}" for e in examples)
     return render("generate_examples", items=items)
+
+
+def _literal(value: object) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "'" + str(value).replace("'", "''") + "'"
+    return str(value)
+
+
+def _values(values: list[dict]) -> str:
+    """One filter per recalled value: `regions.region_name = '华东'` (with the code's label, if any)."""
+    lines, seen = [], set()
+    for v in values:
+        line = f"{v['table']}.{v['column']} = {_literal(v['value'])}"
+        if v.get("label"):
+            line += f"  -- {v['label']}"
+        if line not in seen:
+            seen.add(line)
+            lines.append(line)
+    return render("generate_values", items="\n".join(lines[:MAX_VALUES])) if lines else ""
+
+
+def _glossary(terms: list[dict]) -> str:
+    lines = []
+    for t in terms[:MAX_GLOSSARY]:
+        synonyms = [s for s in t.get("synonyms") or [] if s][:MAX_SYNONYMS]
+        name = t["term"] + (f" ({', '.join(synonyms)})" if synonyms else "")
+        line = f"- {name}: {' '.join(str(t.get('definition') or '').split())}"
+        if t.get("sql"):
+            line += f"\n  SQL: {t['sql']}"
+        if t.get("tables") and (t.get("kind") == "topic" or not t.get("sql")):
+            line += f"\n  Tables: {', '.join(t['tables'])}"
+        lines.append(line)
+    return render("generate_glossary", items="\n".join(lines)) if lines else ""
 
 
 def _history(history: list[Turn]) -> str:
@@ -62,6 +106,8 @@ def build_messages(inp: GenerateInput) -> list[BaseMessage]:
         feedback = render("generate_feedback", previous_sql=inp.previous_sql or "(none)", reason=inp.feedback)
     user = render(
         "generate_user",
+        glossary=_glossary(inp.glossary),
+        values=_values(inp.values),
         examples=_examples(inp.examples),
         history=_history(inp.history),
         feedback=feedback,

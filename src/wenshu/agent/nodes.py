@@ -20,6 +20,7 @@ from wenshu.agent.prompts import render
 from wenshu.agent.state import AgentState
 from wenshu.contracts import Event
 from wenshu.errors import WenshuError
+from wenshu.guard.guard import guard_check
 from wenshu.sql.charts import choose_chart
 from wenshu.sql.execute import data_version, execute_readonly
 from wenshu.sql.extract import extract_sql
@@ -70,7 +71,8 @@ def recall_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
     previous = next((t.get("sql") for t in reversed(state.get("turns") or []) if t.get("sql")), None)
     got = ctx.recall.recall(q["question"], catalog, previous_sql=previous)
     schema = {"dialect": catalog.dialect, "block": got.schema_block, "tables": [t["name"] for t in got.tables],
-              "examples": got.examples, "tokens": got.tokens}
+              "examples": got.examples, "tokens": got.tokens,
+              "values": getattr(got, "values", []), "glossary": getattr(got, "glossary", [])}
     return {"schema": schema}, "ok", f"{len(got.tables)} tables, ~{got.tokens} tokens"
 
 
@@ -102,6 +104,7 @@ def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
         row_limit=ctx.settings.row_limit, examples=schema.get("examples") or [],
         history=turns[-ctx.settings.history_turns:], previous_sql=part.get("sql") if stage else None,
         feedback=reason if stage else None,
+        values=schema.get("values") or [], glossary=schema.get("glossary") or [],
     )
     # A retry samples a little, so the model does not repeat the rejected SQL word for word.
     kw = {"temperature": 0.3, "seed": 42 + part.get("retries", 0) + part.get("eval_rounds", 0)} if stage else {}
@@ -125,11 +128,12 @@ def validate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
                               "sql": ""}
         return {"sql": part}, "error", part["validation"]["reason"]
     catalog = ctx.catalogs.get(state["query"]["datasource"], ctx.datasource_url, data_version(ctx.datasource_url))
-    outcome = ctx.validator.validate(part["sql"], dialect=catalog.dialect, catalog=catalog,
-                                     row_limit=ctx.settings.row_limit)
+    outcome = guard_check(ctx.validator, part["sql"], dialect=catalog.dialect, catalog=catalog,
+                          row_limit=ctx.settings.row_limit, url=ctx.datasource_url, policy=ctx.policy)
     part["validation"] = outcome.to_dict()
     if outcome.passed:
         part["sql"] = outcome.sql
+        ctx.emit(Event(type="sql", data=outcome.sql))  # the statement that will run (e.g. with its LIMIT)
         return {"sql": part}, "ok", ""
     return {"sql": part}, "error", f"{outcome.code}: {outcome.reason}"
 

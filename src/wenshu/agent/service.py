@@ -13,14 +13,16 @@ from datetime import date
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from wenshu.agent.context import AgentContext, CatalogSource, EventCallback
+from wenshu.agent.context import AgentContext, CatalogSource, EventCallback, build_recall
 from wenshu.agent.graph import build_graph
 from wenshu.agent.response import build_response, usage_of
 from wenshu.contracts import AgentRequest, AgentResponse
-from wenshu.errors import EmptyQuestion, NotFound, WenshuError
+from wenshu.errors import EmptyQuestion, NotFound, RunCancelled, WenshuError
+from wenshu.guard.policy import GuardPolicy
 from wenshu.i18n import detect_lang
 from wenshu.knowledge.catalog import load_catalog
-from wenshu.knowledge.recall import FullSchemaRecall, SchemaRecall
+from wenshu.knowledge.learning import learn_from_turn, record_feedback
+from wenshu.knowledge.recall import SchemaRecall
 from wenshu.providers.base import ModelClient
 from wenshu.providers.registry import resolve
 from wenshu.settings import Settings
@@ -41,8 +43,8 @@ class Agent:
         self.store = store
         self._models = models
         self.validator = validator or BasicValidator()
-        self.recall = recall or FullSchemaRecall()
-        self.catalogs = CatalogSource(load_catalog)
+        self.recall = recall or build_recall(settings, store)
+        self.catalogs = CatalogSource(load_catalog, store=store)
         settings.ensure_home()
         conn = sqlite3.connect(settings.checkpoint_path, check_same_thread=False)
         self.checkpointer = SqliteSaver(conn)
@@ -75,6 +77,7 @@ class Agent:
         ctx = AgentContext(
             settings=self.settings, models=models, validator=self.validator, recall=self.recall,
             catalogs=self.catalogs, datasource_url=record.url, cache=self.store.cache, on_event=on_event,
+            policy=GuardPolicy.from_dict(record.options.get("policy")),
         )
         init = {
             "query": {"question": question, "lang": lang, "today": date.today().isoformat(), "datasource": ds_name},
@@ -87,17 +90,24 @@ class Agent:
             state = self.graph.invoke(init, {"configurable": {"thread_id": cid}}, context=ctx, durability="exit")
             response = build_response(cid, state, models.usage)
             status = state["meta"].get("status", "ok")
-        except KeyboardInterrupt:
+            learn_from_turn(self.store, ds_name, cid, state, status)  # pending pair after a validation retry
+        except (KeyboardInterrupt, RunCancelled):  # Ctrl-C in the CLI, stop/disconnect in the server
             conv.add_message(cid, "assistant", "(stopped)", status="stopped")
             self._audit(request, ds_name, cid, question, {}, "stopped", None, t0, models)
             raise
         except WenshuError as err:
             response = AgentResponse(conversation_id=cid, error=err.to_dict(lang), answer=err.message(lang),
                                      usage=usage_of(models.usage))
-        conv.add_message(cid, "assistant", response.answer, sql=response.sql, status=status,
-                         result_summary=f"{response.row_count} rows" if response.sql else None)
+        response.message_id = conv.add_message(
+            cid, "assistant", response.answer, sql=response.sql, status=status,
+            result_summary=f"{response.row_count} rows" if response.sql else None,
+            payload=response.model_dump(mode="json", exclude={"message_id"}))
         self._audit(request, ds_name, cid, question, state, status, response, t0, models)
         return response
+
+    def feedback(self, conversation_id: str, verdict: str, user_id: str | None = None) -> dict:
+        """A user's verdict ("up" | "down") on the latest answer; "down" rejects the pair learned from it."""
+        return record_feedback(self.store, conversation_id, verdict, user_id=user_id)
 
     def _audit(self, request, ds_name, cid, question, state, status, response, t0, models) -> None:
         sql_part = (state or {}).get("sql") or {}

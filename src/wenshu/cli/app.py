@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from wenshu.cli import ask, common, db, doctor, examples, glossary, log, model, recall, serve, sql, token
+from wenshu.cli import ask, common, db, doctor, examples, glossary, log, model, policy, recall, serve, sql, token
 
 app = typer.Typer(
     name="wenshu",
@@ -26,6 +26,7 @@ app.command("doctor")(doctor.doctor)
 app.command("log")(log.log)
 app.command("serve")(serve.serve)
 db.app.command("recall")(recall.recall)
+db.app.command("policy")(policy.policy)
 app.add_typer(db.app, name="db")
 app.add_typer(model.app, name="model")
 app.add_typer(sql.app, name="sql")

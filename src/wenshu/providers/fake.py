@@ -7,6 +7,7 @@ a timeout). Every call's messages are recorded in `calls`, so tests can assert w
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ class ScriptedChatModel(BaseChatModel):
     calls: list[list[BaseMessage]] = Field(default_factory=list)
     call_kwargs: list[dict] = Field(default_factory=list)
     default: str | None = None  # answer once the queue is empty; None raises ScriptExhausted
+    delay_s: float = 0.0  # pause before each streamed piece (and once per plain call): a slow model
 
     @property
     def _llm_type(self) -> str:
@@ -35,7 +37,8 @@ class ScriptedChatModel(BaseChatModel):
     def from_file(cls, path: Path) -> "ScriptedChatModel":
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         if isinstance(data, dict):
-            return cls(responses=list(data.get("responses", [])), default=data.get("default"))
+            return cls(responses=list(data.get("responses", [])), default=data.get("default"),
+                       delay_s=float(data.get("delay_s", 0.0)))
         return cls(responses=list(data))
 
     def queue(self, *answers: Any) -> "ScriptedChatModel":
@@ -63,6 +66,7 @@ class ScriptedChatModel(BaseChatModel):
 
     def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
         text = self._next(messages, kwargs)
+        time.sleep(self.delay_s)
         msg = AIMessage(content=text, usage_metadata=self._usage(messages, text))
         return ChatResult(generations=[ChatGeneration(message=msg)])
 
@@ -70,6 +74,7 @@ class ScriptedChatModel(BaseChatModel):
         text = self._next(messages, kwargs)
         pieces = [text[i : i + 8] for i in range(0, len(text), 8)] or [""]
         for i, piece in enumerate(pieces):
+            time.sleep(self.delay_s)
             usage = self._usage(messages, text) if i == len(pieces) - 1 else None
             chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece, usage_metadata=usage))
             if run_manager:

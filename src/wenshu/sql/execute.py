@@ -1,7 +1,9 @@
 """Run one validated query read-only, bounded in rows and time.
 
 SQLite files are opened with the standard library in read-only URI mode, with `query_only`, an
-authorizer that allows reads only, and a progress handler that enforces the time limit. Other
+authorizer that allows reads only (no PRAGMA, ATTACH or write, and no file or extension function),
+a progress handler that enforces the time limit, a cap on the size of any string or blob, and rows
+fetched in batches up to a row and byte budget (`fetch_rows`). Other
 engines go through SQLAlchemy (`wenshu.sql.engines`). The validator is the first guard; this is
 the second and must hold even when the validator is bypassed.
 """
@@ -9,6 +11,7 @@ the second and must hold even when the validator is bypassed.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import time
 import urllib.parse
@@ -19,15 +22,17 @@ from wenshu.errors import DatasourceUnreachable
 from wenshu.sql.engines import execute_sqlalchemy
 from wenshu.sql.result import ExecResult, count_sql, db_error, fetch_rows, page, refused_error, strip_sql, timeout_error
 
-__all__ = ["ExecResult", "data_version", "execute_readonly", "page"]
+__all__ = ["Deadline", "ExecResult", "data_version", "execute_readonly", "open_sqlite", "page", "sqlite_error", "sqlite_path"]
 
+COUNT_MIN_S = 0.2  # the least time the row count of a truncated result gets
 PROGRESS_STEPS = 2000  # SQLite VM instructions between two deadline checks
+SQLITE_MAX_VALUE_BYTES = 64 * 1024 * 1024  # no string or blob (zeroblob, randomblob, printf) may grow past this
 _SQLITE_RECURSIVE = getattr(sqlite3, "SQLITE_RECURSIVE", 33)
 _SQLITE_ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, _SQLITE_RECURSIVE}
 _SQLITE_DENIED_FUNCTIONS = {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"}
 
 
-def _sqlite_path(url: str) -> str | None:
+def sqlite_path(url: str) -> str | None:
     """The file path of a SQLite URL, or None when the URL is not SQLite."""
     u = make_url(url)
     if u.get_backend_name() != "sqlite":
@@ -39,7 +44,7 @@ def data_version(url: str) -> str:
     """A token that changes when the data may have changed (for a result cache key).
 
     SQLite: the file's mtime_ns and size (plus its -wal file's); other engines: the current hour."""
-    path = _sqlite_path(url)
+    path = sqlite_path(url)
     if path is None:
         return "hour-" + time.strftime("%Y%m%d%H", time.gmtime())
     try:
@@ -60,7 +65,7 @@ def execute_readonly(url: str, sql: str, *, row_limit: int = 1000, timeout_s: fl
     if row_limit < 1:
         raise ValueError("row_limit must be at least 1")
     sql = strip_sql(sql)
-    path = _sqlite_path(url)
+    path = sqlite_path(url)
     if path is not None:
         return _execute_sqlite(path, sql, row_limit=row_limit, timeout_s=timeout_s)
     return execute_sqlalchemy(url, sql, row_limit=row_limit, timeout_s=timeout_s)
@@ -75,7 +80,7 @@ def _authorizer(action, arg1, arg2, dbname, source):
     return sqlite3.SQLITE_OK if action in _SQLITE_ALLOWED else sqlite3.SQLITE_DENY
 
 
-def _open_sqlite(path: str) -> sqlite3.Connection:
+def open_sqlite(path: str) -> sqlite3.Connection:
     name = os.path.basename(path) or path or "sqlite"
     if not path or path == ":memory:" or path.startswith("file:"):
         raise DatasourceUnreachable(name, "an in-memory or URI SQLite database cannot be opened read-only from a URL")
@@ -89,16 +94,49 @@ def _open_sqlite(path: str) -> sqlite3.Connection:
     except sqlite3.Error as err:
         raise DatasourceUnreachable(name, f"cannot open {path} as a SQLite database ({err})") from err
     conn.set_authorizer(_authorizer)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, SQLITE_MAX_VALUE_BYTES)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+    _bounded_printf(conn)
     return conn
 
 
-class _Deadline:
+_PRINTF_SPEC = re.compile(r"%[-+ #0,!]*(\*|\d+)?(?:\.(\*|\d+))?[a-zA-Z%]?")
+PRINTF_MAX_WIDTH = 100_000  # SQLite pads `%.*c` one character at a time, out of the progress handler's reach
+
+
+def _bounded_printf(conn: sqlite3.Connection) -> None:
+    """Replace printf()/format() with a copy that refuses huge widths and precisions, then formats
+    with the built-in one on a private in-memory connection."""
+    inner = sqlite3.connect(":memory:", check_same_thread=False)
+    inner.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, SQLITE_MAX_VALUE_BYTES)
+
+    def printf(fmt, *args):
+        if isinstance(fmt, str):
+            star_args = iter(args)
+            for width, precision in _PRINTF_SPEC.findall(fmt):
+                for part in (width, precision):
+                    value = next(star_args, 0) if part == "*" else (int(part) if part else 0)
+                    if isinstance(value, (int, float)) and abs(value) > PRINTF_MAX_WIDTH:
+                        raise ValueError(f"printf width or precision above {PRINTF_MAX_WIDTH}")
+        marks = ", ".join(["?"] * (len(args) + 1))
+        return inner.execute(f"SELECT printf({marks})", (fmt, *args)).fetchone()[0]
+
+    for name in ("printf", "format"):
+        conn.create_function(name, -1, printf, deterministic=True)
+
+
+class Deadline:
     def __init__(self, timeout_s: float):
         self.timeout_s = timeout_s
         self.reset()
 
     def reset(self) -> None:
         self.at = time.monotonic() + self.timeout_s
+        self.hit = False
+
+    def at_least(self, seconds: float) -> None:
+        """Leave at least `seconds` before the deadline (for a follow-up statement)."""
+        self.at = max(self.at, time.monotonic() + seconds)
         self.hit = False
 
     def __call__(self) -> int:  # progress handler: non-zero aborts the statement
@@ -108,17 +146,21 @@ class _Deadline:
         return 0
 
 
-def _sqlite_error(err: sqlite3.Error, deadline: _Deadline) -> Exception:
+def sqlite_error(err: sqlite3.Error, deadline: Deadline) -> Exception:
     if deadline.hit or "interrupted" in str(err).lower():
         return timeout_error(deadline.timeout_s)
     if "not authorized" in str(err).lower() or "readonly" in str(err).lower().replace(" ", ""):
         return refused_error(str(err))
+    if "user-defined function raised exception" in str(err):  # only the bounded printf()/format()
+        return db_error(f"a printf()/format() width or precision is above {PRINTF_MAX_WIDTH}")
+    if "one statement at a time" in str(err):
+        return refused_error("several statements were sent; only one may run")
     return db_error(str(err))
 
 
 def _execute_sqlite(path: str, sql: str, *, row_limit: int, timeout_s: float) -> ExecResult:
-    conn = _open_sqlite(path)
-    deadline = _Deadline(timeout_s)
+    conn = open_sqlite(path)
+    deadline = Deadline(timeout_s)
     try:
         conn.set_progress_handler(deadline, PROGRESS_STEPS)
         started = time.perf_counter()
@@ -127,14 +169,12 @@ def _execute_sqlite(path: str, sql: str, *, row_limit: int, timeout_s: float) ->
             columns = [d[0] for d in cursor.description or []]
             rows, truncated = fetch_rows(cursor, row_limit)
             cursor.close()
-        except sqlite3.Warning as err:  # e.g. "You can only execute one statement at a time."
-            raise db_error(str(err)) from err
-        except sqlite3.Error as err:
-            raise _sqlite_error(err, deadline) from err
+        except (sqlite3.Error, sqlite3.Warning) as err:  # Warning: "You can only execute one statement at a time."
+            raise sqlite_error(err, deadline) from err
         ms = (time.perf_counter() - started) * 1000
         row_count = len(rows)
         if truncated:
-            deadline.reset()
+            deadline.at_least(COUNT_MIN_S)  # the count shares the time limit, with a small minimum
             try:
                 row_count = int(conn.execute(count_sql(sql)).fetchone()[0])
             except sqlite3.Error:

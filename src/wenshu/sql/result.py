@@ -8,6 +8,7 @@ from wenshu.errors import InputError, SQLExecutionError, SQLTimeout
 from wenshu.sql.values import jsonable_row
 
 FETCH_BATCH = 256
+MAX_RESULT_BYTES = 32 * 1024 * 1024  # an estimate of the fetched values' size; past it the result is truncated
 
 
 @dataclass
@@ -70,14 +71,30 @@ def refused_error(detail: str) -> SQLExecutionError:
     )
 
 
-def fetch_rows(cursor, row_limit: int) -> tuple[list[list], bool]:
-    """At most `row_limit` JSON-safe rows (fetched in batches) and whether more rows exist."""
+def value_bytes(value) -> int:
+    """A cheap estimate of a JSON-safe value's size."""
+    if isinstance(value, str):
+        return len(value) + 2
+    if isinstance(value, (list, dict)):
+        return len(str(value))
+    return 8
+
+
+def fetch_rows(cursor, row_limit: int, max_bytes: int = MAX_RESULT_BYTES) -> tuple[list[list], bool]:
+    """At most `row_limit` JSON-safe rows (fetched in batches, stopping early once about `max_bytes`
+    of values were read) and whether more rows exist or were left unread."""
     rows: list[list] = []
+    size = 0
     while len(rows) <= row_limit:
         batch = cursor.fetchmany(min(FETCH_BATCH, row_limit + 1 - len(rows)))
         if not batch:
             break
-        rows.extend(jsonable_row(r) for r in batch)
+        for raw in batch:
+            row = jsonable_row(raw)
+            size += sum(value_bytes(v) for v in row)
+            rows.append(row)
+            if size > max_bytes:
+                return rows[: min(len(rows), row_limit)], True
     return rows[:row_limit], len(rows) > row_limit
 
 

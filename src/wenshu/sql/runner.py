@@ -6,26 +6,34 @@ import time
 
 from wenshu.contracts import AgentResponse, TraceStep
 from wenshu.errors import SQLRefused
+from wenshu.guard import Guard, GuardPolicy
 from wenshu.settings import Settings
 from wenshu.sql.execute import execute_readonly
-from wenshu.sql.validate import BasicValidator, SQLValidator
 
 
-def run_checked(settings: Settings, store, sql: str, datasource: str,
-                validator: SQLValidator | None = None) -> AgentResponse:
-    from wenshu.knowledge.catalog import load_catalog
+def guard_for(settings: Settings, datasource: str, store=None):
+    """(guard with the datasource's access policy, its synced catalog, its URL, its dialect)."""
+    from wenshu.bootstrap import ensure_demo, open_store
+    from wenshu.knowledge.sync import current_catalog
 
+    if store is None:
+        store = open_store(settings)
+        ensure_demo(settings, store)
     record = store.datasources.get(datasource)
+    catalog = current_catalog(store, datasource, record.url)
+    policy = GuardPolicy.from_dict(record.options.get("policy"))
+    return Guard(policy, row_limit=settings.row_limit), catalog, record.url, catalog.dialect
+
+
+def run_checked(settings: Settings, store, sql: str, datasource: str, validator: Guard | None = None) -> AgentResponse:
+    """Layers 1-3 and the plan check (`Guard.check` with the URL), then the read-only executor (layer 4)."""
     t0 = time.perf_counter()
-    catalog = load_catalog(datasource, record.url)
-    outcome = (validator or BasicValidator()).validate(
-        sql, dialect=catalog.dialect, catalog=catalog, row_limit=settings.row_limit
-    )
+    guard, catalog, url, dialect = guard_for(settings, datasource, store)
+    outcome = (validator or guard).check(sql, dialect=dialect, catalog=catalog, url=url)
     t1 = time.perf_counter()
     if not outcome.passed:
         raise SQLRefused(f"Refused: {outcome.reason}", f"已拒绝：{outcome.reason}", code=outcome.code)
-    res = execute_readonly(record.url, outcome.sql, row_limit=settings.row_limit,
-                           timeout_s=settings.statement_timeout_s)
+    res = execute_readonly(url, outcome.sql, row_limit=settings.row_limit, timeout_s=settings.statement_timeout_s)
     t2 = time.perf_counter()
     return AgentResponse(
         conversation_id="",

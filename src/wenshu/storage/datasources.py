@@ -159,6 +159,21 @@ class Datasources:
         with self.engine.connect() as conn:
             return list(conn.execute(sa.select(t.c.name).order_by(t.c.name)).scalars())
 
+    def policy(self, name: str) -> dict[str, Any]:
+        """The access policy stored in `options["policy"]` ({} when none); see `wenshu.guard.policy`."""
+        return dict(self.get(name).options.get("policy") or {})
+
+    def set_policy(self, name: str, policy: dict[str, Any] | None) -> DatasourceRecord:
+        """Store (or, with an empty/None policy, remove) `options["policy"]`; other options are kept."""
+        options = dict(self.get(name).options)
+        if policy:
+            options["policy"] = dict(policy)
+        else:
+            options.pop("policy", None)
+        with self.engine.begin() as conn:
+            conn.execute(t.update().where(t.c.name == name).values(options=options))
+        return self.get(name)
+
     def remove(self, name: str) -> None:
         with self.engine.begin() as conn:
             deleted = conn.execute(t.delete().where(t.c.name == name)).rowcount

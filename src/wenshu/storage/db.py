@@ -12,6 +12,8 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import json
+import sqlite3
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,10 +25,14 @@ from sqlalchemy.pool import StaticPool
 
 from wenshu.storage.audit import AuditLog
 from wenshu.storage.cache import ResultCache
+from wenshu.storage.catalog_store import CatalogStore
 from wenshu.storage.conversations import Conversations
 from wenshu.storage.datasources import Datasources
+from wenshu.storage.examples_store import Examples
+from wenshu.storage.glossary_store import Glossary
 from wenshu.storage.migrations import migrate
 from wenshu.storage.schema import metadata
+from wenshu.storage.users_store import Users
 
 __all__ = ["Store", "make_engine", "metadata", "open_store"]
 
@@ -58,6 +64,22 @@ def _is_sqlite_memory(url: sa.URL) -> bool:
     return url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:")
 
 
+def _set_wal(cur) -> None:
+    """Switch the file to WAL (persistent, so only its first opener does it). Changing the journal
+    mode answers SQLITE_BUSY at once, without the busy handler, while another connection is in a
+    transaction (e.g. a concurrent first open migrating), so retry until the busy timeout."""
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_S
+    while True:
+        try:
+            if cur.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 def make_engine(url: str) -> Engine:
     """An engine for the app store; SQLite gets WAL, foreign keys and a busy timeout."""
     parsed = make_url(url)
@@ -78,7 +100,7 @@ def make_engine(url: str) -> Engine:
         try:
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
-            cur.execute("PRAGMA journal_mode=WAL")
+            _set_wal(cur)
             cur.execute("PRAGMA synchronous=NORMAL")
         finally:
             cur.close()
@@ -95,6 +117,10 @@ class Store:
     conversations: Conversations
     audit: AuditLog
     cache: ResultCache
+    catalogs: CatalogStore
+    users: Users
+    examples: Examples
+    glossary: Glossary
 
     @classmethod
     def from_engine(cls, engine: Engine) -> Store:
@@ -104,6 +130,10 @@ class Store:
             conversations=Conversations(engine),
             audit=AuditLog(engine),
             cache=ResultCache(engine),
+            catalogs=CatalogStore(engine),
+            users=Users(engine),
+            examples=Examples(engine),
+            glossary=Glossary(engine),
         )
 
     def close(self) -> None:

@@ -112,9 +112,116 @@ def _v2_audit_and_cache(conn: Connection) -> None:
     md.create_all(conn)
 
 
+def _v3_catalog(conn: Connection) -> None:
+    """The synced catalog: one row per datasource (schema hash) and one per table (hash + JSON)."""
+    md = sa.MetaData()
+    sa.Table("datasources", md, sa.Column("name", sa.String(64), primary_key=True))  # referenced only
+    sources = sa.Table(
+        "catalog_sources",
+        md,
+        sa.Column(
+            "datasource", sa.String(64), sa.ForeignKey("datasources.name", ondelete="CASCADE"), primary_key=True
+        ),
+        sa.Column("dialect", sa.String(64), nullable=False),
+        sa.Column("schema_hash", sa.String(64), nullable=False),
+        sa.Column("data_version", sa.String(255)),
+        sa.Column("table_count", sa.Integer, nullable=False),
+        sa.Column("seconds", sa.Float, nullable=False),
+        sa.Column("synced_at", UTCDateTime, nullable=False),
+    )
+    tables = sa.Table(
+        "catalog_tables",
+        md,
+        sa.Column(
+            "datasource",
+            sa.String(64),
+            sa.ForeignKey("catalog_sources.datasource", ondelete="CASCADE"),
+            primary_key=True,
+        ),
+        sa.Column("name", sa.String(255), primary_key=True),
+        sa.Column("position", sa.Integer, nullable=False),
+        sa.Column("hash", sa.String(64), nullable=False),
+        sa.Column("row_count", sa.BigInteger),
+        sa.Column("synced_at", UTCDateTime, nullable=False),
+        sa.Column("payload", JSONColumn(), nullable=False),
+    )
+    md.create_all(conn, tables=[sources, tables])
+
+
+def _v4_examples_glossary(conn: Connection) -> None:
+    """The few-shot library (question <-> SQL pairs) and the business glossary, per datasource."""
+    md = sa.MetaData()
+    sa.Table(
+        "examples",
+        md,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("datasource", sa.String(64), nullable=False),
+        sa.Column("question", sa.Text, nullable=False),
+        sa.Column("sql", sa.Text, nullable=False),
+        sa.Column("query_type", sa.String(32)),
+        sa.Column("skeleton", sa.Text),
+        sa.Column("status", sa.String(16), nullable=False),
+        sa.Column("source", sa.String(16), nullable=False),
+        sa.Column("conversation_id", sa.String(32)),
+        sa.Column("created_at", UTCDateTime, nullable=False),
+        sa.Column("approved_at", UTCDateTime),
+        sa.Index("ix_examples_datasource_status", "datasource", "status"),
+    )
+    sa.Table(
+        "glossary_terms",
+        md,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("datasource", sa.String(64), nullable=False),
+        sa.Column("term", sa.String(255), nullable=False),
+        sa.Column("kind", sa.String(16), nullable=False),
+        sa.Column("definition", sa.Text, nullable=False),
+        sa.Column("sql", sa.Text),
+        sa.Column("synonyms", JSONColumn(), nullable=False),
+        sa.Column("tables", JSONColumn(), nullable=False),
+        sa.Column("created_at", UTCDateTime, nullable=False),
+        sa.Index("ux_glossary_terms_datasource_term", "datasource", "term", unique=True),
+    )
+    md.create_all(conn)
+
+
+def _v5_users_tokens(conn: Connection) -> None:
+    """Users, their API tokens (only a SHA-256 hash and a short prefix are kept) and datasource grants."""
+    md = sa.MetaData()
+    sa.Table(
+        "users",
+        md,
+        sa.Column("id", sa.String(255), primary_key=True),
+        sa.Column("created_at", UTCDateTime, nullable=False),
+    )
+    sa.Table(
+        "api_tokens",
+        md,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("user_id", sa.String(255), sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("token_hash", sa.String(64), nullable=False),
+        sa.Column("prefix", sa.String(16), nullable=False),
+        sa.Column("created_at", UTCDateTime, nullable=False),
+        sa.Column("last_used_at", UTCDateTime),
+        sa.Column("revoked_at", UTCDateTime),
+        sa.Index("ux_api_tokens_hash", "token_hash", unique=True),
+        sa.Index("ix_api_tokens_user", "user_id"),
+    )
+    sa.Table(
+        "user_grants",
+        md,
+        sa.Column("user_id", sa.String(255), sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+        sa.Column("datasource", sa.String(64), primary_key=True),
+        sa.Column("created_at", UTCDateTime, nullable=False),
+    )
+    md.create_all(conn)
+
+
 MIGRATIONS: list[tuple[int, Migration]] = [
     (1, _v1_core),
     (2, _v2_audit_and_cache),
+    (3, _v3_catalog),
+    (4, _v4_examples_glossary),
+    (5, _v5_users_tokens),
 ]
 LATEST_VERSION = MIGRATIONS[-1][0]
 

@@ -136,3 +136,90 @@ result_cache = sa.Table(
     sa.Index("ix_result_cache_created", "created_at"),
     sa.Index("ix_result_cache_datasource", "datasource"),
 )
+
+examples = sa.Table(
+    "examples",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("datasource", sa.String(NAME_LEN), nullable=False),
+    sa.Column("question", sa.Text, nullable=False),
+    sa.Column("sql", sa.Text, nullable=False),
+    sa.Column("query_type", sa.String(32)),
+    sa.Column("skeleton", sa.Text),
+    sa.Column("status", sa.String(16), nullable=False),  # active | pending | rejected
+    sa.Column("source", sa.String(16), nullable=False),  # bundled | user | learned
+    sa.Column("conversation_id", sa.String(ID_LEN)),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("approved_at", UTCDateTime),
+    sa.Index("ix_examples_datasource_status", "datasource", "status"),
+)
+
+glossary_terms = sa.Table(
+    "glossary_terms",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("datasource", sa.String(NAME_LEN), nullable=False),
+    sa.Column("term", sa.String(255), nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False),  # term | topic
+    sa.Column("definition", sa.Text, nullable=False),
+    sa.Column("sql", sa.Text),
+    sa.Column("synonyms", JSONColumn(), nullable=False),
+    sa.Column("tables", JSONColumn(), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Index("ux_glossary_terms_datasource_term", "datasource", "term", unique=True),
+)
+
+users = sa.Table(
+    "users",
+    metadata,
+    sa.Column("id", sa.String(255), primary_key=True),  # the user name
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)
+
+api_tokens = sa.Table(
+    "api_tokens",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("user_id", sa.String(255), sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("token_hash", sa.String(64), nullable=False),  # sha256 hex; the token itself is never stored
+    sa.Column("prefix", sa.String(16), nullable=False),  # the first characters, for display
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("last_used_at", UTCDateTime),
+    sa.Column("revoked_at", UTCDateTime),
+    sa.Index("ux_api_tokens_hash", "token_hash", unique=True),
+    sa.Index("ix_api_tokens_user", "user_id"),
+)
+
+user_grants = sa.Table(
+    "user_grants",
+    metadata,
+    sa.Column("user_id", sa.String(255), sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("datasource", sa.String(NAME_LEN), primary_key=True),  # "*" grants every datasource
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)
+
+catalog_sources = sa.Table(
+    "catalog_sources",
+    metadata,
+    sa.Column("datasource", sa.String(NAME_LEN), sa.ForeignKey("datasources.name", ondelete="CASCADE"),
+              primary_key=True),
+    sa.Column("dialect", sa.String(NAME_LEN), nullable=False),
+    sa.Column("schema_hash", sa.String(64), nullable=False),  # over every table's structural hash
+    sa.Column("data_version", sa.String(255)),  # SQLite file version at sync time; None elsewhere
+    sa.Column("table_count", sa.Integer, nullable=False),
+    sa.Column("seconds", sa.Float, nullable=False),  # how long the last sync took
+    sa.Column("synced_at", UTCDateTime, nullable=False),
+)
+
+catalog_tables = sa.Table(
+    "catalog_tables",
+    metadata,
+    sa.Column("datasource", sa.String(NAME_LEN), sa.ForeignKey("catalog_sources.datasource", ondelete="CASCADE"),
+              primary_key=True),
+    sa.Column("name", sa.String(255), primary_key=True),
+    sa.Column("position", sa.Integer, nullable=False),  # catalog order
+    sa.Column("hash", sa.String(64), nullable=False),  # structural hash (knowledge.catalog.structural_hash)
+    sa.Column("row_count", sa.BigInteger),  # refreshed on every sync, outside the payload
+    sa.Column("synced_at", UTCDateTime, nullable=False),  # when the payload was last rewritten
+    sa.Column("payload", JSONColumn(), nullable=False),  # TableInfo.to_dict()
+)

@@ -1,0 +1,178 @@
+"""The attack corpus (tests/data/attacks.yaml) against real SQLite, PostgreSQL and MariaDB.
+
+Every case runs twice per engine:
+(a) the full guard (layers 1-3 with the catalog and the plan check), then, if it passed, the
+    read-only executor on the rewritten SQL: every attack must be refused by layers 1-3;
+(b) layer 4 alone (the test-only path): the read-only executor called directly with the raw SQL,
+    connected as the non-privileged role on the servers.
+After each case: every table's checksum is unchanged, no file appeared in the sentinel directory,
+the sentinel file's content was not returned (not even inside an error), and the case finished
+within the time limit plus a small slack. The last test prints the refusals by layer.
+"""
+
+from __future__ import annotations
+
+import collections
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fixtures_servers import SENTINEL_TEXT, checksums, files_under, seed_sqlite
+from wenshu.errors import WenshuError
+from wenshu.guard import Guard
+from wenshu.knowledge.catalog import Catalog, load_catalog
+from wenshu.sql.execute import execute_readonly
+
+CORPUS = yaml.safe_load((Path(__file__).parent / "data" / "attacks.yaml").read_text())
+TIMEOUT_S = 1.0
+SLACK_S = 1.5
+ROW_LIMIT = 100
+REFUSED_BY_LAYER: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+
+
+@dataclass
+class Target:
+    dialect: str  # sqlite | postgres | mysql
+    url: str  # what the guarded path (a) runs with
+    ro_url: str  # what layer 4 alone (b) runs with
+    admin_url: str  # for checksums
+    sentinel_dir: Path
+    sentinel_file: Path
+    catalog: Catalog
+    baseline: dict
+    files: set
+
+
+def _target(dialect, url, ro_url, admin_url, sentinel_dir, sentinel_file) -> Target:
+    catalog = load_catalog("corpus", admin_url)
+    return Target(dialect, url, ro_url, admin_url, sentinel_dir, sentinel_file, catalog, checksums(admin_url),
+                  files_under(sentinel_dir))  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def sqlite_target(tmp_path_factory):
+    base = tmp_path_factory.mktemp("corpus")
+    url = seed_sqlite(base / "shop.db")
+    sentinel_dir = base / "sentinel"
+    sentinel_dir.mkdir()
+    (sentinel_dir / "secret.txt").write_text(SENTINEL_TEXT + "\n")
+    yield _target("sqlite", url, url, url, sentinel_dir, sentinel_dir / "secret.txt")
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def postgres_target(pg_server):
+    s = pg_server
+    return _target("postgres", s.url, s.ro_url, s.url, s.sentinel_dir, s.sentinel_file)
+
+
+@pytest.fixture(scope="module")
+def mysql_target(mariadb_server):
+    s = mariadb_server
+    return _target("mysql", s.url, s.ro_url, s.url, s.sentinel_dir, s.sentinel_file)
+
+
+# Attacks layers 1-3 still let through; layer 4 contains each of them (the harm checks run first and
+# always hold). "strict": once the guard refuses the case, this entry must be removed. Not strict:
+# the outcome depends on timing (the plan check's EXPLAIN folds or materialises the bomb and may time
+# out, which refuses it).
+GUARD_GAPS = {
+    ("sqlite", "timebomb-15"): ("a recursive CTE bounded only by a huge constant", True),
+    ("postgres", "timebomb-15"): ("a recursive CTE bounded only by a huge constant", True),
+    ("mysql", "timebomb-15"): ("a recursive CTE bounded only by a huge constant", False),
+    ("sqlite", "timebomb-19"): ("randomblob() with a huge size", True),
+    ("sqlite", "timebomb-20"): ("zeroblob() with a huge size", True),
+    ("sqlite", "timebomb-21"): ("zeroblob() with a huge size", True),
+    ("sqlite", "timebomb-22"): ("printf() with a huge width", True),
+    ("postgres", "timebomb-23"): ("repeat() with a huge count", False),
+    ("mysql", "timebomb-23"): ("repeat() with a huge count", False),
+    ("postgres", "system_catalog-01"): ("system catalogs outside the datasource catalog (pg_authid)", True),
+    ("postgres", "system_catalog-02"): ("system catalogs outside the datasource catalog (pg_shadow)", True),
+    ("postgres", "system_catalog-04"): ("system catalogs outside the datasource catalog (pg_stat_activity)", True),
+    ("mysql", "system_catalog-03"): ("system tables outside the datasource catalog (mysql.user)", True),
+}
+
+
+def _params():
+    out = []
+    for dialect in ("sqlite", "postgres", "mysql"):
+        for case in CORPUS:
+            if dialect in case["dialects"]:
+                out.append(pytest.param(dialect, case, id=f"{dialect}-{case['id']}"))
+    return out
+
+
+def _sql(case: dict, t: Target) -> str:
+    return case["sql"].replace("{sentinel_file}", str(t.sentinel_file)).replace("{sentinel_dir}", str(t.sentinel_dir))
+
+
+def _execute(url: str, sql: str) -> tuple[str, float]:
+    """What the executor returned (rows or the error text) and how long it took."""
+    started = time.monotonic()
+    try:
+        res = execute_readonly(url, sql, row_limit=ROW_LIMIT, timeout_s=TIMEOUT_S)
+        seen = repr(res.rows)
+    except WenshuError as err:
+        seen = f"{err.code}: {err.en} {err.zh}"
+    return seen, time.monotonic() - started
+
+
+def _assert_no_harm(t: Target, seen: str, elapsed: float, what: str) -> None:
+    assert SENTINEL_TEXT not in seen, f"{what}: the sentinel file's content was returned"
+    assert elapsed <= TIMEOUT_S + SLACK_S, f"{what}: ran {elapsed:.2f} s (limit {TIMEOUT_S} s)"
+    assert files_under(t.sentinel_dir) == t.files, f"{what}: a file was created"
+    assert checksums(t.admin_url) == t.baseline, f"{what}: the data or schema changed"
+
+
+@pytest.fixture
+def target(request, dialect):
+    return request.getfixturevalue(f"{dialect}_target")
+
+
+@pytest.mark.parametrize(("dialect", "case"), _params())
+def test_guard_refuses_and_nothing_happens(target, dialect, case):
+    sql = _sql(case, target)
+    guard = Guard(policy=None, row_limit=ROW_LIMIT, plan_limits=None, plan_timeout_s=TIMEOUT_S)
+    started = time.monotonic()
+    outcome = guard.check(sql, dialect=dialect, catalog=target.catalog, url=target.url)
+    checked = time.monotonic() - started
+    seen = outcome.reason + outcome.hint_for_model
+    elapsed = 0.0
+    if outcome.passed:
+        seen, elapsed = _execute(target.url, outcome.sql)
+    else:
+        REFUSED_BY_LAYER[dialect][f"layer {outcome.layer}"] += 1
+    _assert_no_harm(target, seen, max(elapsed, checked), f"(a) {case['id']}")
+    gap, strict = GUARD_GAPS.get((dialect, case["id"]), (None, False))
+    if gap and outcome.passed:
+        pytest.xfail(f"guard gap, contained by layer 4: {gap}")
+    assert not (gap and strict), f"(a) {case['id']} is refused now: remove it from GUARD_GAPS"
+    assert not outcome.passed, f"(a) {case['id']}: the guard passed an attack ({case['note']}): {outcome.sql!r}"
+
+
+@pytest.mark.parametrize(("dialect", "case"), _params())
+def test_layer4_alone_allows_no_harm(target, dialect, case):
+    seen, elapsed = _execute(target.ro_url, _sql(case, target))
+    _assert_no_harm(target, seen, elapsed, f"(b) {case['id']}")
+
+
+def test_corpus_shape():
+    ids = [c["id"] for c in CORPUS]
+    assert len(ids) == len(set(ids)) and len(ids) >= 150
+    for case in CORPUS:
+        assert set(case) == {"id", "dialects", "sql", "category", "note"}, case["id"]
+        assert case["dialects"] and set(case["dialects"]) <= {"sqlite", "postgres", "mysql"}, case["id"]
+    needed = {"dml", "ddl", "cte_write", "select_into", "locking", "transaction", "stacked", "obfuscation",
+              "dynamic", "file_read", "file_write", "admin", "privilege", "timebomb"}  # fmt: skip
+    assert needed <= {c["category"] for c in CORPUS}
+
+
+def test_report_refusals_by_layer(capsys):
+    """Prints how layers 1-3 split the refusals (run with -s to see it)."""
+    with capsys.disabled():
+        for dialect, counts in sorted(REFUSED_BY_LAYER.items()):
+            print(f"\n[corpus] {dialect}: refused {sum(counts.values())} ({dict(sorted(counts.items()))})")
