@@ -22,12 +22,22 @@ def open_store(settings: Settings):
 
 
 def ensure_demo(settings: Settings, store, progress: Callable[[str, int, int], None] | None = None) -> Path:
-    """Build the demo database if missing or stale and register it as datasource `demo`."""
+    """Build the demo database if missing or stale, register it as datasource `demo` and sync its catalog.
+
+    The catalog sync runs once (the demo has a handful of tables: about 0.2 s); after that the agent
+    re-syncs only when the demo file changes (`knowledge.sync.current_catalog`), so startup stays fast.
+    """
     from wenshu.demo.generate import ensure_demo_db
+    from wenshu.knowledge.sync import sync_datasource
 
     path = ensure_demo_db(settings.data_dir, progress=progress)
     url = f"sqlite:///{path}"
     known = {r.name: r for r in store.datasources.list()}
     if DEMO not in known:
         store.datasources.add(DEMO, url)
+    if store.catalogs.status(DEMO) is None and (DEMO not in known or known[DEMO].url == url):
+        sync_datasource(store, DEMO)
+    from wenshu.knowledge.seed import seed_bundled
+
+    seed_bundled(store, DEMO, "sqlite")  # the demo's examples and glossary, on first use
     return path

@@ -7,24 +7,35 @@ pair of tables inside the datasource itself, for engines without comments (SQLit
     _wenshu_columns(table_name TEXT, column_name TEXT, comment TEXT, enum_json TEXT)
 
 `enum_json` maps stored values to labels, e.g. {"0": "待支付", "1": "已支付"}.
+
+This module is the data model (plus JSON round-trip and the structural hash used by the catalog
+sync) and the live loader. Reading a database lives in `introspect` (structure), `samples` (row
+counts and sample values) and `inferred_keys` (foreign keys guessed from names and values); the
+synced copy in the app store is kept by `wenshu.knowledge.sync`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import sqlalchemy as sa
 
 from wenshu.errors import DatasourceUnreachable
 
-SIDECAR_TABLES = ("_wenshu_tables", "_wenshu_columns")
-SAMPLE_LIMIT = 5
-SAMPLE_SCAN = 20_000
-LOW_CARDINALITY = 50
-SAMPLE_MAX_LEN = 40
+
+@dataclass
+class ForeignKeyInfo:
+    """A foreign key; `inferred` ones were guessed from names and confirmed by value overlap."""
+
+    columns: list[str]
+    ref_table: str
+    ref_columns: list[str]
+    inferred: bool = False
+    confidence: float = 1.0
 
 
 @dataclass
@@ -33,9 +44,12 @@ class ColumnInfo:
     type: str
     comment: str = ""
     enum: dict[str, str] = field(default_factory=dict)
-    samples: list[str] = field(default_factory=list)
+    samples: list[str] = field(default_factory=list)  # most frequent values first
     primary_key: bool = False
-    foreign_key: str | None = None  # "table.column"
+    foreign_key: str | None = None  # "table.column", declared or inferred
+    foreign_key_inferred: bool = False
+    low_cardinality: bool = False  # `samples` then holds every distinct value
+    nullable: bool = True
 
 
 @dataclass
@@ -44,10 +58,27 @@ class TableInfo:
     comment: str = ""
     columns: list[ColumnInfo] = field(default_factory=list)
     row_count: int | None = None
+    kind: str = "table"  # table | view
+    foreign_keys: list[ForeignKeyInfo] = field(default_factory=list)
 
     def column(self, name: str) -> ColumnInfo | None:
         low = name.lower()
         return next((c for c in self.columns if c.name.lower() == low), None)
+
+    @property
+    def primary_key(self) -> list[str]:
+        return [c.name for c in self.columns if c.primary_key]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> TableInfo:
+        """The inverse of `to_dict`; unknown keys (from a newer Wenshu) are ignored."""
+        known = _pick(cls, data)
+        known["columns"] = [ColumnInfo(**_pick(ColumnInfo, c)) for c in data.get("columns", [])]
+        known["foreign_keys"] = [ForeignKeyInfo(**_pick(ForeignKeyInfo, f)) for f in data.get("foreign_keys", [])]
+        return cls(**known)
 
 
 @dataclass
@@ -64,106 +95,65 @@ class Catalog:
         return [t.name for t in self.tables]
 
 
-def _sidecar(conn: sa.Connection, names: set[str]) -> tuple[dict, dict]:
-    tables: dict[str, str] = {}
-    columns: dict[tuple[str, str], tuple[str, dict]] = {}
-    if not set(SIDECAR_TABLES) <= names:
-        return tables, columns
-    for tname, comment in conn.execute(sa.text("SELECT table_name, comment FROM _wenshu_tables")):
-        tables[tname] = comment or ""
-    rows = conn.execute(sa.text("SELECT table_name, column_name, comment, enum_json FROM _wenshu_columns"))
-    for tname, cname, comment, enum_json in rows:
-        enum = json.loads(enum_json) if enum_json else {}
-        columns[(tname, cname)] = (comment or "", {str(k): str(v) for k, v in enum.items()})
-    return tables, columns
+def _pick(cls, data: dict) -> dict:
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
 
 
-def _samples(conn: sa.Connection, table: str, column: str, preparer) -> list[str]:
-    """The most frequent values of a low-cardinality column; two examples of a high-cardinality one."""
-    q = preparer.quote
-    sql = (
-        f"SELECT v, COUNT(*) AS n FROM (SELECT {q(column)} AS v FROM {q(table)} WHERE {q(column)} IS NOT NULL "
-        f"LIMIT {SAMPLE_SCAN}) s GROUP BY v ORDER BY n DESC, v LIMIT {LOW_CARDINALITY + 1}"
-    )
-    try:
-        values = [r[0] for r in conn.execute(sa.text(sql))]
-    except sa.exc.SQLAlchemyError:
-        return []
-    keep = SAMPLE_LIMIT if len(values) <= LOW_CARDINALITY else 2
-    out = []
-    for v in values[:keep]:
-        s = v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
-        out.append(s[:SAMPLE_MAX_LEN])
-    return out
+def structural_hash(table: TableInfo, extra: list | None = None) -> str:
+    """A hash of what a re-sync must notice: names, types, comments, enums, keys (not data)."""
+    shape = {
+        "name": table.name,
+        "kind": table.kind,
+        "comment": table.comment,
+        "columns": [[c.name, c.type, c.comment, c.enum, c.primary_key, c.nullable] for c in table.columns],
+        "fks": [[f.columns, f.ref_table, f.ref_columns] for f in table.foreign_keys if not f.inferred],
+        "extra": extra or [],
+    }
+    text = json.dumps(shape, ensure_ascii=False, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def schema_hash(table_hashes: dict[str, str]) -> str:
+    text = "\n".join(f"{name}\t{h}" for name, h in sorted(table_hashes.items()))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def introspect(engine: sa.Engine, datasource: str, *, with_samples: bool = True) -> Catalog:
-    """Read the catalog of a live datasource through SQLAlchemy's inspector."""
-    insp = sa.inspect(engine)
-    catalog = Catalog(datasource=datasource, dialect=engine.dialect.name)
-    preparer = engine.dialect.identifier_preparer
-    with engine.connect() as conn:
-        names = set(insp.get_table_names())
-        side_tables, side_columns = _sidecar(conn, names)
-        for tname in sorted(n for n in names if not n.startswith(("_wenshu_", "sqlite_"))):
-            comment = side_tables.get(tname) or _table_comment(insp, tname)
-            pk = set(insp.get_pk_constraint(tname).get("constrained_columns") or [])
-            fks = {}
-            for fk in insp.get_foreign_keys(tname):
-                for local, remote in zip(fk["constrained_columns"], fk["referred_columns"]):
-                    fks[local] = f"{fk['referred_table']}.{remote}"
-            table = TableInfo(name=tname, comment=comment)
-            for col in insp.get_columns(tname):
-                ccomment, enum = side_columns.get((tname, col["name"]), (col.get("comment") or "", {}))
-                info = ColumnInfo(
-                    name=col["name"],
-                    type=str(col["type"]),
-                    comment=ccomment,
-                    enum=enum,
-                    primary_key=col["name"] in pk,
-                    foreign_key=fks.get(col["name"]),
-                )
-                if with_samples and not enum and _is_text(info.type):
-                    info.samples = _samples(conn, tname, col["name"], preparer)
-                table.columns.append(info)
-            try:
-                table.row_count = conn.execute(sa.text(f"SELECT COUNT(*) FROM {preparer.quote(tname)}")).scalar()
-            except sa.exc.SQLAlchemyError:
-                table.row_count = None
-            catalog.tables.append(table)
-    return catalog
+    """Read the whole catalog of a live datasource (no app store involved)."""
+    from wenshu.knowledge.introspect import read_catalog
 
-
-def _table_comment(insp, table: str) -> str:
-    try:
-        return (insp.get_table_comment(table) or {}).get("text") or ""
-    except NotImplementedError:  # SQLite has no comments
-        return ""
-
-
-def _is_text(type_name: str) -> bool:
-    t = type_name.upper()
-    return any(k in t for k in ("CHAR", "TEXT", "CLOB", "STRING", "VARCHAR")) or t == ""
+    return read_catalog(engine, datasource, with_samples=with_samples)
 
 
 def datasource_engine(name: str, url: str) -> sa.Engine:
     """An engine for reading a datasource's catalog; a SQLite file is opened read-only and never created."""
     parsed = sa.engine.make_url(url)
     if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
-        path = Path(parsed.database)
+        path = Path(parsed.database).expanduser().resolve()
         if not path.is_file():
             raise DatasourceUnreachable(name, f"the SQLite file {path} does not exist")
-        return sa.create_engine("sqlite://", creator=lambda: sqlite3.connect(f"file:{path}?mode=ro", uri=True))
+        uri = f"{path.as_uri()}?mode=ro"
+        return sa.create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False))
     return sa.create_engine(url, pool_pre_ping=True)
 
 
+def unreachable(name: str, exc: BaseException) -> DatasourceUnreachable:
+    """A database error as the user-facing `datasource_unreachable` error (first line of the cause)."""
+    detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    return DatasourceUnreachable(name, (detail[0] if detail else type(exc).__name__)[:200])
+
+
 def load_catalog(name: str, url: str) -> Catalog:
-    """Introspect a datasource by name and URL; connection problems become DatasourceUnreachable."""
+    """Introspect a datasource by name and URL; connection problems become DatasourceUnreachable.
+
+    This always reads the live database; the agent reads the synced copy instead
+    (`wenshu.knowledge.sync.current_catalog`).
+    """
     engine = datasource_engine(name, url)
     try:
         return introspect(engine, name)
     except sa.exc.SQLAlchemyError as exc:
-        detail = str(getattr(exc, "orig", None) or exc).splitlines()[0][:200]
-        raise DatasourceUnreachable(name, detail) from exc
+        raise unreachable(name, exc) from exc
     finally:
         engine.dispose()

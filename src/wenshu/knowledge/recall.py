@@ -1,8 +1,8 @@
 """Schema recall: which part of the catalog goes into the prompt.
 
 `SchemaRecall` is the interface; `FullSchemaRecall` (this issue) returns the whole schema, which is
-right for small databases. A hybrid recall (dense + keyword + values + structure) implements the same
-interface later without touching the graph.
+right for small databases; `HybridRecall` (knowledge/hybrid.py: dense + keyword + values + structure)
+implements the same interface and is the default (`recall_mode = "hybrid"`).
 """
 
 from __future__ import annotations
@@ -18,11 +18,20 @@ from wenshu.knowledge.schema_block import estimate_tokens, render_schema
 @dataclass
 class RecallResult:
     schema_block: str
-    tables: list[dict] = field(default_factory=list)  # [{name, score}]
-    values: list[dict] = field(default_factory=list)  # [{table, column, value}]
+    tables: list[dict] = field(default_factory=list)  # [{name, score}], best first
+    values: list[dict] = field(default_factory=list)  # [{table, column, value}] named in the question
     examples: list[dict] = field(default_factory=list)  # [{question, sql}]
     tokens: int = 0
     full_schema_tokens: int = 0
+    columns: list[dict] = field(default_factory=list)  # [{table, column, score}] shown in the block
+    glossary: list[dict] = field(default_factory=list)  # matched terms {term, definition, sql, synonyms, tables}
+    signals: dict = field(default_factory=dict)  # signal -> how many documents it ranked (diagnostics)
+
+    def to_dict(self) -> dict:
+        """The public JSON shape (`wenshu db recall --json`)."""
+        return {"tables": self.tables, "columns": self.columns, "values": self.values, "glossary": self.glossary,
+                "examples": self.examples, "schema_block": self.schema_block, "tokens": self.tokens,
+                "full_schema_tokens": self.full_schema_tokens}
 
 
 class SchemaRecall(Protocol):

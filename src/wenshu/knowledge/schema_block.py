@@ -6,7 +6,11 @@ written as `CREATE TABLE`-like blocks because small coder models read that shape
 
 from __future__ import annotations
 
+import re
+
 from wenshu.knowledge.catalog import Catalog, ColumnInfo, TableInfo
+
+_WIDE = re.compile("[\u2e80-\U0010ffff]")  # CJK and beyond: about one token per character
 
 
 def _note(col: ColumnInfo) -> str:
@@ -44,5 +48,57 @@ def render_schema(catalog: Catalog, tables: list[str] | None = None) -> str:
 
 def estimate_tokens(text: str) -> int:
     """A cheap token estimate: ~4 characters per token for ASCII, ~1 per CJK character."""
-    cjk = sum(1 for ch in text if ord(ch) > 0x2E7F)
+    cjk = len(_WIDE.findall(text))
     return cjk + (len(text) - cjk) // 4 + 1
+
+
+# The compact form used by recall: a table line with its keys, then one line per column
+# (`name type -- comment; e.g. v1, v2`). Columns left out by recall are counted, not listed.
+
+
+def _fk_refs(table: TableInfo) -> list[str]:
+    refs = []
+    for c in table.columns:
+        if c.foreign_key and "." in c.foreign_key:
+            refs.append(f"{c.name} -> {c.foreign_key}")
+    return refs
+
+
+def compact_header(table: TableInfo) -> str:
+    keys = []
+    pk = [c.name for c in table.columns if c.primary_key]
+    if pk:
+        keys.append("PK " + ", ".join(pk))
+    refs = _fk_refs(table)
+    if refs:
+        keys.append("FK " + ", ".join(refs))
+    head = f"TABLE {table.name}" + (f" ({'; '.join(keys)})" if keys else "")
+    return head + (f" -- {table.comment}" if table.comment else "")
+
+
+def compact_column(col: ColumnInfo) -> str:
+    note = _note(col)
+    return f"  {col.name} {col.type or 'TEXT'}" + (f" -- {note}" if note else "")
+
+
+def compact_table(table: TableInfo, columns: list[str] | None = None) -> str:
+    """A table in compact form; `columns` (None: all) keeps catalog order, the rest are counted."""
+    keep = None if columns is None else {c.lower() for c in columns}
+    chosen = [c for c in table.columns if keep is None or c.name.lower() in keep]
+    lines = [compact_header(table), *(compact_column(c) for c in chosen)]
+    left = len(table.columns) - len(chosen)
+    if left:
+        lines.append(f"  ... {left} more columns")
+    return "\n".join(lines)
+
+
+def compact_schema(catalog: Catalog, tables: list[str] | None = None,
+                   columns: dict[str, list[str]] | None = None) -> str:
+    """Tables in the order given (None: catalog order, all of them); `columns` limits a table's columns."""
+    names = catalog.table_names() if tables is None else tables
+    out = []
+    for name in names:
+        table = catalog.table(name)
+        if table is not None:
+            out.append(compact_table(table, (columns or {}).get(table.name)))
+    return "\n".join(out)

@@ -1,0 +1,112 @@
+"""Read a datasource's structure through SQLAlchemy's inspector: tables and views, columns, types,
+comments (native, or the SQLite sidecar tables), primary keys and declared foreign keys.
+
+`read_structure` touches only the system catalog, so it is cheap even for thousands of tables;
+row counts, sample values and inferred keys are added by `samples` and `inferred_keys`.
+`read_catalog` does all of it at once, for callers that do not keep a synced copy.
+"""
+
+from __future__ import annotations
+
+import json
+
+import sqlalchemy as sa
+
+from wenshu.knowledge.catalog import Catalog, ColumnInfo, ForeignKeyInfo, TableInfo
+
+SIDECAR_TABLES = ("_wenshu_tables", "_wenshu_columns")
+HIDDEN_PREFIXES = ("_wenshu_", "sqlite_")
+
+
+def read_connection(engine: sa.Engine) -> sa.Connection:
+    """A connection in autocommit mode, so that one failed probe does not abort the ones after it."""
+    return engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+
+
+def _sidecar(conn: sa.Connection, names: set[str]) -> tuple[dict, dict]:
+    tables: dict[str, str] = {}
+    columns: dict[tuple[str, str], tuple[str, dict]] = {}
+    if not set(SIDECAR_TABLES) <= names:
+        return tables, columns
+    for tname, comment in conn.execute(sa.text("SELECT table_name, comment FROM _wenshu_tables")):
+        tables[tname] = comment or ""
+    rows = conn.execute(sa.text("SELECT table_name, column_name, comment, enum_json FROM _wenshu_columns"))
+    for tname, cname, comment, enum_json in rows:
+        try:
+            enum = json.loads(enum_json) if enum_json else {}
+        except ValueError:
+            enum = {}
+        enum = enum if isinstance(enum, dict) else {}
+        columns[(tname, cname)] = (comment or "", {str(k): str(v) for k, v in enum.items()})
+    return tables, columns
+
+
+def _table_comment(insp, table: str) -> str:
+    try:
+        return (insp.get_table_comment(table) or {}).get("text") or ""
+    except (NotImplementedError, sa.exc.SQLAlchemyError):  # SQLite has no comments
+        return ""
+
+
+def _declared_fks(insp, table: str) -> list[ForeignKeyInfo]:
+    out = []
+    for fk in insp.get_foreign_keys(table):
+        if fk.get("referred_table") and fk.get("constrained_columns"):
+            out.append(ForeignKeyInfo(list(fk["constrained_columns"]), fk["referred_table"],
+                                      list(fk.get("referred_columns") or [])))
+    return out
+
+
+def _read_table(insp, name: str, kind: str, side_tables: dict, side_columns: dict) -> TableInfo:
+    pk = set() if kind == "view" else set(insp.get_pk_constraint(name).get("constrained_columns") or [])
+    fks = [] if kind == "view" else _declared_fks(insp, name)
+    single = {f.columns[0]: f"{f.ref_table}.{f.ref_columns[0]}" for f in fks if len(f.columns) == 1 and f.ref_columns}
+    table = TableInfo(name=name, comment=side_tables.get(name) or _table_comment(insp, name), kind=kind,
+                      foreign_keys=fks)
+    for col in insp.get_columns(name):
+        comment, enum = side_columns.get((name, col["name"]), (col.get("comment") or "", {}))
+        table.columns.append(ColumnInfo(
+            name=col["name"], type=_type_name(col["type"]), comment=comment, enum=enum,
+            primary_key=col["name"] in pk, foreign_key=single.get(col["name"]),
+            nullable=bool(col.get("nullable", True)),
+        ))
+    return table
+
+
+def _type_name(type_) -> str:
+    try:
+        return str(type_)
+    except Exception:  # some dialect types cannot render without a dialect
+        return type(type_).__name__.upper()
+
+
+def read_structure(conn: sa.Connection) -> list[TableInfo]:
+    """Every visible table and view of the default schema, sorted by name, without data."""
+    insp = sa.inspect(conn)
+    names = set(insp.get_table_names())
+    try:
+        views = set(insp.get_view_names()) - names
+    except NotImplementedError:
+        views = set()
+    side_tables, side_columns = _sidecar(conn, names)
+    kinds = {n: "table" for n in names} | {v: "view" for v in views}
+    out = []
+    for name in sorted(n for n in kinds if not n.startswith(HIDDEN_PREFIXES)):
+        out.append(_read_table(insp, name, kinds[name], side_tables, side_columns))
+    return out
+
+
+def read_catalog(engine: sa.Engine, datasource: str, *, with_samples: bool = True) -> Catalog:
+    """The full catalog of a live datasource: structure, row counts, samples and inferred keys."""
+    from wenshu.knowledge.inferred_keys import apply_inferred, name_candidates
+    from wenshu.knowledge.samples import fill_data
+
+    catalog = Catalog(datasource=datasource, dialect=engine.dialect.name)
+    with read_connection(engine) as conn:
+        catalog.tables = read_structure(conn)
+        candidates = name_candidates(catalog.tables)
+        by_name = {t.name: t for t in catalog.tables}
+        for table in catalog.tables:
+            fill_data(conn, table, with_samples=with_samples)
+            apply_inferred(conn, table, candidates.get(table.name, []), by_name)
+    return catalog

@@ -1,0 +1,141 @@
+"""The sampled-values index: which column holds a literal the question names ("华东", "已支付", "France").
+
+Values come from each column's sampled distinct values and enum labels. A question's n-grams
+(`tokenize.ngrams`) are matched exactly (case-insensitive) and then fuzzily (rapidfuzz ratio) against
+values of a similar length (narrowed by shared character bigrams when there are many). A hit pins
+`{table, column, value}`; for an enum label the value is the stored code ("1" for 已支付).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import defaultdict
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+
+from wenshu.knowledge.catalog import Catalog
+from wenshu.knowledge.documents import clean_value, column_values
+from wenshu.knowledge.tokenize import _CJK, STOPWORDS, ngrams
+
+FUZZY_CUTOFF = 88.0
+MAX_FUZZY_CANDIDATES = 2000
+MAX_FUZZY_WINDOW = 5000  # labels compared directly before the bigram filter is used
+
+
+@dataclass(frozen=True)
+class ValueEntry:
+    table: str
+    column: str
+    value: str  # what SQL compares against (the stored code for an enum label)
+    label: str  # what a person types
+
+
+@dataclass(frozen=True)
+class ValueHit:
+    table: str
+    column: str
+    value: str
+    label: str  # the sampled value or enum label that matched
+    matched: str  # the question's words that matched it
+    score: float  # 1.0 exact, below for fuzzy
+
+    def as_dict(self) -> dict:
+        out = {"table": self.table, "column": self.column, "value": self.value}
+        if self.label != self.value:
+            out["label"] = self.label  # an enum: the stored code is `value`, people say `label`
+        return out
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _matchable(label: str) -> bool:
+    """Too-short or numeric literals would match everywhere ("1", "a"); CJK needs two characters."""
+    if label.replace(".", "").replace("-", "").isdigit():
+        return False
+    if _CJK.search(label):
+        return len(label) >= 2
+    return len(label) >= 3 and label not in STOPWORDS
+
+
+def _bigrams(text: str) -> set[str]:
+    return {text[i : i + 2] for i in range(len(text) - 1)} or {text}
+
+
+class ValueIndex:
+    def __init__(self, entries: list[ValueEntry]):
+        self.exact: dict[str, list[ValueEntry]] = defaultdict(list)
+        for e in entries:
+            key = _norm(e.label)
+            if _matchable(key):
+                self.exact[key].append(e)
+        self.labels = list(self.exact)
+        self.by_length = sorted(self.labels, key=len)
+        self.lengths = [len(label) for label in self.by_length]
+        self.by_bigram: dict[str, list[int]] = defaultdict(list)
+        for i, label in enumerate(self.labels):
+            for bg in _bigrams(label):
+                self.by_bigram[bg].append(i)
+
+    @classmethod
+    def from_catalog(cls, catalog: Catalog) -> ValueIndex:
+        entries = []
+        for table in catalog.tables:
+            for col in table.columns:
+                codes = {label: code for code, label in col.enum.items()}
+                for label in column_values(col):
+                    value = codes.get(label, label)
+                    entries.append(ValueEntry(table.name, col.name, clean_value(value) or label, label))
+        return cls(entries)
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def _fuzzy(self, gram: str) -> list[tuple[str, float]]:
+        """Labels close to `gram`: only labels of a compatible length are compared (in C, by rapidfuzz);
+        a very large window is first narrowed to labels sharing half of the gram's character bigrams."""
+        lo = bisect.bisect_left(self.lengths, int(len(gram) * 0.75))
+        hi = bisect.bisect_right(self.lengths, int(len(gram) * 1.34) + 1)
+        candidates = self.by_length[lo:hi]
+        if len(candidates) > MAX_FUZZY_WINDOW:
+            grams = _bigrams(gram)
+            counts: dict[int, int] = defaultdict(int)
+            for bg in grams:
+                for i in self.by_bigram.get(bg, ()):
+                    counts[i] += 1
+            need = max(1, len(grams) // 2)
+            chosen = sorted((i for i, n in counts.items() if n >= need), key=lambda i: -counts[i])
+            candidates = [self.labels[i] for i in chosen[:MAX_FUZZY_CANDIDATES]]
+        found = process.extract(gram, candidates, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF, limit=5)
+        return [(label, score / 100.0) for label, score, _ in found]
+
+    def match(self, question: str, limit: int = 20) -> list[ValueHit]:
+        """Values named in the question, longest literal first; a value is reported once."""
+        grams = sorted((_norm(g) for g in ngrams(question)), key=lambda g: (-len(g), g))
+        hits: dict[tuple[str, str, str], ValueHit] = {}
+        for gram in grams:
+            if not _matchable(gram):
+                continue
+            found = [(gram, 1.0)] if gram in self.exact else []
+            if not found and len(gram) >= (3 if _CJK.search(gram) else 5):
+                found = self._fuzzy(gram)
+            for label, score in found:
+                for e in self.exact[label]:
+                    key = (e.table, e.column, e.value)
+                    if key not in hits or hits[key].score < score:
+                        hits[key] = ValueHit(e.table, e.column, e.value, e.label, gram, score)
+        ranked = sorted(hits.values(), key=lambda h: (-h.score, -len(h.matched), h.table, h.column))
+        return _drop_shadowed(ranked)[:limit]
+
+
+def _drop_shadowed(hits: list[ValueHit]) -> list[ValueHit]:
+    """A literal inside a longer exact literal ("华东" inside "华东区") is kept only if nothing longer matched it."""
+    exact = [h.matched for h in hits if h.score >= 1.0]
+    out = []
+    for h in hits:
+        if any(h.matched != longer and h.matched in longer for longer in exact):
+            continue
+        out.append(h)
+    return out

@@ -1,0 +1,211 @@
+"""The vector index: document vectors per datasource, searched by cosine similarity.
+
+`VectorIndex` is the interface (pgvector implements it later). `open_vector_index(engine)` returns:
+
+- `SqliteVecIndex` (storage/vectors_sqlitevec.py) when the app DB is SQLite and the sqlite-vec
+  extension loads on the connection;
+- else `TableVectorIndex`: vectors in a plain app-DB table and an exact numpy search over the
+  datasource's rows, cached in memory. This is what runs when the Python build cannot load
+  extensions (`sqlite3.Connection.enable_load_extension` missing) or the app DB is PostgreSQL
+  before pgvector lands. Exact search over a few thousand 512-d vectors takes a millisecond or two.
+
+Rows carry the content hash of their document, so a rebuild only re-embeds what changed.
+Tables are created on first use (`vector_items`, `embedding_cache`).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Protocol
+
+import numpy as np
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+md = sa.MetaData()
+vector_items = sa.Table(
+    "vector_items",
+    md,
+    sa.Column("datasource", sa.String(64), primary_key=True),
+    sa.Column("doc_id", sa.String(512), primary_key=True),
+    sa.Column("hash", sa.String(64), nullable=False),
+    sa.Column("dim", sa.Integer, nullable=False),
+    sa.Column("vector", sa.LargeBinary, nullable=False),
+)
+embedding_cache = sa.Table(
+    "embedding_cache",
+    md,
+    sa.Column("model", sa.String(128), primary_key=True),
+    sa.Column("hash", sa.String(64), primary_key=True),
+    sa.Column("dim", sa.Integer, nullable=False),
+    sa.Column("vector", sa.LargeBinary, nullable=False),
+)
+CHUNK = 500
+
+
+class VectorIndex(Protocol):
+    def upsert(self, datasource: str, ids: list[str], vectors: np.ndarray, hashes: list[str]) -> None: ...
+
+    def search(self, vector: np.ndarray, k: int, datasource: str) -> list[tuple[str, float]]: ...
+
+    def hashes(self, datasource: str) -> dict[str, str]: ...  # doc id -> content hash
+
+    def delete(self, datasource: str, ids: list[str] | None = None) -> None: ...  # None: all of it
+
+
+def to_blob(vector: np.ndarray) -> bytes:
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def from_blob(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype=np.float32)
+
+
+def top_k(matrix: np.ndarray, ids: list[str], vector: np.ndarray, k: int) -> list[tuple[str, float]]:
+    """Exact cosine top-k over L2-normalised rows."""
+    if not ids or k <= 0:
+        return []
+    scores = matrix @ np.asarray(vector, dtype=np.float32)
+    k = min(k, len(ids))
+    part = np.argpartition(-scores, k - 1)[:k]
+    order = part[np.argsort(-scores[part], kind="stable")]
+    return [(ids[i], float(scores[i])) for i in order]
+
+
+class TableVectorIndex:
+    """Vectors in the `vector_items` table; exact search in numpy (any SQLAlchemy app DB)."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        md.create_all(engine, tables=[vector_items, embedding_cache], checkfirst=True)
+        self._matrices: dict[str, tuple[list[str], np.ndarray]] = {}
+        self._lock = threading.Lock()
+
+    def upsert(self, datasource: str, ids: list[str], vectors: np.ndarray, hashes: list[str]) -> None:
+        if not ids:
+            return
+        with self.engine.begin() as conn:
+            self._upsert_rows(conn, datasource, ids, vectors, hashes)
+        self._forget(datasource)
+
+    def _upsert_rows(self, conn, datasource, ids, vectors, hashes) -> None:
+        for start in range(0, len(ids), CHUNK):
+            chunk = ids[start : start + CHUNK]
+            conn.execute(vector_items.delete().where(
+                vector_items.c.datasource == datasource, vector_items.c.doc_id.in_(chunk)))
+        rows = [{"datasource": datasource, "doc_id": i, "hash": h, "dim": int(v.shape[0]), "vector": to_blob(v)}
+                for i, v, h in zip(ids, vectors, hashes, strict=True)]
+        for start in range(0, len(rows), CHUNK):
+            conn.execute(vector_items.insert(), rows[start : start + CHUNK])
+
+    def hashes(self, datasource: str) -> dict[str, str]:
+        q = sa.select(vector_items.c.doc_id, vector_items.c.hash).where(vector_items.c.datasource == datasource)
+        with self.engine.connect() as conn:
+            return dict(conn.execute(q).all())
+
+    def delete(self, datasource: str, ids: list[str] | None = None) -> None:
+        with self.engine.begin() as conn:
+            self._delete_rows(conn, datasource, ids)
+        self._forget(datasource)
+
+    def _delete_rows(self, conn, datasource: str, ids: list[str] | None) -> None:
+        where = vector_items.c.datasource == datasource
+        if ids is None:
+            conn.execute(vector_items.delete().where(where))
+            return
+        for start in range(0, len(ids), CHUNK):
+            conn.execute(vector_items.delete().where(where, vector_items.c.doc_id.in_(ids[start : start + CHUNK])))
+
+    def search(self, vector: np.ndarray, k: int, datasource: str) -> list[tuple[str, float]]:
+        ids, matrix = self._matrix(datasource)
+        return top_k(matrix, ids, vector, k)
+
+    def _matrix(self, datasource: str) -> tuple[list[str], np.ndarray]:
+        with self._lock:
+            if datasource not in self._matrices:
+                q = sa.select(vector_items.c.doc_id, vector_items.c.vector).where(
+                    vector_items.c.datasource == datasource).order_by(vector_items.c.doc_id)
+                with self.engine.connect() as conn:
+                    rows = conn.execute(q).all()
+                ids = [r[0] for r in rows]
+                matrix = np.vstack([from_blob(r[1]) for r in rows]) if rows else np.zeros((0, 1), np.float32)
+                self._matrices[datasource] = (ids, matrix)
+            return self._matrices[datasource]
+
+    def _forget(self, datasource: str) -> None:
+        with self._lock:
+            self._matrices.pop(datasource, None)
+
+
+class EmbeddingCache:
+    """Vectors by (model, content hash): a document embedded once is never embedded again."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        md.create_all(engine, tables=[embedding_cache], checkfirst=True)
+
+    def get(self, model: str, hashes: list[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        wanted = list(dict.fromkeys(hashes))
+        with self.engine.connect() as conn:
+            for start in range(0, len(wanted), CHUNK):
+                q = sa.select(embedding_cache.c.hash, embedding_cache.c.vector).where(
+                    embedding_cache.c.model == model, embedding_cache.c.hash.in_(wanted[start : start + CHUNK]))
+                out.update({h: from_blob(v) for h, v in conn.execute(q)})
+        return out
+
+    def put(self, model: str, hashes: list[str], vectors: np.ndarray) -> None:
+        rows = {h: v for h, v in zip(hashes, vectors, strict=True)}
+        known = self.get(model, list(rows))
+        fresh = [{"model": model, "hash": h, "dim": int(v.shape[0]), "vector": to_blob(v)}
+                 for h, v in rows.items() if h not in known]
+        try:
+            with self.engine.begin() as conn:
+                for start in range(0, len(fresh), CHUNK):
+                    conn.execute(embedding_cache.insert(), fresh[start : start + CHUNK])
+        except sa.exc.IntegrityError:
+            pass  # another process cached the same vectors first; a cache may miss, never be wrong
+
+
+def open_vector_index(engine: Engine) -> VectorIndex:
+    """sqlite-vec inside a SQLite app DB when the extension loads; else the exact table index."""
+    if engine.dialect.name == "sqlite":
+        from wenshu.storage.vectors_sqlitevec import SqliteVecIndex, sqlite_vec_available
+
+        if sqlite_vec_available():
+            return SqliteVecIndex(engine)
+    return TableVectorIndex(engine)
+
+
+class MemoryVectorIndex:
+    """The same interface in process memory (tests, benchmarks, a store-less recall)."""
+
+    def __init__(self):
+        self._rows: dict[str, dict[str, tuple[str, np.ndarray]]] = {}
+        self._matrices: dict[str, tuple[list[str], np.ndarray]] = {}
+
+    def upsert(self, datasource: str, ids: list[str], vectors: np.ndarray, hashes: list[str]) -> None:
+        rows = self._rows.setdefault(datasource, {})
+        for i, v, h in zip(ids, vectors, hashes, strict=True):
+            rows[i] = (h, np.asarray(v, dtype=np.float32))
+        self._matrices.pop(datasource, None)
+
+    def hashes(self, datasource: str) -> dict[str, str]:
+        return {i: h for i, (h, _) in self._rows.get(datasource, {}).items()}
+
+    def delete(self, datasource: str, ids: list[str] | None = None) -> None:
+        if ids is None:
+            self._rows.pop(datasource, None)
+        else:
+            for i in ids:
+                self._rows.get(datasource, {}).pop(i, None)
+        self._matrices.pop(datasource, None)
+
+    def search(self, vector: np.ndarray, k: int, datasource: str) -> list[tuple[str, float]]:
+        if datasource not in self._matrices:
+            rows = self._rows.get(datasource, {})
+            ids = sorted(rows)
+            matrix = np.vstack([rows[i][1] for i in ids]) if ids else np.zeros((0, 1), np.float32)
+            self._matrices[datasource] = (ids, matrix)
+        ids, matrix = self._matrices[datasource]
+        return top_k(matrix, ids, vector, k)
