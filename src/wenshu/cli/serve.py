@@ -1,8 +1,62 @@
-"""`wenshu serve` (being built)."""
+"""`wenshu serve`: the HTTP API, the event streams and the web UI on one port."""
 
 from __future__ import annotations
 
+import typer
 
-def serve() -> None:
-    """Start the HTTP server."""
-    raise SystemExit("not built yet")
+from wenshu.cli.common import console, guarded, progress_bar, report, settings, ui_lang
+
+
+def _display_host(host: str) -> str:
+    if host in ("0.0.0.0", "::", ""):
+        return "127.0.0.1"
+    return f"[{host}]" if ":" in host else host
+
+
+def _check_ready(s, host: str) -> None:
+    """Build the demo DB, make sure a model is configured and that a public bind has auth."""
+    from wenshu.bootstrap import ensure_demo, open_store
+    from wenshu.errors import AuthNotConfigured
+    from wenshu.providers.registry import choose_provider
+    from wenshu.server.deps import is_loopback
+
+    store = open_store(s)
+    try:
+        with progress_bar() as progress:
+            ensure_demo(s, store, progress=progress)
+        if not is_loopback(host) and not store.users.any_active():
+            report(AuthNotConfigured(), ui_lang())
+            raise SystemExit(2)
+    finally:
+        store.close()
+    choose_provider(s)  # ModelMissing with the exact fix when no model is available
+
+
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind; anything but loopback needs a token."),
+    port: int = typer.Option(8765, "--port", help="TCP port."),
+) -> None:
+    """Start the HTTP server (REST + Server-Sent Events + the web UI); Ctrl-C stops it."""
+    import uvicorn
+
+    from wenshu.server import create_app
+
+    lang = ui_lang()
+    s = settings()
+    with guarded(lang):
+        _check_ready(s, host)
+        url = f"http://{_display_host(host)}:{port}/"
+
+        class Server(uvicorn.Server):
+            async def startup(self, sockets=None) -> None:
+                await super().startup(sockets)
+                if self.started:
+                    console.print(f"Wenshu (问数) is running at [bold]{url}[/]  (API: {url}docs) — Ctrl-C stops it.",
+                                  highlight=False)
+
+        config = uvicorn.Config(create_app(s, bind_host=host), host=host, port=port, log_level="warning",
+                                timeout_graceful_shutdown=10)
+        server = Server(config)
+        server.run()
+        if not server.started:
+            raise SystemExit(1)

@@ -1,0 +1,239 @@
+"""Server performance against the scripted fake model (no real model: this measures the server itself).
+
+The server runs as its own process (`create_app` under uvicorn, temporary WENSHU_HOME, fake provider
+answering every question with the same SQL), so its RSS is its own and the client cannot share its GIL.
+
+(a) Overhead for a cached answer: the same question is asked once to fill the result cache, then
+    `--requests` times over HTTP (`POST /api/ask` and `POST /v1/chat/completions`) and as many times
+    through `Agent.ask` in this process on a copy of the same home. Overhead = p50(HTTP) - p50(direct).
+    Goal: p50 overhead <= 10 ms.
+(b) `--streams` conversations (default 50) each ask again and again over the event stream for
+    `--seconds` (default 60): errors, time to the first event (p50/p99, goal p99 <= 500 ms), answers
+    a second, and the server's RSS at the start, middle and end (goal: flat).
+
+    python -m bench server --seconds 60            # writes bench/results/server.json
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+QUESTION = "每个城市的订单量Top10"
+SQL = ("SELECT c.city_name AS 城市, COUNT(*) AS 订单量 FROM orders o JOIN cities c ON o.city_id = c.city_id "
+       "GROUP BY c.city_name ORDER BY 订单量 DESC LIMIT 10")
+SERVER_CODE = ("import sys, uvicorn; from wenshu.server import create_app; "
+               "uvicorn.run(create_app(), host='127.0.0.1', port=int(sys.argv[1]), log_level='warning')")
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--requests", type=int, default=100, help="cached-answer requests per path in part (a)")
+    p.add_argument("--streams", type=int, default=50, help="concurrent streaming conversations in part (b)")
+    p.add_argument("--seconds", type=float, default=60.0, help="duration of part (b)")
+    p.add_argument("--workers", type=int, default=None, help="WENSHU_SERVER_WORKERS for the server (default: its own)")
+    p.add_argument("--out", default="bench/results/server.json")
+    p.set_defaults(func=run)
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))]
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return float("nan")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def prepare_home(root: Path) -> dict[str, str]:
+    """A home with the demo DB and a fake-model script; the environment that points at them."""
+    from wenshu.bootstrap import ensure_demo, open_store
+    from wenshu.settings import Settings
+
+    script = root / "fake.json"
+    script.write_text(json.dumps({"responses": [], "default": SQL}), encoding="utf-8")
+    env = {"WENSHU_HOME": str(root / "home"), "WENSHU_LLM_PROVIDER": "fake", "WENSHU_FAKE_SCRIPT": str(script),
+           "WENSHU_RATE_LIMIT_PER_MINUTE": "0"}
+    settings = Settings(home=Path(env["WENSHU_HOME"]))
+    store = open_store(settings)
+    ensure_demo(settings, store)
+    store.close()
+    return env
+
+
+def start_server(env: dict[str, str], port: int) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", SERVER_CODE, str(port)], env=os.environ | env)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None:
+            raise SystemExit("the server exited during start-up")
+        time.sleep(0.2)
+    proc.kill()
+    raise SystemExit("the server did not start within 120 s")
+
+
+def timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1000
+
+
+def direct_agent(root: Path, env: dict[str, str]):
+    """An Agent in this process on a copy of the server's home (same data), its cache warmed; and a closer."""
+    from wenshu.agent.service import Agent
+    from wenshu.bootstrap import open_store
+    from wenshu.contracts import AgentRequest
+    from wenshu.providers.registry import resolve
+    from wenshu.settings import Settings
+
+    copy = root / "direct"
+    shutil.copytree(env["WENSHU_HOME"], copy)
+    os.environ["WENSHU_FAKE_SCRIPT"] = env["WENSHU_FAKE_SCRIPT"]
+    settings = Settings(home=copy, llm_provider="fake")
+    store = open_store(settings)
+    agent = Agent(settings, store, models=resolve(settings))
+    for _ in range(2):
+        resp = agent.ask(AgentRequest(message=QUESTION))
+    assert resp.cached and resp.error is None, resp
+    return (lambda: agent.ask(AgentRequest(message=QUESTION))), store.close
+
+
+def overhead(base: str, root: Path, env: dict[str, str], n: int) -> dict:
+    """The three paths interleaved request by request, so a change in machine load hits them alike."""
+    ask_direct, close = direct_agent(root, env)
+    times: dict[str, list[float]] = {"api": [], "openai": [], "direct": []}
+    chat = {"model": "wenshu", "messages": [{"role": "user", "content": QUESTION}]}
+    with httpx.Client(base_url=base, timeout=60) as http:
+        for _ in range(2):
+            warm = http.post("/api/ask", json={"message": QUESTION}).json()
+        assert warm["cached"] and warm.get("error") is None, warm
+        for _ in range(n):
+            times["api"].append(timed(lambda: http.post("/api/ask", json={"message": QUESTION}).raise_for_status()))
+            times["openai"].append(timed(lambda: http.post("/v1/chat/completions", json=chat).raise_for_status()))
+            times["direct"].append(timed(ask_direct))
+    close()
+    p50 = {k: round(statistics.median(v), 2) for k, v in times.items()}
+    return {"requests": n, "p50_ms": p50,
+            "overhead_p50_ms": {"api": round(p50["api"] - p50["direct"], 2),
+                                "openai": round(p50["openai"] - p50["direct"], 2)},
+            "p90_ms": {k: round(pct(v, 90), 2) for k, v in times.items()}}
+
+
+async def one_stream(http: httpx.AsyncClient, cid: str, stats: dict) -> None:
+    t0 = time.perf_counter()
+    first, status, failed = None, None, False
+    async with http.stream("POST", f"/api/conversations/{cid}/messages", json={"message": QUESTION}) as resp:
+        if resp.status_code != 200:
+            stats["errors"].append(f"HTTP {resp.status_code}")
+            await resp.aread()
+            return
+        event = None
+        async for line in resp.aiter_lines():
+            if line.startswith("event:"):
+                event = line[6:].strip()
+                if first is None:
+                    first = (time.perf_counter() - t0) * 1000
+            elif line.startswith("data:") and event == "error":
+                failed = True
+            elif line.startswith("data:") and event == "done":
+                status = json.loads(line[5:]).get("status")
+    if first is not None:
+        stats["ttfe"].append(first)
+    if failed or status != "ok":
+        stats["errors"].append(f"done status {status}, error event {failed}")
+    else:
+        stats["answers"] += 1
+    stats["latency"].append((time.perf_counter() - t0) * 1000)
+
+
+async def stream_worker(base: str, deadline: float, stats: dict) -> None:
+    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+        cid = (await http.post("/api/conversations", json={})).json()["id"]
+        while time.monotonic() < deadline:
+            try:
+                await one_stream(http, cid, stats)
+            except httpx.HTTPError as err:
+                stats["errors"].append(type(err).__name__)
+
+
+async def sample_rss(pid: int, seconds: float, samples: dict) -> None:
+    samples["start"] = rss_mb(pid)
+    await asyncio.sleep(seconds / 2)
+    samples["middle"] = rss_mb(pid)
+
+
+def streams(base: str, pid: int, n: int, seconds: float) -> dict:
+    stats: dict = {"ttfe": [], "latency": [], "errors": [], "answers": 0}
+    rss: dict = {}
+
+    async def main() -> None:
+        deadline = time.monotonic() + seconds
+        await asyncio.gather(sample_rss(pid, seconds, rss), *(stream_worker(base, deadline, stats) for _ in range(n)))
+
+    t0 = time.monotonic()
+    asyncio.run(main())
+    rss["end"] = rss_mb(pid)
+    elapsed = time.monotonic() - t0
+    return {"streams": n, "seconds": round(elapsed, 1), "answers": stats["answers"],
+            "answers_per_s": round(stats["answers"] / elapsed, 1), "errors": len(stats["errors"]),
+            "error_kinds": sorted(set(stats["errors"]))[:10],
+            "ttfe_ms": {"p50": round(pct(stats["ttfe"], 50), 1), "p99": round(pct(stats["ttfe"], 99), 1)},
+            "answer_ms": {"p50": round(pct(stats["latency"], 50), 1), "p99": round(pct(stats["latency"], 99), 1)},
+            "rss_mb": rss}
+
+
+def run(args) -> int:
+    load_start = [round(x, 2) for x in os.getloadavg()]  # other work on the machine skews every number
+    root = Path(tempfile.mkdtemp(prefix="wenshu-bench-server-"))
+    env = prepare_home(root)
+    if args.workers:
+        env["WENSHU_SERVER_WORKERS"] = str(args.workers)
+    port = free_port()
+    proc = start_server(env, port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        result = {"cached_overhead": overhead(base, root, env, args.requests),
+                  "concurrent_streams": streams(base, proc.pid, args.streams, args.seconds),
+                  "server_workers": args.workers or "default", "cpus": os.cpu_count(),
+                  "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        shutil.rmtree(root, ignore_errors=True)
+    over, conc = result["cached_overhead"], result["concurrent_streams"]
+    rss = conc["rss_mb"]
+    result["load_average_at_start"] = load_start
+    result["goals"] = {"overhead_p50_le_10ms": over["overhead_p50_ms"]["api"] <= 10,
+                       "zero_errors": conc["errors"] == 0, "ttfe_p99_le_500ms": conc["ttfe_ms"]["p99"] <= 500,
+                       "rss_flat": rss["end"] - rss["middle"] <= max(20.0, 0.1 * rss["middle"])}
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(result, ensure_ascii=False, indent=2))
+    return 0

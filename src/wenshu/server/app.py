@@ -1,0 +1,103 @@
+"""The FastAPI application factory.
+
+    app = create_app(settings)            # uvicorn.run(app) or `wenshu serve`
+
+The lifespan opens the app store and the Agent once; every answer then runs in the runner's worker
+threads. Channel routers that live elsewhere (`wenshu.server.routes.openai`, `wenshu.channels.webhook`)
+are included when their modules import, so they plug in without editing this file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from wenshu.providers.base import ModelClient
+from wenshu.server.deps import ServerState
+from wenshu.server.errors import install_error_handlers
+from wenshu.server.limits import BodySizeLimit, RateLimiter
+from wenshu.server.metrics import Metrics, MetricsMiddleware
+from wenshu.server.resync import background_resync
+from wenshu.server.routes import ask, audit, conversations, datasources, examples, glossary, health, meta, stream
+from wenshu.server.routes import tasks, web
+from wenshu.server.routes.meta import wenshu_version
+from wenshu.server.runner import Run, Runner
+from wenshu.settings import Settings, get_settings
+
+log = logging.getLogger("wenshu.server")
+
+ROUTERS = [ask.router, conversations.router, stream.router, tasks.router, datasources.router, audit.router,
+           examples.router, glossary.router, meta.router, health.router, web.router]
+OPTIONAL_ROUTERS = ["wenshu.server.routes.openai", "wenshu.channels.webhook"]
+
+
+def open_state(settings: Settings, models: ModelClient | None, bind_host: str, metrics: Metrics,
+               limiter: RateLimiter) -> ServerState:
+    """Open the store (building the demo database if needed), the Agent and the runner."""
+    from wenshu.agent.service import Agent
+    from wenshu.bootstrap import ensure_demo, open_store
+
+    store = open_store(settings)
+    try:
+        ensure_demo(settings, store)
+        agent = Agent(settings, store, models=models)
+    except Exception:
+        store.close()
+        raise
+
+    def count(run: Run) -> None:
+        usage = run.response.usage.llm_calls if run.response else 0
+        metrics.observe_answer(run.status, usage, bool(run.response and run.response.cached))
+
+    runner = Runner(agent, workers=settings.server_workers, keep=settings.tasks_keep, on_finish=count)
+    metrics.active = runner.active_count
+    return ServerState(settings=settings, store=store, agent=agent, runner=runner, metrics=metrics,
+                       limiter=limiter, bind_host=bind_host)
+
+
+def include_optional(app: FastAPI) -> list[str]:
+    """Include each optional module's `router`; a module that is absent is skipped quietly."""
+    included = []
+    for name in OPTIONAL_ROUTERS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name and name.startswith(exc.name):
+                continue  # not written (yet)
+            raise
+        app.include_router(module.router)
+        included.append(name)
+    return included
+
+
+def create_app(settings: Settings | None = None, *, models: ModelClient | None = None,
+               bind_host: str = "127.0.0.1") -> FastAPI:
+    """The application; `models` replaces the configured provider (tests pass the scripted fake)."""
+    settings = settings or get_settings()
+    metrics = Metrics()
+    limiter = RateLimiter(settings.rate_limit_per_minute)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        state = open_state(settings, models, bind_host, metrics, limiter)
+        app.state.wenshu = state
+        try:
+            async with background_resync(state.store, settings):
+                yield
+        finally:
+            state.runner.close()
+            state.store.close()
+
+    app = FastAPI(title="Wenshu (问数) API", version=wenshu_version(), lifespan=lifespan,
+                  description="Ask your database in Chinese or English. The contract: docs/api.md.")
+    install_error_handlers(app)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.server_max_body_bytes)
+    app.add_middleware(MetricsMiddleware, metrics=metrics)  # outermost: it sees every response
+    for router in ROUTERS:
+        app.include_router(router)
+    include_optional(app)
+    web.mount_static(app)
+    return app

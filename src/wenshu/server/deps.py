@@ -1,0 +1,150 @@
+"""Request dependencies (FastAPI `Annotated` style): the server state, the store, the agent, the
+caller's language and the authenticated user.
+
+    @router.get("/api/things")
+    def things(store: StoreDep, user: CurrentUser, lang: LangDep): ...
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from wenshu.agent.service import Agent
+from wenshu.errors import AuthRequired, Forbidden, InvalidToken, UnknownDatasource
+from wenshu.server.limits import RateLimiter
+from wenshu.server.metrics import Metrics
+from wenshu.server.runner import Runner
+from wenshu.settings import Settings
+from wenshu.storage.datasources import DatasourceRecord
+from wenshu.storage.db import Store
+from wenshu.storage.users_store import ALL
+
+LOCAL_USER = "local"
+
+
+def is_loopback(host: str) -> bool:
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass
+class ServerState:
+    """Everything the routes share, opened once by the app's lifespan."""
+
+    settings: Settings
+    store: Store
+    agent: Agent
+    runner: Runner
+    metrics: Metrics
+    limiter: RateLimiter
+    bind_host: str = "127.0.0.1"
+
+    def auth_required(self) -> bool:
+        """Explicit setting first; else required off loopback or as soon as any token exists."""
+        if self.settings.auth_required is not None:
+            return self.settings.auth_required
+        return not is_loopback(self.bind_host) or self.store.users.any_active()
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The caller: a user id, the token used (None for the local user) and datasource grants."""
+
+    user_id: str
+    token_id: int | None
+    grants: frozenset[str]
+
+    @property
+    def is_admin(self) -> bool:
+        return ALL in self.grants
+
+    def can_use(self, datasource: str) -> bool:
+        return self.is_admin or datasource in self.grants
+
+
+def get_state(request: Request) -> ServerState:
+    return request.app.state.wenshu
+
+
+StateDep = Annotated[ServerState, Depends(get_state)]
+
+
+def get_store(state: StateDep) -> Store:
+    return state.store
+
+
+def get_agent(state: StateDep) -> Agent:
+    return state.agent
+
+
+StoreDep = Annotated[Store, Depends(get_store)]
+AgentDep = Annotated[Agent, Depends(get_agent)]
+
+
+def request_lang(request: Request) -> str:
+    """`?lang=zh|en` wins; else a Chinese first Accept-Language; else English."""
+    q = request.query_params.get("lang", "")
+    if q in ("zh", "en"):
+        return q
+    return "zh" if request.headers.get("accept-language", "").strip().lower().startswith("zh") else "en"
+
+
+LangDep = Annotated[str, Depends(request_lang)]
+
+
+def bearer_token(request: Request) -> str | None:
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise InvalidToken()
+    return token.strip()
+
+
+def current_user(request: Request, state: StateDep) -> Principal:
+    """The authenticated caller (401 on a bad or missing token), rate limited per token."""
+    token = bearer_token(request)
+    if token is not None:
+        record = state.store.users.lookup(token)
+        if record is None:
+            raise InvalidToken()
+        principal = Principal(record.user_id, record.id, state.store.users.grants(record.user_id))
+        key = f"token:{record.id}"
+    elif state.auth_required():
+        raise AuthRequired()
+    else:
+        principal = Principal(LOCAL_USER, None, frozenset({ALL}))
+        key = f"client:{request.client.host if request.client else '-'}"
+    state.limiter.check(key)
+    request.state.user_id = principal.user_id
+    return principal
+
+
+CurrentUser = Annotated[Principal, Depends(current_user)]
+
+
+def visible_datasources(store: Store, user: Principal) -> list[DatasourceRecord]:
+    return [r for r in store.datasources.list() if user.can_use(r.name)]
+
+
+def require_datasource(store: Store, user: Principal, name: str) -> DatasourceRecord:
+    """The datasource if it exists and the user may use it; else 404 (existence is not leaked)."""
+    if not user.can_use(name):
+        raise UnknownDatasource(name, [r.name for r in visible_datasources(store, user)])
+    return store.datasources.get(name)
+
+
+def require_admin(user: Principal) -> None:
+    """Managing datasources and the shared knowledge needs the `*` grant (403 otherwise)."""
+    if not user.is_admin:
+        raise Forbidden("Only users granted every datasource ('*') may change datasources, examples or the glossary.",
+                        "只有拥有全部数据源权限（'*'）的用户才能修改数据源、示例或术语表。")

@@ -1,0 +1,40 @@
+"""Long questions as tasks: POST /api/tasks, GET /api/tasks/{id} (poll), DELETE /api/tasks/{id} (cancel)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from wenshu.errors import NotFound
+from wenshu.server.answers import start_answer
+from wenshu.server.deps import CurrentUser, LangDep, StateDep
+from wenshu.server.schemas import AskBody, TaskCreated, TaskOut
+
+router = APIRouter(prefix="/api/tasks", tags=["tasks"])
+
+
+def _task(state, user, task_id: str):
+    run = state.runner.get(task_id, user.user_id)
+    if run is None:
+        raise NotFound(f"There is no task '{task_id}'.", f"任务「{task_id}」不存在。", code="task_not_found")
+    return run
+
+
+@router.post("", operation_id="tasks_create", response_model=TaskCreated, status_code=202)
+def create_task(body: AskBody, state: StateDep, user: CurrentUser) -> TaskCreated:
+    run = start_answer(state, user, body.message, body.conversation_id, body.datasource)
+    return TaskCreated(task_id=run.id, conversation_id=run.conversation_id)
+
+
+@router.get("/{task_id}", operation_id="tasks_get", response_model=None, responses={200: {"model": TaskOut}})
+def get_task(task_id: str, state: StateDep, user: CurrentUser, lang: LangDep) -> dict:
+    """The task's status, the nodes finished so far, and its result or error once it has one."""
+    return _task(state, user, task_id).to_task(lang)
+
+
+@router.delete("/{task_id}", operation_id="tasks_cancel", response_model=None, responses={200: {"model": TaskOut}})
+def cancel_task(task_id: str, state: StateDep, user: CurrentUser, lang: LangDep) -> dict:
+    """Cancel a queued or running task (a finished one is left as it is)."""
+    run = _task(state, user, task_id)
+    if state.runner.cancel(run):
+        run.done_event.wait(10)
+    return run.to_task(lang)

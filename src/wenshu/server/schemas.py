@@ -1,0 +1,105 @@
+"""Request and response bodies of the HTTP API (the OpenAPI schema is generated from these)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from wenshu.contracts import AgentResponse
+
+
+class AskBody(BaseModel):
+    """A question; the user comes from the token, never from the body."""
+
+    message: str
+    conversation_id: str | None = Field(None, min_length=1, max_length=32)
+    datasource: str | None = None
+
+
+class MessageBody(BaseModel):
+    message: str
+    datasource: str | None = None
+
+
+class ConversationCreate(BaseModel):
+    datasource: str | None = None
+    title: str | None = None
+
+
+class ConversationPatch(BaseModel):
+    title: str
+
+
+class ConversationOut(BaseModel):
+    id: str
+    title: str | None
+    datasource: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+class ConversationList(BaseModel):
+    items: list[ConversationOut]
+
+
+class MessageOut(BaseModel):
+    id: int
+    role: str
+    content: str
+    sql: str | None
+    status: str
+    created_at: datetime
+    payload: Any = None
+
+
+class ConversationDetail(ConversationOut):
+    messages: list[MessageOut]
+
+
+class Deleted(BaseModel):
+    deleted: bool = True
+
+
+class Stopped(BaseModel):
+    stopped: bool
+
+
+class TaskCreated(BaseModel):
+    task_id: str
+    conversation_id: str
+
+
+class TaskOut(BaseModel):
+    task_id: str
+    status: str
+    progress: list[str]
+    conversation_id: str
+    result: AgentResponse | None = None
+    error: dict | None = None
+
+
+class DatasourceCreate(BaseModel):
+    name: str
+    url: str
+
+
+class DatasourceOut(BaseModel):
+    name: str
+    dialect: str
+    tables: int | None = None
+    synced_at: str | None = None
+
+
+class DatasourceList(BaseModel):
+    items: list[DatasourceOut]
+
+
+class Meta(BaseModel):
+    version: str
+    datasources: list[str]
+    default_datasource: str | None
+    user: str
+    auth_required: bool
+    languages: list[str] = ["zh", "en"]

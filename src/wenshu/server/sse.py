@@ -1,0 +1,101 @@
+"""Server-Sent Events: formatting, mapping agent events to stream events, and the stream itself.
+
+Order (docs/api.md): `node` events as the graph runs, interleaved with `token` (model output as it
+streams) and `sql` (after the SQL passed validation); then `result`, `chart` (when there is one),
+`answer`, `error` (on failure) and exactly one `done`. A `: ping` comment keeps an idle stream open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from wenshu.contracts import Event
+from wenshu.server.runner import Run, Runner
+
+PING = ": ping\n\n"
+
+
+def format_event(kind: str, data: Any) -> str:
+    return f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
+
+
+class EventMapper:
+    """Agent events -> stream events. The SQL is held back until validation lets it through."""
+
+    def __init__(self) -> None:
+        self._candidate: str | None = None
+
+    def map(self, event: Event) -> list[tuple[str, dict]]:
+        if event.type == "token":
+            return [("token", {"text": str(event.data or "")})]
+        if event.type == "sql":
+            self._candidate = str(event.data)
+            return []
+        if event.type != "node":
+            return []
+        if event.status == "started":
+            return [("node", {"node": event.node, "status": "started"})]
+        out = [("node", {"node": event.node, "status": "finished", "outcome": event.status, "ms": event.ms,
+                         "detail": str(event.data or "")})]
+        if event.node == "validate" and event.status == "ok" and self._candidate:
+            out.append(("sql", {"sql": self._candidate}))
+            self._candidate = None
+        return out
+
+
+def final_events(run: Run, lang: str) -> list[tuple[str, dict]]:
+    """What follows the graph's own events: result, chart, answer, error, done."""
+    out: list[tuple[str, dict]] = []
+    resp = run.response
+    if run.status != "cancelled" and resp is not None:
+        if resp.sql and resp.error is None:
+            out.append(("result", {"columns": resp.columns, "rows": resp.rows, "row_count": resp.row_count,
+                                   "truncated": resp.truncated}))
+        if resp.chart:
+            out.append(("chart", {"spec": resp.chart}))
+        out.append(("answer", {"text": resp.answer, "response": resp.model_dump(mode="json")}))
+        if resp.error is not None:
+            out.append(("error", resp.error.model_dump()))
+    if run.status != "cancelled" and run.error is not None:
+        out.append(("error", run.error.to_dict(lang)))
+    status = {"cancelled": "stopped", "done": "ok"}.get(run.status, "error")
+    out.append(("done", {"conversation_id": run.conversation_id, "message_id": run.message_id, "status": status}))
+    return out
+
+
+class StreamBridge:
+    """Carries a worker thread's sink calls into the event loop of the streaming response."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+
+    def sink(self, kind: str, item: Any) -> None:
+        try:
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, (kind, item))
+        except RuntimeError:  # the loop is gone (server shutting down); the run is being cancelled
+            pass
+
+
+async def stream_run(run: Run, bridge: StreamBridge, runner: Runner, lang: str, ping_s: float) -> AsyncIterator[str]:
+    """The event stream of one run. Leaving early (client gone) cancels the run."""
+    mapper = EventMapper()
+    try:
+        while True:
+            try:
+                kind, item = await asyncio.wait_for(bridge.queue.get(), timeout=ping_s)
+            except TimeoutError:
+                yield PING
+                continue
+            if kind == "end":
+                break
+            for name, data in mapper.map(item):
+                yield format_event(name, data)
+        for name, data in final_events(run, lang):
+            yield format_event(name, data)
+    finally:
+        if not run.finished:
+            runner.cancel(run)

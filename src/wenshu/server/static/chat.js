@@ -1,0 +1,119 @@
+// The chat pane: the message list, the composer (send / stop) and the streaming of one answer.
+
+import { api, ApiError } from "./api.js";
+import { label } from "./i18n.js";
+import { el } from "./dom.js";
+import { assistantMessage, userMessage } from "./message.js";
+
+export function createChat({ list, form, input, sendButton, stopButton, state, onChanged }) {
+  let controller = null; // AbortController of the running stream
+  let running = null; // {id} of the conversation whose answer is streaming
+
+  function scrollDown() {
+    list.scrollTop = list.scrollHeight;
+  }
+
+  function setBusy(busy) {
+    form.classList.toggle("busy", busy);
+    sendButton.hidden = busy;
+    stopButton.hidden = !busy;
+    stopButton.disabled = !busy;
+  }
+
+  function welcome() {
+    const examples = ["example1", "example2"].map((key) =>
+      label(el("button", { type: "button", class: "example" }), key),
+    );
+    for (const b of examples) b.addEventListener("click", () => ask(b.textContent));
+    const hint = el("div", { class: "examples" }, label(el("span"), "examples"), ...examples);
+    list.replaceChildren(el("section", { class: "welcome" }, label(el("p"), "welcome"), hint));
+  }
+
+  function showMessages(messages) {
+    list.replaceChildren();
+    for (const msg of messages) {
+      if (msg.role === "user") list.append(userMessage(msg.content));
+      else {
+        const m = assistantMessage();
+        list.append(m.element);
+        m.fromStored(msg);
+      }
+    }
+    if (!messages.length) welcome();
+    scrollDown();
+  }
+
+  async function ensureConversation() {
+    if (state.conversationId) return state.conversationId;
+    const conv = await api.createConversation(state.datasource);
+    state.conversationId = conv.id;
+    return conv.id;
+  }
+
+  async function ask(text) {
+    const question = (text || "").trim();
+    if (!question || controller) return;
+    if (list.querySelector(".welcome")) list.replaceChildren();
+    list.append(userMessage(question));
+    const reply = assistantMessage();
+    list.append(reply.element);
+    scrollDown();
+    input.value = "";
+    controller = new AbortController();
+    setBusy(true);
+    let finished = false;
+    try {
+      const id = await ensureConversation();
+      running = { id };
+      onChanged(id);
+      await api.ask(id, question, state.datasource, (ev) => {
+        if (ev.type === "done") finished = true;
+        reply.onEvent(ev);
+        scrollDown();
+      }, controller.signal);
+      if (!finished) reply.finish("stopped");
+    } catch (err) {
+      if (err.name === "AbortError") reply.finish("stopped");
+      else {
+        reply.showError(err instanceof ApiError ? err : { code: "error", message: String(err) });
+        reply.finish("error");
+      }
+    } finally {
+      controller = null;
+      running = null;
+      setBusy(false);
+      onChanged(state.conversationId);
+      input.focus();
+    }
+  }
+
+  // Stop asks the server to cancel; if that fails the stream is aborted (the server cancels on disconnect).
+  async function stop() {
+    if (!controller) return;
+    const current = controller;
+    stopButton.disabled = true;
+    try {
+      const id = running && running.id;
+      if (id) await api.stop(id);
+      else current.abort();
+    } catch {
+      current.abort();
+    }
+    setTimeout(() => controller === current && current.abort(), 5000);
+  }
+
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    ask(input.value);
+  });
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      ask(input.value);
+    }
+  });
+  stopButton.addEventListener("click", stop);
+  setBusy(false);
+
+  return { ask, stop, showMessages, welcome, isBusy: () => controller !== null };
+}

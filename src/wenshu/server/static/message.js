@@ -1,0 +1,110 @@
+// One chat message. A user message is a bubble of text; an assistant message has fixed slots
+// (steps, answer, SQL with copy, table, chart, error) filled from stream events as they arrive,
+// or at once from a stored AgentResponse payload when a conversation is reloaded.
+
+import { label } from "./i18n.js";
+import { el } from "./dom.js";
+import { createSteps } from "./steps.js";
+import { createTable } from "./table.js";
+import { createChart } from "./chart.js";
+
+export function userMessage(text) {
+  return el("article", { class: "msg user" }, el("div", { class: "bubble" }, text));
+}
+
+function sqlBlock(sql) {
+  const code = el("code", {}, sql);
+  const copy = label(el("button", { type: "button", class: "copy-sql" }), "copy");
+  copy.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(sql);
+    } catch {
+      const area = el("textarea", {}, sql); // clipboard API needs a secure context; fall back
+      document.body.append(area);
+      area.select();
+      document.execCommand("copy");
+      area.remove();
+    }
+    label(copy, "copied");
+    setTimeout(() => label(copy, "copy"), 1500);
+  });
+  const head = el("div", { class: "sql-head" }, label(el("span"), "sql"), copy);
+  return el("div", { class: "sql-box", "data-testid": "sql" }, head, el("pre", {}, code));
+}
+
+export function assistantMessage() {
+  const steps = createSteps();
+  const slots = {
+    answer: el("div", { class: "answer", "data-testid": "answer" }),
+    sql: el("div", { class: "slot-sql" }),
+    table: el("div", { class: "slot-table" }),
+    chart: el("div", { class: "slot-chart" }),
+    note: el("div", { class: "slot-note" }),
+  };
+  const bubble = el("div", { class: "bubble" }, steps.element, ...Object.values(slots));
+  const element = el("article", { class: "msg assistant busy" }, bubble);
+  let streamed = "";
+
+  const setSql = (sql) => sql && slots.sql.replaceChildren(sqlBlock(sql));
+  const setTable = (res) => res && res.columns && res.columns.length && slots.table.replaceChildren(createTable(res));
+  const setChart = (spec) => spec && slots.chart.replaceChildren(createChart(spec));
+  const setAnswer = (text) => {
+    slots.answer.classList.remove("streaming");
+    slots.answer.textContent = text || "";
+  };
+
+  function showError(err) {
+    const box = el("div", { class: "error-box", role: "alert", "data-code": err.code || "" });
+    box.append(label(el("strong"), "errorPrefix"), ": ", err.message || String(err));
+    slots.note.replaceChildren(box);
+  }
+
+  function fromResponse(resp) {
+    if (!resp) return;
+    if (resp.answer) setAnswer(resp.answer);
+    if (!slots.sql.firstChild) setSql(resp.sql);
+    if (!slots.table.firstChild) setTable(resp);
+    if (!slots.chart.firstChild) setChart(resp.chart);
+    steps.fromTrace(resp.trace);
+    if (resp.error && !resp.answer) showError(resp.error);
+    if (resp.cached) element.classList.add("cached");
+  }
+
+  function finish(status) {
+    element.classList.remove("busy");
+    element.dataset.status = status;
+    steps.finish(status);
+    if (status === "stopped") slots.note.append(label(el("p", { class: "stopped-note" }), "stopped"));
+  }
+
+  // One streamed event from POST /api/conversations/{id}/messages.
+  function onEvent({ type, data }) {
+    if (type === "node") steps.onNode(data);
+    else if (type === "token") {
+      streamed += (data && data.text) || "";
+      slots.answer.classList.add("streaming");
+      slots.answer.textContent = streamed;
+    } else if (type === "sql") setSql(data.sql);
+    else if (type === "result") setTable(data);
+    else if (type === "chart") setChart(data.spec);
+    else if (type === "answer") {
+      setAnswer(data.text);
+      fromResponse(data.response);
+    } else if (type === "error") showError(data);
+    else if (type === "done") finish(data.status || "ok");
+  }
+
+  // A stored assistant message: {content, sql, status, payload: AgentResponse | null}.
+  function fromStored(msg) {
+    if (msg.status !== "stopped") setAnswer(msg.content);
+    if (msg.payload) fromResponse(msg.payload);
+    else setSql(msg.sql);
+    if (msg.status === "error" && !(msg.payload && msg.payload.answer)) {
+      showError({ code: "error", message: msg.content });
+      setAnswer("");
+    }
+    finish(msg.status || "ok");
+  }
+
+  return { element, onEvent, fromResponse, fromStored, showError, finish };
+}
