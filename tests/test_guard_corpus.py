@@ -78,23 +78,10 @@ def mysql_target(mariadb_server):
 
 # Attacks layers 1-3 still let through; layer 4 contains each of them (the harm checks run first and
 # always hold). "strict": once the guard refuses the case, this entry must be removed. Not strict:
-# the outcome depends on timing (the plan check's EXPLAIN folds or materialises the bomb and may time
-# out, which refuses it).
-GUARD_GAPS = {
-    ("sqlite", "timebomb-15"): ("a recursive CTE bounded only by a huge constant", True),
-    ("postgres", "timebomb-15"): ("a recursive CTE bounded only by a huge constant", True),
-    ("mysql", "timebomb-15"): ("a recursive CTE bounded only by a huge constant", False),
-    ("sqlite", "timebomb-19"): ("randomblob() with a huge size", True),
-    ("sqlite", "timebomb-20"): ("zeroblob() with a huge size", True),
-    ("sqlite", "timebomb-21"): ("zeroblob() with a huge size", True),
-    ("sqlite", "timebomb-22"): ("printf() with a huge width", True),
-    ("postgres", "timebomb-23"): ("repeat() with a huge count", False),
-    ("mysql", "timebomb-23"): ("repeat() with a huge count", False),
-    ("postgres", "system_catalog-01"): ("system catalogs outside the datasource catalog (pg_authid)", True),
-    ("postgres", "system_catalog-02"): ("system catalogs outside the datasource catalog (pg_shadow)", True),
-    ("postgres", "system_catalog-04"): ("system catalogs outside the datasource catalog (pg_stat_activity)", True),
-    ("mysql", "system_catalog-03"): ("system tables outside the datasource catalog (mysql.user)", True),
-}
+# the outcome depends on timing. Empty now: system catalogs (layer 2, sql_system_table), constant-size
+# bombs (layer 3, sql_resource_bomb) and recursive CTEs bounded by a huge constant (layer 3,
+# sql_recursion_too_deep) are refused by the guard; add an entry here when a new case finds a gap.
+GUARD_GAPS: dict[tuple[str, str], tuple[str, bool]] = {}
 
 
 def _params():

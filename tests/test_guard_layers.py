@@ -217,7 +217,7 @@ def test_allow_list(catalog):
     guard = Guard(GuardPolicy(allow_tables=["orders"]), row_limit=None)
     assert check("SELECT id FROM orders", "sqlite", catalog, guard).passed
     assert check("SELECT name FROM customers", "sqlite", catalog, guard).code == "sql_table_denied"
-    assert check("SELECT name FROM sqlite_master", "sqlite", catalog, guard).code == "sql_table_denied"
+    assert check("SELECT name FROM sqlite_master", "sqlite", catalog, guard).code == "sql_system_table"
 
 
 def test_star_is_expanded_to_allowed_columns(catalog, tmp_path):

@@ -3,11 +3,12 @@
     guard = Guard(policy=GuardPolicy(deny_columns=["customers.phone"]), row_limit=1000)
     outcome = guard.check(sql, dialect="sqlite", catalog=catalog, url=url)
 
-Layer 1 (`parse`, `statements`, `functions`) always runs; layer 2 runs the access policy whenever
-one is set (`policy`, `columns`) and the catalog name checks when a catalog is given (`names`);
-layer 3 runs the static shape checks (`shape`), applies the row limit (`limits`) and, when a URL is
-given, asks the database for its plan (`wenshu.guard.plan`, optional). The codes are listed in
-docs/guard.md.
+Layer 1 (`parse`, `statements`, `functions`) always runs; layer 2 always refuses system catalogs
+outside the datasource (`system`), runs the access policy whenever one is set (`policy`, `columns`)
+and the catalog name checks when a catalog is given (`names`); layer 3 runs the resource checks
+(`resources`: constant-size bombs) and the static shape checks (`shape`, `recursion`), applies the
+row limit (`limits`) and, when a URL is given, asks the database for its plan
+(`wenshu.guard.plan`, optional). The codes are listed in docs/guard.md.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ from wenshu.guard.names import unknown_column, unknown_table
 from wenshu.guard.outcome import Problem, ValidationOutcome, passed, refused
 from wenshu.guard.parse import MAX_SQL_CHARS, parse_one, too_complex
 from wenshu.guard.policy import GuardPolicy, table_problem
+from wenshu.guard.resources import resource_problem
 from wenshu.guard.shape import shape_problem
 from wenshu.guard.statements import statement_problem
+from wenshu.guard.system import system_problem
 from wenshu.knowledge.catalog import Catalog
 
 _INTERNAL = Problem(
@@ -50,7 +53,8 @@ class Guard:
     """Checks one model-written statement; implements the `SQLValidator` protocol too."""
 
     def __init__(self, policy: GuardPolicy | None = None, row_limit: int | None = 1000, plan_limits=None,
-                 *, max_sql_chars: int = MAX_SQL_CHARS, plan_timeout_s: float = 5.0):
+                 *, max_sql_chars: int = MAX_SQL_CHARS, plan_timeout_s: float = 5.0,
+                 max_size: int | None = None, max_recursion: int | None = None):
         if row_limit is not None and row_limit < 1:
             raise ValueError("row_limit must be a positive integer")
         self.policy = policy if policy is not None and not policy.empty else None
@@ -58,6 +62,7 @@ class Guard:
         self.plan_limits = plan_limits
         self.max_sql_chars = max_sql_chars
         self.plan_timeout_s = plan_timeout_s
+        self.max_size, self.max_recursion = _resource_bounds(max_size, max_recursion)
         self._visible: tuple[Catalog, Catalog] | None = None
 
     def validate(self, sql: str, *, dialect: str, catalog: Catalog | None = None,
@@ -90,6 +95,7 @@ class Guard:
             raise _Refusal(1, tree)
         _raise(1, statement_problem(tree, d))
         rewritten = False
+        _raise(2, system_problem(tree, d, catalog))
         if self.policy is not None:
             _raise(2, table_problem(tree, self.policy, d))
             rewritten, problem = apply_column_policy(tree, self.policy, catalog, d)
@@ -97,7 +103,7 @@ class Guard:
         if catalog is not None:
             visible = self._visible_catalog(catalog)
             _raise(2, unknown_table(tree, visible, d) or unknown_column(tree, visible, d))
-        _raise(3, shape_problem(tree, catalog, d))
+        _raise(3, resource_problem(tree, self.max_size) or shape_problem(tree, catalog, d, self.max_recursion))
         return self._limited(sql, d, tree, rewritten, row_limit)
 
     def _limited(self, sql: str, d: str, tree: exp.Expression, rewritten: bool, row_limit) -> tuple[str, str]:
@@ -137,6 +143,17 @@ class Guard:
             raise _Refusal(3, Problem(found.code, found.reason, found.hint))
 
 
+def _resource_bounds(max_size: int | None, max_recursion: int | None) -> tuple[int, int]:
+    """The layer 3 bounds: as given, else from settings (`guard_max_size`, `guard_max_recursion`)."""
+    if max_size is None or max_recursion is None:
+        from wenshu.settings import get_settings
+
+        settings = get_settings()
+        max_size = settings.guard_max_size if max_size is None else max_size
+        max_recursion = settings.guard_max_recursion if max_recursion is None else max_recursion
+    return max_size, max_recursion
+
+
 def _raise(layer: int, problem: Problem | None) -> None:
     if problem is not None:
         raise _Refusal(layer, problem)
@@ -150,5 +167,6 @@ def guard_check(validator, sql: str, *, dialect: str, catalog: Catalog | None, r
         return validator.validate(sql, dialect=dialect, catalog=catalog, row_limit=row_limit)
     guard = Guard(policy if policy is not None else validator.policy, row_limit=row_limit,
                   plan_limits=validator.plan_limits, max_sql_chars=validator.max_sql_chars,
-                  plan_timeout_s=validator.plan_timeout_s)  # fmt: skip
+                  plan_timeout_s=validator.plan_timeout_s, max_size=validator.max_size,
+                  max_recursion=validator.max_recursion)  # fmt: skip
     return guard.check(sql, dialect=dialect, catalog=catalog, url=url)

@@ -18,10 +18,10 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from wenshu.guard.dialects import name_matches
 from wenshu.guard.outcome import Problem
+from wenshu.guard.system import is_system_table
 from wenshu.knowledge.catalog import Catalog, ColumnInfo, TableInfo
 from wenshu.knowledge.joins import where_column_lives
 
-SYSTEM_SCHEMAS = {"information_schema", "pg_catalog", "performance_schema", "sys", "mysql", "system"}
 # Columns every row has without being declared (SQLite rowid aliases, PostgreSQL system columns).
 IMPLICIT_COLUMNS = {
     "sqlite": {"rowid", "oid", "_rowid_"},
@@ -67,15 +67,6 @@ def closest(name: str, candidates: list[str], n: int = 5) -> list[str]:
 def _fmt(names: list[str], limit: int = 15) -> str:
     shown = ", ".join(names[:limit])
     return shown + (f", ... ({len(names) - limit} more)" if len(names) > limit else "")
-
-
-def is_system_table(table: exp.Table, dialect: str) -> bool:
-    name, db = table.name.lower(), table.db.lower()
-    if db in SYSTEM_SCHEMAS or name in SYSTEM_SCHEMAS:
-        return True
-    if dialect == "sqlite" and name.startswith("sqlite_"):
-        return True
-    return dialect == "postgres" and name.startswith("pg_") and db in ("", "pg_catalog")
 
 
 def is_named_table(node: exp.Expression) -> bool:

@@ -5,7 +5,7 @@ without ON) must be linked into one group by join conditions: ON/USING/NATURAL, 
 predicates naming columns of two relations. A relation that is provably tiny (VALUES, a subquery
 with LIMIT <= TINY_ROWS, an aggregate without GROUP BY, a table the catalog counts at most
 TINY_ROWS rows in), lateral or a table function may stand apart.
-Recursive CTE: its recursive step needs a WHERE that reads a column, a join condition, or a LIMIT.
+Recursive CTEs: `wenshu.guard.recursion` (each step must end within a bounded number of rounds).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from sqlglot import exp
 
 from wenshu.guard.names import find_table
 from wenshu.guard.outcome import Problem
+from wenshu.guard.recursion import DEFAULT_MAX_DEPTH, recursion_problem
 from wenshu.knowledge.catalog import Catalog
 
 TINY_ROWS = 100
@@ -134,31 +135,13 @@ def cartesian_problem(select: exp.Select, ctes: dict, catalog: Catalog | None, d
     )  # fmt: skip
 
 
-def recursion_problem(cte: exp.CTE) -> Problem | None:
-    body, name = cte.this, cte.alias_or_name.lower()
-    if not isinstance(body, exp.SetOperation) or _int(body.args.get("limit")) is not None:
-        return None
-    steps = [s for s in (body.this, body.expression) if isinstance(s, exp.Select)
-             and any(t.name.lower() == name and not t.db for t in s.find_all(exp.Table))]  # fmt: skip
-    for step in steps:
-        where = step.args.get("where")
-        bounded = (where is not None and where.find(exp.Column)) or _int(step.args.get("limit")) is not None
-        bounded = bounded or any(j.args.get("on") or j.args.get("using") for j in step.args.get("joins") or [])
-        if not bounded:
-            return Problem(
-                "sql_unbounded_recursion",
-                f"The recursive CTE `{cte.alias_or_name}` has no condition that ends the recursion.",
-                "Add a WHERE condition to the recursive step (for example WHERE n < 100) or a LIMIT inside the CTE.",
-            )  # fmt: skip
-    return None
-
-
-def shape_problem(tree: exp.Expression, catalog: Catalog | None = None, dialect: str = "") -> Problem | None:
+def shape_problem(tree: exp.Expression, catalog: Catalog | None = None, dialect: str = "",
+                  max_depth: int = DEFAULT_MAX_DEPTH) -> Problem | None:
     ctes = {c.alias_or_name.lower(): c.this for c in tree.find_all(exp.CTE)}
     for with_ in tree.find_all(exp.With):
         if with_.args.get("recursive"):
             for cte in with_.expressions:
-                problem = recursion_problem(cte)
+                problem = recursion_problem(cte, max_depth)
                 if problem:
                     return problem
     for select in tree.find_all(exp.Select):
