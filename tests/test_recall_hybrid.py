@@ -134,6 +134,22 @@ def test_recall_mode_setting_picks_the_implementation(settings, store):
     assert isinstance(build_recall(full, store), FullSchemaRecall)
 
 
+def test_default_build_keeps_vectors_in_sqlite_vec(settings, store, catalog):
+    """The agent's default recall stores its dense vectors in sqlite-vec inside the app DB."""
+    from wenshu.storage.vectors_sqlitevec import SqliteVecIndex
+
+    rec = build_recall(settings, store)
+    assert isinstance(rec.index, SqliteVecIndex)
+    r = rec.recall("华东区上个月的销售额", catalog)
+    assert "regions" in names(r)
+    with store.engine.connect() as conn:
+        in_vec0 = conn.exec_driver_sql("SELECT count(*) FROM vec_index_512 WHERE datasource = 'demo'").scalar()
+        in_items = conn.exec_driver_sql("SELECT count(*) FROM vector_items WHERE datasource = 'demo'").scalar()
+    assert in_vec0 == in_items == len(rec.index_for(catalog).docs)
+    question = rec.embedder.embed(["华东区上个月的销售额"])[0]
+    assert rec.index.search(question, 5, "demo")  # dense hits come from the vec0 table
+
+
 def test_agent_recall_node_feeds_block_and_values_to_generation(agent, fake_model):
     from wenshu.contracts import AgentRequest
 

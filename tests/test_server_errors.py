@@ -48,6 +48,22 @@ def test_invalid_bodies_are_422_and_name_the_field(small_server):
     shaped(http.post("/api/ask", json={"message": "  "}), 400, "empty_question")
 
 
+def test_a_conversation_id_longer_than_the_id_column_is_422(small_server):
+    from wenshu.storage.schema import ID_LEN
+
+    http = small_server.client()
+    too_long = {"message": CITY_QUESTION, "conversation_id": "c" * (ID_LEN + 1)}
+    for url in ("/api/ask", "/api/tasks"):
+        err = shaped(http.post(url, json=too_long), 422, "input_invalid")
+        assert "conversation_id" in err["message"] and str(ID_LEN) in err["message"]
+    zh = shaped(http.post("/api/ask", json=too_long, headers={"Accept-Language": "zh-CN"}), 422, "input_invalid")
+    assert "conversation_id" in zh["message"] and "输入无效" in zh["message"]
+    longest = "c" * ID_LEN  # a new id of the longest allowed length is taken as it is
+    assert http.post("/api/ask", json={"message": CITY_QUESTION, "conversation_id": longest}).json()[
+        "conversation_id"] == longest
+    assert http.get(f"/api/conversations/{longest}").status_code == 200
+
+
 def test_huge_payloads_are_413(small_server):
     http = small_server.client()
     big = {"message": "x" * 10_000}

@@ -43,6 +43,8 @@ def test_event_stream_follows_the_documented_order(live_server):
     assert kinds.index("token") < kinds.index("sql") < kinds.index("result")
     assert max(i for i, k in enumerate(kinds) if k == "node") < kinds.index("result")
     nodes = [d for k, d in events if k == "node"]
+    assert kinds[0] == "node" and nodes[0] == {"node": "queue", "status": "started", "ahead": 0}  # accepted
+    assert nodes[1]["node"] == "queue" and nodes[1]["status"] == "finished" and nodes[1]["outcome"] == "ok"
     for name in {n["node"] for n in nodes}:  # every node starts before it finishes
         statuses = [n["status"] for n in nodes if n["node"] == name]
         assert statuses[0] == "started" and statuses[-1] == "finished"
@@ -50,7 +52,7 @@ def test_event_stream_follows_the_documented_order(live_server):
     assert all(isinstance(n["ms"], float) for n in finished)
     data = dict(events)
     response = data["answer"]["response"]
-    assert [n["node"] for n in finished] == [t["node"] for t in response["trace"]]
+    assert [n["node"] for n in finished[1:]] == [t["node"] for t in response["trace"]]
     assert data["sql"]["sql"].startswith("SELECT") and response["sql"].startswith(data["sql"]["sql"].rstrip(";"))
     assert data["result"]["columns"] == ["城市", "订单量"] and data["result"]["row_count"] == 10
     assert data["chart"]["spec"] == response["chart"] and data["answer"]["text"] == response["answer"]
@@ -161,3 +163,37 @@ def test_an_idle_stream_gets_keepalive_comments(server_factory):
     events = stream_events(http, new_conversation(http), "how many orders are there")
     kinds = [k for k, _ in events]
     assert "ping" in kinds and kinds[-1] == "done" and dict(events)["done"]["status"] == "ok"
+
+
+def test_a_queued_answer_is_acknowledged_at_once_and_reports_its_wait(server_factory):
+    """One worker, three conversations: the second and third hear `queue started` (with how many wait
+    ahead) while the first still runs; the second's queue step finishes only once a worker takes it."""
+    from wenshu.providers.fake import ScriptedChatModel
+
+    live = server_factory(model=ScriptedChatModel(default=CITY_TOP, delay_s=0.15), server_workers=1)
+    http = live.client()
+    a, b, c = (new_conversation(http) for _ in range(3))
+    with live.client().stream("POST", f"/api/conversations/{a}/messages", json={"message": CITY_QUESTION}) as ra:
+        a_lines = ra.iter_lines()
+        read_until(a_lines, "token")  # the only worker is busy with a
+        with live.client().stream("POST", f"/api/conversations/{b}/messages", json={"message": CITY_QUESTION}) as rb, \
+                live.client().stream("POST", f"/api/conversations/{c}/messages", json={"message": CITY_QUESTION}) as rc:
+            b_lines, c_lines = rb.iter_lines(), rc.iter_lines()
+            assert next(parse_sse(b_lines)) == ("node", {"node": "queue", "status": "started", "ahead": 0})
+            assert next(parse_sse(c_lines)) == ("node", {"node": "queue", "status": "started", "ahead": 1})
+            assert live.state.runner.active_count() == 3
+            t0 = time.monotonic()
+            assert http.post(f"/api/conversations/{a}/stop").json() == {"stopped": True}
+            live.model.delay_s = 0
+            b_events = list(parse_sse(b_lines))
+            c_events = list(parse_sse(c_lines))
+        assert list(parse_sse(a_lines))[-1][1]["status"] == "stopped"
+    for events in (b_events, c_events):
+        first = events[0]
+        assert first[0] == "node" and first[1]["node"] == "queue" and first[1]["status"] == "finished"
+        assert first[1]["ms"] > 0 and events[1] == ("node", {"node": "intent", "status": "started"})
+        assert events[-1][1]["status"] == "ok"
+    waited_b = b_events[0][1]["ms"]
+    assert waited_b >= 100  # b waited while a generated (at least the first token's 150 ms)
+    assert c_events[0][1]["ms"] > waited_b  # c waited for a, then for b
+    assert time.monotonic() - t0 < 30 and live.wait_idle() == 0

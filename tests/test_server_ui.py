@@ -209,6 +209,9 @@ def test_stop_ends_a_slow_answer_and_stores_it_as_stopped(open_page, fake, tmp_p
     reply.wait_for(timeout=5_000)
     assert time.monotonic() - started < 3
     assert reply.locator(".stopped-note").inner_text() == "Stopped."
+    queue = reply.locator(".step").first  # the server's queue step, sent when the question was accepted
+    assert queue.get_attribute("data-node") == "queue" and queue.get_attribute("data-status") == "ok"
+    assert queue.locator(".step-name").inner_text() == "Queue"
     assert page.locator("#send").is_visible()
     page.screenshot(path=str(tmp_path / "stopped.png"))
     fake.delay_s = 0.0

@@ -1,8 +1,9 @@
 """The same store on PostgreSQL: only a URL change.
 
-Skipped unless WENSHU_TEST_PG_URL points at a server where the user may create databases
-(e.g. postgresql+psycopg://postgres@127.0.0.1:5432/postgres) and the driver is installed.
-Each test gets a fresh database, dropped afterwards.
+Runs against WENSHU_TEST_PG_URL when set (a server where the user may create databases, e.g.
+postgresql+psycopg://postgres@127.0.0.1:5432/postgres), else against the throwaway PostgreSQL
+server the test fixtures start (`pg_server`, tests/fixtures_servers.py). Each test gets a fresh
+database, dropped afterwards.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import pytest
 import sqlalchemy as sa
 
 PG_URL = os.environ.get("WENSHU_TEST_PG_URL")
-pytestmark = pytest.mark.skipif(not PG_URL, reason="set WENSHU_TEST_PG_URL to run PostgreSQL tests")
 
 from wenshu.errors import InputError, UnknownDatasource  # noqa: E402
 from wenshu.storage.conversations import Turn  # noqa: E402
@@ -25,13 +25,14 @@ from wenshu.storage.schema import result_cache, utcnow  # noqa: E402
 
 
 @pytest.fixture
-def pg_url():
-    server = sa.create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+def pg_url(request):
+    base = PG_URL or request.getfixturevalue("pg_server").admin_url
+    server = sa.create_engine(base, isolation_level="AUTOCOMMIT")
     name = f"wenshu_test_{uuid.uuid4().hex[:12]}"
     with server.connect() as conn:
         conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
     try:
-        yield sa.make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
+        yield sa.make_url(base).set(database=name).render_as_string(hide_password=False)
     finally:
         with server.connect() as conn:
             conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

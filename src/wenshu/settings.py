@@ -68,6 +68,11 @@ class Settings(BaseSettings):
     plan_sqlite_max_scan_rows: float = Field(
         1e9, description="SQLite: most rows examined by nested full scans (product of table sizes)."
     )
+    # Resource checks (layer 3, wenshu.guard.resources / recursion): constant sizes above these refuse.
+    guard_max_size: int = Field(
+        1_000_000, description="Largest constant size for repeat/lpad/zeroblob/printf widths/generate_series spans."
+    )
+    guard_max_recursion: int = Field(100_000, description="Most rounds a recursive CTE bounded by a constant may run.")
 
     # Schema recall (knowledge/hybrid.py): "hybrid" fuses dense + keyword + values + structure; "full" sends all.
     recall_mode: Literal["hybrid", "full"] = "hybrid"
@@ -75,6 +80,8 @@ class Settings(BaseSettings):
     recall_max_tables: int = Field(10, description="Most tables ranked into the block (join tables added).")
     recall_examples: int = Field(2, description="Few-shot examples passed with the recalled schema.")
     embed_provider: Literal["embedded", "openai", "none"] = "embedded"
+    vector_index: Literal["auto", "exact"] = Field(
+        "auto", description="auto: sqlite-vec in a SQLite app DB when it loads, else exact; exact: always numpy.")
     embed_base_url: str | None = None
     embed_model: str | None = None
     embed_api_key: str | None = None
@@ -86,7 +93,9 @@ class Settings(BaseSettings):
     )
     server_max_body_bytes: int = Field(1_048_576, description="Largest accepted request body (413 above).")
     rate_limit_per_minute: int = Field(120, description="Requests per minute per token (or client when local); 0: off.")
-    server_workers: int = Field(32, description="Answers running at once; more wait in the queue.")
+    server_workers: int = Field(
+        0, description="Answers running at once, more wait in the queue; 0: auto (32 for a remote model API, "
+        "else one per CPU core, at least 2: see wenshu.server.app.answer_workers).")
     sse_ping_s: float = Field(15.0, description="Seconds between keep-alive comments on an idle event stream.")
     tasks_keep: int = Field(500, description="Finished tasks kept in memory for GET /api/tasks/{id}.")
     resync_max_age_s: float = Field(86400, description="The server re-syncs catalogs older than this; 0: never.")

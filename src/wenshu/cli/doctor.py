@@ -28,6 +28,18 @@ def _check_datasources(s) -> tuple[list[tuple[str, str, str]], list[str]]:
     return rows, fixes
 
 
+def _vector_index(s) -> str:
+    """Which vector index recall uses: sqlite-vec in the app DB, or the exact numpy search and why."""
+    from wenshu.bootstrap import open_store
+    from wenshu.storage.vectors import open_vector_index
+
+    store = open_store(s)
+    try:
+        return open_vector_index(store.engine, s.vector_index).describe()
+    finally:
+        store.close()
+
+
 def doctor() -> None:
     """Print the effective config, the model status, the datasources, and fixes for what is missing."""
     with guarded():
@@ -59,6 +71,8 @@ def doctor() -> None:
                 fixes.append("Install the embedded model: `wenshu model install`.")
         elif provider == "openai":
             console.print(f"Endpoint: {s.llm_base_url} (fast: {s.fast_model_name}, strong: {s.strong_model_name})")
+
+        console.print(f"Vector index / 向量索引: [bold]{_vector_index(s)}[/]")
 
         rows, ds_fixes = _check_datasources(s)
         fixes += ds_fixes

@@ -48,7 +48,7 @@ def error_response(err: e.WenshuError, lang: str, status: int | None = None) -> 
     return JSONResponse(e.error_payload(err, lang), status_code=status or status_for(err), headers=headers)
 
 
-def _validation_error(exc: RequestValidationError) -> tuple[e.WenshuError, int]:
+def validation_error(exc: RequestValidationError) -> tuple[e.WenshuError, int]:
     errs = exc.errors()
     if any(x.get("type") == "json_invalid" for x in errs):
         return e.InputError("The request body is not valid JSON.", "请求体不是有效的 JSON。",
@@ -60,7 +60,7 @@ def _validation_error(exc: RequestValidationError) -> tuple[e.WenshuError, int]:
                         code="input_invalid"), 422
 
 
-def _http_error(request: Request, exc: StarletteHTTPException) -> tuple[e.WenshuError, int]:
+def http_error(request: Request, exc: StarletteHTTPException) -> tuple[e.WenshuError, int]:
     if isinstance(exc.__cause__, e.WenshuError):  # e.g. a chunked body over the limit
         return exc.__cause__, status_for(exc.__cause__)
     path = f"{request.method} {request.url.path}"
@@ -81,12 +81,12 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        err, status = _validation_error(exc)
+        err, status = validation_error(exc)
         return error_response(err, request_lang(request), status)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        err, status = _http_error(request, exc)
+        err, status = http_error(request, exc)
         response = error_response(err, request_lang(request), status)
         if exc.headers:
             response.headers.update(exc.headers)

@@ -4,6 +4,10 @@ Stopping works through the event callback: the agent reports every node, token a
 it, and once a run is cancelled the next report raises `RunCancelled` inside the graph. The agent
 stores the partial turn as `stopped`, the worker finishes, and nothing keeps running. A model call
 that reports nothing while it works (a non-streaming call) is stopped at its end.
+
+Every run also reports a `queue` step to its sink: `started` the moment it is accepted (with how many
+answers wait ahead of it) and finished (`ok`, with the wait in ms) when a worker picks it up. A client
+thus learns at once that its question was taken, even when every worker is busy.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ log = logging.getLogger("wenshu.server")
 # A sink receives ("event", Event) while the run works and ("end", None) once it is over.
 Sink = Callable[[str, Any], None]
 
+QUEUE_NODE = "queue"
+
 
 @dataclass
 class Run:
@@ -40,6 +46,8 @@ class Run:
     error: WenshuError | None = None
     message_id: int | None = None
     finished_at: float | None = None
+    queued_at: float = field(default_factory=time.perf_counter)
+    ahead: int = 0  # answers waiting for a worker before this one, when it was accepted
     cancel_event: threading.Event = field(default_factory=threading.Event)
     done_event: threading.Event = field(default_factory=threading.Event)
 
@@ -64,7 +72,8 @@ class Runner:
         self.agent = agent
         self.keep = keep
         self.on_finish = on_finish
-        self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="wenshu-answer")
+        self.workers = max(1, workers)
+        self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="wenshu-answer")
         self._lock = threading.Lock()
         self._runs: dict[str, Run] = {}
         self._active: dict[str, Run] = {}  # conversation id -> the run answering in it
@@ -81,8 +90,10 @@ class Runner:
                 raise RunCancelled()
             if cid in self._active:
                 raise ConversationBusy()
+            run.ahead = max(0, len(self._active) - self.workers)  # the pool is FIFO
             self._active[cid] = run
             self._runs[run.id] = run
+        self._report(run, Event(type="node", node=QUEUE_NODE, status="started", data={"ahead": run.ahead}))
         self._pool.submit(self._work, run)
         return run
 
@@ -122,6 +133,8 @@ class Runner:
                 run.status = "cancelled"
                 return
             run.status = "running"
+            waited = (time.perf_counter() - run.queued_at) * 1000
+            self._report(run, Event(type="node", node=QUEUE_NODE, status="ok", ms=round(waited, 1)))
             response = self.agent.ask(run.request, on_event=lambda ev: self._on_event(run, ev))
             run.response, run.message_id = response, response.message_id
             run.status = "error" if response.error else "done"
@@ -141,6 +154,10 @@ class Runner:
             raise RunCancelled()
         if event.type == "node" and event.status != "started":
             run.progress.append(event.node)
+        self._report(run, event)
+
+    @staticmethod
+    def _report(run: Run, event: Event) -> None:
         if run.sink is not None:
             run.sink("event", event)
 

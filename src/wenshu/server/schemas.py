@@ -8,13 +8,16 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from wenshu.contracts import AgentResponse
+from wenshu.storage.schema import ID_LEN
 
 
 class AskBody(BaseModel):
     """A question; the user comes from the token, never from the body."""
 
     message: str
-    conversation_id: str | None = Field(None, min_length=1, max_length=32)
+    conversation_id: str | None = Field(
+        None, min_length=1, max_length=ID_LEN,
+        description=f"One of your conversations, or a new id of your choice (at most {ID_LEN} characters).")
     datasource: str | None = None
 
 

@@ -1,8 +1,9 @@
 """Server-Sent Events: formatting, mapping agent events to stream events, and the stream itself.
 
-Order (docs/api.md): `node` events as the graph runs, interleaved with `token` (model output as it
-streams) and `sql` (after the SQL passed validation); then `result`, `chart` (when there is one),
-`answer`, `error` (on failure) and exactly one `done`. A `: ping` comment keeps an idle stream open.
+Order (docs/api.md): a `queue` step (`node` started at once, finished when a worker takes the answer),
+then `node` events as the graph runs, interleaved with `token` (model output as it streams) and `sql`
+(after the SQL passed validation); then `result`, `chart` (when there is one), `answer`, `error` (on
+failure) and exactly one `done`. A `: ping` comment keeps an idle stream open.
 """
 
 from __future__ import annotations
@@ -37,7 +38,10 @@ class EventMapper:
         if event.type != "node":
             return []
         if event.status == "started":
-            return [("node", {"node": event.node, "status": "started"})]
+            started = {"node": event.node, "status": "started"}
+            if isinstance(event.data, dict):  # e.g. the queue step's {"ahead": n}
+                started |= {k: v for k, v in event.data.items() if k not in started}
+            return [("node", started)]
         out = [("node", {"node": event.node, "status": "finished", "outcome": event.status, "ms": event.ms,
                          "detail": str(event.data or "")})]
         if event.node == "validate" and event.status == "ok" and self._candidate:
@@ -79,20 +83,32 @@ class StreamBridge:
         except RuntimeError:  # the loop is gone (server shutting down); the run is being cancelled
             pass
 
+    async def events(self, quiet_s: float) -> AsyncIterator[Event | None]:
+        """The run's events as they come, None after each `quiet_s` without one; ends with the run.
+        Events already queued are taken without a timer (one less task per event for the loop)."""
+        while True:
+            try:
+                kind, item = self.queue.get_nowait()
+            except asyncio.QueueEmpty:
+                try:
+                    kind, item = await asyncio.wait_for(self.queue.get(), timeout=quiet_s)
+                except TimeoutError:
+                    yield None
+                    continue
+            if kind == "end":
+                return
+            yield item
+
 
 async def stream_run(run: Run, bridge: StreamBridge, runner: Runner, lang: str, ping_s: float) -> AsyncIterator[str]:
     """The event stream of one run. Leaving early (client gone) cancels the run."""
     mapper = EventMapper()
     try:
-        while True:
-            try:
-                kind, item = await asyncio.wait_for(bridge.queue.get(), timeout=ping_s)
-            except TimeoutError:
+        async for event in bridge.events(ping_s):
+            if event is None:
                 yield PING
                 continue
-            if kind == "end":
-                break
-            for name, data in mapper.map(item):
+            for name, data in mapper.map(event):
                 yield format_event(name, data)
         for name, data in final_events(run, lang):
             yield format_event(name, data)

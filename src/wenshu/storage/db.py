@@ -64,6 +64,12 @@ def _is_sqlite_memory(url: sa.URL) -> bool:
     return url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:")
 
 
+def _sqlite_dbapi():
+    from wenshu.storage.vectors_sqlitevec import sqlite_dbapi
+
+    return sqlite_dbapi()
+
+
 def _set_wal(cur) -> None:
     """Switch the file to WAL (persistent, so only its first opener does it). Changing the journal
     mode answers SQLITE_BUSY at once, without the busy handler, while another connection is in a
@@ -74,7 +80,7 @@ def _set_wal(cur) -> None:
             if cur.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
                 cur.execute("PRAGMA journal_mode=WAL")
             return
-        except sqlite3.OperationalError as exc:
+        except (sqlite3.OperationalError, _sqlite_dbapi().OperationalError) as exc:
             if "locked" not in str(exc) or time.monotonic() > deadline:
                 raise
             time.sleep(0.02)
@@ -92,6 +98,7 @@ def make_engine(url: str) -> Engine:
         kwargs["poolclass"] = StaticPool  # one shared in-memory database for every thread
     elif not parsed.query.get("uri"):
         Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    kwargs["module"] = _sqlite_dbapi()  # one that can load sqlite-vec when there is one (vectors_sqlitevec.py)
     engine = sa.create_engine(parsed, **kwargs)
 
     @sa.event.listens_for(engine, "connect")

@@ -216,12 +216,40 @@ def _v5_users_tokens(conn: Connection) -> None:
     md.create_all(conn)
 
 
+def _v6_vectors(conn: Connection) -> None:
+    """The vector index's plain tables: document vectors per datasource and the embedding cache.
+
+    sqlite-vec's `vec0` virtual tables are not migrated: they exist only on SQLite with the extension
+    loaded, so storage/vectors_sqlitevec.py creates them on first use (and refills them from
+    `vector_items`)."""
+    md = sa.MetaData()
+    sa.Table(
+        "vector_items",
+        md,
+        sa.Column("datasource", sa.String(64), primary_key=True),
+        sa.Column("doc_id", sa.String(512), primary_key=True),
+        sa.Column("hash", sa.String(64), nullable=False),
+        sa.Column("dim", sa.Integer, nullable=False),
+        sa.Column("vector", sa.LargeBinary, nullable=False),
+    )
+    sa.Table(
+        "embedding_cache",
+        md,
+        sa.Column("model", sa.String(128), primary_key=True),
+        sa.Column("hash", sa.String(64), primary_key=True),
+        sa.Column("dim", sa.Integer, nullable=False),
+        sa.Column("vector", sa.LargeBinary, nullable=False),
+    )
+    md.create_all(conn, checkfirst=True)  # stores that predate v6 may already have them (created on use)
+
+
 MIGRATIONS: list[tuple[int, Migration]] = [
     (1, _v1_core),
     (2, _v2_audit_and_cache),
     (3, _v3_catalog),
     (4, _v4_examples_glossary),
     (5, _v5_users_tokens),
+    (6, _v6_vectors),
 ]
 LATEST_VERSION = MIGRATIONS[-1][0]
 

@@ -223,3 +223,24 @@ catalog_tables = sa.Table(
     sa.Column("synced_at", UTCDateTime, nullable=False),  # when the payload was last rewritten
     sa.Column("payload", JSONColumn(), nullable=False),  # TableInfo.to_dict()
 )
+
+# The vector index (storage/vectors.py). sqlite-vec's `vec0` virtual tables are not listed here: they
+# are SQLite-only and created on first use by storage/vectors_sqlitevec.py.
+vector_items = sa.Table(
+    "vector_items",
+    metadata,
+    sa.Column("datasource", sa.String(NAME_LEN), primary_key=True),
+    sa.Column("doc_id", sa.String(512), primary_key=True),
+    sa.Column("hash", sa.String(64), nullable=False),  # content hash of the embedded document
+    sa.Column("dim", sa.Integer, nullable=False),
+    sa.Column("vector", sa.LargeBinary, nullable=False),  # float32, L2-normalised
+)
+
+embedding_cache = sa.Table(
+    "embedding_cache",
+    metadata,
+    sa.Column("model", sa.String(128), primary_key=True),
+    sa.Column("hash", sa.String(64), primary_key=True),
+    sa.Column("dim", sa.Integer, nullable=False),
+    sa.Column("vector", sa.LargeBinary, nullable=False),
+)

@@ -2,15 +2,19 @@
 
 `VectorIndex` is the interface (pgvector implements it later). `open_vector_index(engine)` returns:
 
-- `SqliteVecIndex` (storage/vectors_sqlitevec.py) when the app DB is SQLite and the sqlite-vec
-  extension loads on the connection;
+- `SqliteVecIndex` (storage/vectors_sqlitevec.py) when the app DB is SQLite and the app engine's
+  `sqlite3` module loads the sqlite-vec extension (storage/db.py opens SQLite through
+  `vectors_sqlitevec.sqlite_dbapi()`, which falls back to the `sqlean.py` package where the Python
+  build cannot load extensions);
 - else `TableVectorIndex`: vectors in a plain app-DB table and an exact numpy search over the
-  datasource's rows, cached in memory. This is what runs when the Python build cannot load
-  extensions (`sqlite3.Connection.enable_load_extension` missing) or the app DB is PostgreSQL
-  before pgvector lands. Exact search over a few thousand 512-d vectors takes a millisecond or two.
+  datasource's rows, cached in memory. This is what runs when neither stdlib `sqlite3` nor `sqlean`
+  can load extensions, when the app DB is PostgreSQL (before pgvector lands), or with
+  `WENSHU_VECTOR_INDEX=exact`. Exact search over a few thousand 512-d vectors takes a millisecond or two.
 
 Rows carry the content hash of their document, so a rebuild only re-embeds what changed.
-Tables are created on first use (`vector_items`, `embedding_cache`).
+The plain tables (`vector_items`, `embedding_cache`) are migration 6 (storage/migrations.py) and are
+defined in storage/schema.py; opening an index on an engine that is not yet an app store migrates it.
+sqlite-vec's virtual tables are created on first use (see vectors_sqlitevec.py).
 """
 
 from __future__ import annotations
@@ -22,24 +26,8 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-md = sa.MetaData()
-vector_items = sa.Table(
-    "vector_items",
-    md,
-    sa.Column("datasource", sa.String(64), primary_key=True),
-    sa.Column("doc_id", sa.String(512), primary_key=True),
-    sa.Column("hash", sa.String(64), nullable=False),
-    sa.Column("dim", sa.Integer, nullable=False),
-    sa.Column("vector", sa.LargeBinary, nullable=False),
-)
-embedding_cache = sa.Table(
-    "embedding_cache",
-    md,
-    sa.Column("model", sa.String(128), primary_key=True),
-    sa.Column("hash", sa.String(64), primary_key=True),
-    sa.Column("dim", sa.Integer, nullable=False),
-    sa.Column("vector", sa.LargeBinary, nullable=False),
-)
+from wenshu.storage.schema import embedding_cache, vector_items
+
 CHUNK = 500
 
 
@@ -52,6 +40,8 @@ class VectorIndex(Protocol):
 
     def delete(self, datasource: str, ids: list[str] | None = None) -> None: ...  # None: all of it
 
+    def describe(self) -> str: ...  # which index, for `wenshu doctor`
+
 
 def to_blob(vector: np.ndarray) -> bytes:
     return np.asarray(vector, dtype=np.float32).tobytes()
@@ -61,11 +51,20 @@ def from_blob(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype=np.float32)
 
 
+def ensure_tables(engine: Engine) -> None:
+    """The vector tables are app-store tables: a bare engine (a benchmark, a test) is migrated first."""
+    if not sa.inspect(engine).has_table(vector_items.name):
+        from wenshu.storage.migrations import migrate
+
+        migrate(engine)
+
+
 def top_k(matrix: np.ndarray, ids: list[str], vector: np.ndarray, k: int) -> list[tuple[str, float]]:
-    """Exact cosine top-k over L2-normalised rows."""
-    if not ids or k <= 0:
+    """Exact cosine top-k over L2-normalised rows; a query of another dimension matches nothing."""
+    vector = np.asarray(vector, dtype=np.float32)
+    if not ids or k <= 0 or matrix.shape[1] != vector.shape[0]:
         return []
-    scores = matrix @ np.asarray(vector, dtype=np.float32)
+    scores = matrix @ vector
     k = min(k, len(ids))
     part = np.argpartition(-scores, k - 1)[:k]
     order = part[np.argsort(-scores[part], kind="stable")]
@@ -75,11 +74,16 @@ def top_k(matrix: np.ndarray, ids: list[str], vector: np.ndarray, k: int) -> lis
 class TableVectorIndex:
     """Vectors in the `vector_items` table; exact search in numpy (any SQLAlchemy app DB)."""
 
-    def __init__(self, engine: Engine):
-        self.engine = engine
-        md.create_all(engine, tables=[vector_items, embedding_cache], checkfirst=True)
+    kind = "exact"
+
+    def __init__(self, engine: Engine, reason: str = ""):
+        self.engine, self.reason = engine, reason
+        ensure_tables(engine)
         self._matrices: dict[str, tuple[list[str], np.ndarray]] = {}
         self._lock = threading.Lock()
+
+    def describe(self) -> str:
+        return "exact (numpy over vector_items)" + (f": {self.reason}" if self.reason else "")
 
     def upsert(self, datasource: str, ids: list[str], vectors: np.ndarray, hashes: list[str]) -> None:
         if not ids:
@@ -142,7 +146,7 @@ class EmbeddingCache:
 
     def __init__(self, engine: Engine):
         self.engine = engine
-        md.create_all(engine, tables=[embedding_cache], checkfirst=True)
+        ensure_tables(engine)
 
     def get(self, model: str, hashes: list[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
@@ -167,18 +171,31 @@ class EmbeddingCache:
             pass  # another process cached the same vectors first; a cache may miss, never be wrong
 
 
-def open_vector_index(engine: Engine) -> VectorIndex:
-    """sqlite-vec inside a SQLite app DB when the extension loads; else the exact table index."""
-    if engine.dialect.name == "sqlite":
-        from wenshu.storage.vectors_sqlitevec import SqliteVecIndex, sqlite_vec_available
+def open_vector_index(engine: Engine, kind: str | None = None) -> VectorIndex:
+    """sqlite-vec inside a SQLite app DB when the extension loads; else the exact table index.
 
-        if sqlite_vec_available():
-            return SqliteVecIndex(engine)
-    return TableVectorIndex(engine)
+    `kind`: "auto" or "exact"; default the `vector_index` setting (env WENSHU_VECTOR_INDEX)."""
+    if kind is None:
+        from wenshu.settings import get_settings
+
+        kind = get_settings().vector_index
+    if kind == "exact":
+        return TableVectorIndex(engine, "WENSHU_VECTOR_INDEX=exact")
+    if engine.dialect.name != "sqlite":
+        return TableVectorIndex(engine, f"sqlite-vec needs a SQLite app DB, this one is {engine.dialect.name}")
+    from wenshu.storage.vectors_sqlitevec import SqliteVecIndex, engine_loads_sqlite_vec, sqlite_vec_available
+
+    if engine_loads_sqlite_vec(engine):
+        return SqliteVecIndex(engine)
+    if sqlite_vec_available():
+        return TableVectorIndex(engine, "the app engine's sqlite3 module cannot load extensions")
+    return TableVectorIndex(engine, "neither this Python's sqlite3 nor sqlean.py can load sqlite-vec")
 
 
 class MemoryVectorIndex:
     """The same interface in process memory (tests, benchmarks, a store-less recall)."""
+
+    kind = "memory"
 
     def __init__(self):
         self._rows: dict[str, dict[str, tuple[str, np.ndarray]]] = {}
@@ -200,6 +217,9 @@ class MemoryVectorIndex:
             for i in ids:
                 self._rows.get(datasource, {}).pop(i, None)
         self._matrices.pop(datasource, None)
+
+    def describe(self) -> str:
+        return "exact (numpy, in process memory)"
 
     def search(self, vector: np.ndarray, k: int, datasource: str) -> list[tuple[str, float]]:
         if datasource not in self._matrices:

@@ -9,7 +9,6 @@ Every failure here, including auth and validation, uses OpenAI's error shape (se
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator
 from typing import Annotated
@@ -21,13 +20,12 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from wenshu.channels.markdown import details_markdown, response_markdown
-from wenshu.contracts import Event
 from wenshu.errors import InvalidToken, RunCancelled, WenshuError
 from wenshu.i18n import detect_lang
 from wenshu.server import openai_format as fmt
 from wenshu.server.answers import answer_and_wait, start_answer
 from wenshu.server.deps import Principal, ServerState, StateDep, current_user, request_lang, visible_datasources
-from wenshu.server.errors import _http_error, _validation_error, status_for
+from wenshu.server.errors import http_error, status_for, validation_error
 from wenshu.server.runner import Run
 from wenshu.server.sse import PING, StreamBridge
 
@@ -50,9 +48,9 @@ class OpenAIRoute(APIRoute):
             except WenshuError as err:
                 return _openai_error(err, request=request)
             except RequestValidationError as exc:
-                return _openai_error(*_validation_error(exc), request=request)
+                return _openai_error(*validation_error(exc), request=request)
             except StarletteHTTPException as exc:
-                return _openai_error(*_http_error(request, exc), request=request)
+                return _openai_error(*http_error(request, exc), request=request)
 
         return wrapped
 
@@ -112,19 +110,6 @@ def _run_error(run: Run) -> WenshuError:
     return run.error or (RunCancelled() if run.status == "cancelled" else WenshuError())
 
 
-async def _agent_events(bridge: StreamBridge, ping_s: float) -> AsyncIterator[Event | None]:
-    """The run's events as they come (None after each quiet interval); ends with the run."""
-    while True:
-        try:
-            kind, item = await asyncio.wait_for(bridge.queue.get(), timeout=ping_s)
-        except TimeoutError:
-            yield None
-            continue
-        if kind == "end":
-            return
-        yield item
-
-
 async def _stream(state: ServerState, run: Run, bridge: StreamBridge, model: str, lang: str,
                   include_usage: bool) -> AsyncIterator[str]:
     """`chat.completion.chunk`s: the role at once, the answer text when the graph has it, then the SQL
@@ -132,7 +117,7 @@ async def _stream(state: ServerState, run: Run, bridge: StreamBridge, model: str
     cid, created, answered = fmt.completion_id(run.conversation_id), int(time.time()), False
     try:
         yield fmt.chunk(cid, model, created, {"role": "assistant", "content": ""})
-        async for event in _agent_events(bridge, state.settings.sse_ping_s):
+        async for event in bridge.events(state.settings.sse_ping_s):
             if event is None:
                 yield PING
             elif event.type == "answer" and isinstance(event.data, str) and not answered:

@@ -1,7 +1,7 @@
 // The collapsible steps panel: one row per graph node (intent → recall → SQL → validate → run →
 // explain) with its status, its time in ms and, on failure or retry, the reason.
 
-import { label } from "./i18n.js";
+import { label, t } from "./i18n.js";
 import { el } from "./dom.js";
 
 const FAILED = new Set(["error", "retry"]);
@@ -16,10 +16,19 @@ export function createSteps() {
   const panel = el("details", { class: "steps", "data-testid": "steps", open: true }, summary, list);
   let current = null;
 
+  // A step without a translated label (e.g. the server's `queue` step) shows its own name.
+  function stepName(node) {
+    const key = `node.${node}`;
+    const name = el("span", { class: "step-name" });
+    if (t(key) === key) name.textContent = node;
+    else label(name, key);
+    return name;
+  }
+
   function row(node) {
     const item = el("li", { class: "step", "data-node": node });
     item.append(
-      label(el("span", { class: "step-name" }), `node.${node}`),
+      stepName(node),
       el("span", { class: "step-status" }),
       el("span", { class: "step-ms" }),
       el("div", { class: "step-detail" }),
