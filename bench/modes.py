@@ -18,20 +18,23 @@ from collections import defaultdict
 from langchain_core.messages import HumanMessage
 
 from bench.datasets import Item
-from bench.scoring import QueryFailed, is_ordered, run_sql, same_result
+from bench.scoring import QueryFailed, contains_result, is_ordered, run_sql, same_result
 
 
-def score(item: Item, sql: str | None, gold_rows: list) -> tuple[bool, str, str]:
-    """(correct, error class, detail) of a predicted SQL against the gold rows."""
+def score(item: Item, sql: str | None, gold_rows: list) -> tuple[bool, str, str, bool]:
+    """(correct, error class, detail, lenient) of a predicted SQL against the gold rows; `lenient`
+    also accepts extra columns (see bench.scoring.contains_result)."""
     if not sql:
-        return False, "no_sql", ""
+        return False, "no_sql", "", False
     try:
         rows = run_sql(item.db_path, sql)
     except QueryFailed as err:
-        return False, err.kind, str(err)[:300]
-    if same_result(rows, gold_rows, is_ordered(item.gold_sql)):
-        return True, "ok", ""
-    return False, "wrong_result", f"{len(rows)} rows vs {len(gold_rows)} gold rows"
+        return False, err.kind, str(err)[:300], False
+    ordered = is_ordered(item.gold_sql)
+    if same_result(rows, gold_rows, ordered):
+        return True, "ok", "", True
+    lenient = contains_result(rows, gold_rows, ordered)
+    return False, "wrong_result", f"{len(rows)} rows vs {len(gold_rows)} gold rows", lenient
 
 
 def _pipeline_failure(resp) -> str:
@@ -72,8 +75,8 @@ def run_pipeline(agent, item: Item, conversation_id: str | None, gold_rows: list
     if resp.error is not None:
         record.update(correct=False, error_class=_pipeline_failure(resp), detail=resp.error.code)
     else:
-        correct, cls, detail = score(item, resp.sql, gold_rows)
-        record.update(correct=correct, error_class=cls, detail=detail)
+        correct, cls, detail, lenient = score(item, resp.sql, gold_rows)
+        record.update(correct=correct, error_class=cls, detail=detail, lenient=lenient)
     return record, resp.conversation_id
 
 
@@ -94,10 +97,10 @@ def run_baseline(models_factory, catalog, item: Item, previous: Item | None, gol
         return {"correct": False, "error_class": "model_error", "detail": err.code,
                 "wall_s": round(time.perf_counter() - t0, 2)}  # fmt: skip
     sql = extract_sql(text)
-    correct, cls, detail = score(item, sql, gold_rows)
+    correct, cls, detail, lenient = score(item, sql, gold_rows)
     return {
         "pred_sql": sql, "wall_s": round(time.perf_counter() - t0, 2), "retries": 0,
         "prompt_tokens": models.usage.prompt_tokens, "completion_tokens": models.usage.completion_tokens,
         "llm_calls": 1, "model_s": round(models.usage.seconds, 2), "node_ms": {}, "cached": False,
-        "correct": correct, "error_class": cls, "detail": detail,
+        "correct": correct, "error_class": cls, "detail": detail, "lenient": lenient,
     }

@@ -50,10 +50,11 @@ def add_arguments(p) -> None:
 def _settings(args, home: Path):
     from wenshu.settings import Settings
 
+    model_path = Settings().resolved_model_path  # the user's installed model, before the temp home takes over
     os.environ["WENSHU_HOME"] = str(home)
     common = {"home": home, "row_limit": MAX_ROWS}
     if args.model == "embedded":
-        return Settings(**common, llm_provider="embedded", model_path=Settings().resolved_model_path), "embedded"
+        return Settings(**common, llm_provider="embedded", model_path=model_path), "embedded"
     if args.model == "endpoint":
         if not (args.base_url and args.model_name):
             raise SystemExit("--model endpoint needs --base-url and --model-name (or WENSHU_LLM_BASE_URL/WENSHU_LLM_MODEL).")

@@ -43,6 +43,8 @@ def summarize(records: list[dict], set_name: str, model: str) -> tuple[list[dict
             "accuracy": _pct(sum(r["correct"] for r in rs), len(rs)),
             "median_s": round(statistics.median(walls), 2) if walls else None, "p90_s": _p90(walls),
             "tokens_per_question": round(sum(tokens) / len(tokens)) if tokens else None,
+            "lenient_accuracy": _pct(sum(bool(r.get("lenient")) for r in rs), len(rs))
+            if any("lenient" in r for r in rs) else None,  # results files from before the lenient score
         })  # fmt: skip
         groups = {
             "hardness": lambda r: r["hardness"], "lang": lambda r: r["lang"],
@@ -64,10 +66,11 @@ def summarize(records: list[dict], set_name: str, model: str) -> tuple[list[dict
 
 def print_tables(summary: list[dict], breakdown: dict, console: Console | None = None) -> None:
     console = console or Console()
-    table = Table("set", "mode", "model", "n", "accuracy %", "median s", "p90 s", "tokens/q", title="Execution accuracy")
+    table = Table("set", "mode", "model", "n", "accuracy %", "lenient %", "median s", "p90 s", "tokens/q",
+                  title="Execution accuracy (lenient: extra columns allowed)")
     for row in summary:
-        table.add_row(*(str(row[k]) for k in ("set", "mode", "model", "n", "accuracy", "median_s", "p90_s",
-                                              "tokens_per_question")))  # fmt: skip
+        table.add_row(*(str(row.get(k)) for k in ("set", "mode", "model", "n", "accuracy", "lenient_accuracy",
+                                                  "median_s", "p90_s", "tokens_per_question")))  # fmt: skip
     console.print(table)
     modes = list(breakdown)
     by_bucket = Table("bucket", *modes, title="Accuracy by difficulty (n, %)")

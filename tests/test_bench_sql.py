@@ -18,7 +18,7 @@ import pytest
 
 from bench.datasets import SUBSET_SEED, head, load_demo, load_spider, shared_bench_dir, stratified
 from bench.hardness import hardness
-from bench.scoring import QueryFailed, is_ordered, run_sql, same_result
+from bench.scoring import QueryFailed, contains_result, is_ordered, run_sql, same_result
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -100,6 +100,9 @@ def test_scoring_rules(tmp_path: Path):
     assert same_result([("a", 1.0)], [(1, "a")], ordered=True)  # column order and 1 == 1.0
     assert same_result([(0.333333333,)], [(1 / 3,)], ordered=False)
     assert not same_result([(1,), (1,)], [(1,)], ordered=False)  # multisets, not sets
+    assert contains_result([("2026-10", 5.0)], [(5,)], ordered=False)  # an extra label column is lenient-ok
+    assert not contains_result([("2026-10", 6.0)], [(5,)], ordered=False)
+    assert not same_result([("2026-10", 5.0)], [(5,)], ordered=False)
     assert is_ordered("SELECT a FROM t ORDER BY a") and not is_ordered("SELECT a FROM (SELECT a FROM t ORDER BY a)")
     db = tmp_path / "x.sqlite"
     sqlite3.connect(db).execute("CREATE TABLE t(a)").connection.commit()

@@ -32,7 +32,7 @@ def test_values_glossary_and_examples_reach_the_user_message_in_order():
     assert "SQL: regions.region_name = '华东'" in text
     assert "Tables: customers, orders" in text  # a topic lists its tables
     assert "Question: 上个月各大区的销售额\nSQL: SELECT region_name FROM regions" in text
-    order = [text.index(s) for s in ("Business terms", "Values from the question", "Examples:", "Question: 上周")]
+    order = [text.index(s) for s in ("Business terms", "Values from the question", "Examples (", "Question: 上周")]
     assert order == sorted(order)
     assert text.rstrip().endswith("SQL:")
     assert "华东" not in system.content and "GMV" not in system.content

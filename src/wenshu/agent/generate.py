@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from wenshu.agent.prompts import render
+from wenshu.knowledge.time_phrases import TimeWindow
 
 DIALECT_NAMES = {"sqlite": "SQLite", "postgresql": "PostgreSQL", "mysql": "MySQL", "mariadb": "MariaDB"}
 MAX_GLOSSARY = 5  # matched terms shown to the model
@@ -40,6 +41,7 @@ class GenerateInput:
     feedback: str | None = None
     values: list[dict] = field(default_factory=list)  # [{table, column, value, label?}] from value recall
     glossary: list[dict] = field(default_factory=list)  # [{term, kind, definition, sql, synonyms, tables}]
+    time_windows: list[TimeWindow] = field(default_factory=list)  # relative dates of the question, resolved
 
 
 def _examples(examples: list[dict]) -> str:
@@ -82,6 +84,11 @@ def _glossary(terms: list[dict]) -> str:
     return render("generate_glossary", items="\n".join(lines)) if lines else ""
 
 
+def _time(windows: list[TimeWindow]) -> str:
+    lines = [f"- {w.phrase}: {w.condition()}" for w in windows]
+    return render("generate_time", items="\n".join(lines)) if lines else ""
+
+
 def _history(history: list[Turn]) -> str:
     turns = [t for t in history if t.sql]
     if not turns:
@@ -104,11 +111,14 @@ def build_messages(inp: GenerateInput) -> list[BaseMessage]:
     feedback = ""
     if inp.feedback:
         feedback = render("generate_feedback", previous_sql=inp.previous_sql or "(none)", reason=inp.feedback)
+    follow_up = any(t.sql for t in inp.history)
     user = render(
         "generate_user",
         glossary=_glossary(inp.glossary),
         values=_values(inp.values),
-        examples=_examples(inp.examples),
+        time=_time(inp.time_windows),
+        # On a follow-up the last SQL is the template to edit; other questions' SQL only distracts.
+        examples="" if follow_up else _examples(inp.examples),
         history=_history(inp.history),
         feedback=feedback,
         question=inp.question,

@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 from wenshu.agent import evaluate as ev
 from wenshu.agent import explain as ex
 from wenshu.agent.context import AgentContext
+from wenshu.agent.coverage import coverage_feedback
 from wenshu.agent.generate import GenerateInput, Turn, build_messages
 from wenshu.agent.intent import IntentAnswer, classify_rules, from_model
 from wenshu.agent.prompts import render
@@ -21,6 +22,7 @@ from wenshu.agent.state import AgentState
 from wenshu.contracts import Event
 from wenshu.errors import WenshuError
 from wenshu.guard.guard import guard_check
+from wenshu.knowledge.time_phrases import find_windows
 from wenshu.sql.charts import choose_chart
 from wenshu.sql.execute import data_version, execute_readonly
 from wenshu.sql.extract import extract_sql
@@ -105,6 +107,7 @@ def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
         history=turns[-ctx.settings.history_turns:], previous_sql=part.get("sql") if stage else None,
         feedback=reason if stage else None,
         values=schema.get("values") or [], glossary=schema.get("glossary") or [],
+        time_windows=find_windows(q["question"], schema["dialect"]),
     )
     # A retry samples a little, so the model does not repeat the rejected SQL word for word.
     kw = {"temperature": 0.3, "seed": 42 + part.get("retries", 0) + part.get("eval_rounds", 0)} if stage else {}
@@ -165,6 +168,12 @@ def execute_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
 def evaluate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
     q, r, sql = state["query"], dict(state["result"]), state["sql"]["sql"]
     verdict = ev.evaluate_rules(q["question"], q["query_type"], sql, r["columns"], r["rows"], r["row_count"])
+    if verdict.ok:
+        schema = state.get("schema") or {}
+        dialect = schema.get("dialect", "")
+        missing = coverage_feedback(q["question"], sql, schema.get("values") or [], find_windows(q["question"], dialect),
+                                    dialect)  # fmt: skip
+        verdict = ev.Verdict(ok=not missing, feedback=missing)
     if verdict.ok and ctx.settings.evaluate_with_model:
         prompt = ev.judge_prompt(q["question"], sql, r["columns"], r["rows"])
         verdict = ctx.models.structured("fast", [HumanMessage(prompt)], ev.Verdict)

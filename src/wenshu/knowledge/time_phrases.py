@@ -1,0 +1,107 @@
+"""Relative time phrases in a question ("上周", "最近30天", "last month") resolved to exact SQL bounds.
+
+Small models get relative dates wrong more often than anything else (invalid modifiers such as
+`date('now','yesterday')`, a month where a week was asked, a window copied from an example), so the
+generate prompt gets the resolved window for each phrase: a half-open range `[start, end)` of SQL
+date expressions that the model only has to apply to the right date column.
+
+The business calendar (shared with the demo's examples and gold set): weeks run Monday to Sunday;
+"上周 / last week" is the previous full week, "本周 / this week" this Monday to today; "上个月" the
+previous calendar month; "本月 / 今年" to date; "去年" the previous calendar year; "最近N天 / last N
+days" today and the N-1 days before; "最近N个月 / last N months" and "最近N周" the N complete months
+(weeks) before the current one; quarters are calendar quarters.
+
+Only SQLite expressions are produced for now; other dialects get no hints (the model is on its own).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_NUM = r"(\d+|[一二两三四五六七八九十]{1,3})"
+_Q_START = "date('now', 'start of month', '-' || ((CAST(strftime('%m', 'now') AS INTEGER) - 1) % 3) || ' months')"
+
+
+@dataclass(frozen=True)
+class TimeWindow:
+    phrase: str  # as written in the question
+    start: str  # SQL expression, inclusive
+    end: str | None  # SQL expression, exclusive; None = up to now
+
+    def condition(self, column: str = "<date column>") -> str:
+        cond = f"{column} >= {self.start}"
+        return cond + (f" AND {column} < {self.end}" if self.end else "")
+
+
+def _number(text: str) -> int | None:
+    if text.isdigit():
+        return int(text)
+    if text == "十":
+        return 10
+    if "十" in text:  # 十二, 二十, 二十四
+        tens, _, ones = text.partition("十")
+        return (_CN_DIGITS.get(tens, 1) if tens else 1) * 10 + (_CN_DIGITS.get(ones, 0) if ones else 0)
+    return _CN_DIGITS.get(text) if len(text) == 1 else None
+
+
+def _days(n: int) -> tuple[str, None]:
+    return (f"date('now', '-{n - 1} days')" if n > 1 else "date('now')"), None
+
+
+def _months(n: int) -> tuple[str, str]:
+    return f"date('now', 'start of month', '-{n} months')", "date('now', 'start of month')"
+
+
+def _weeks(n: int) -> tuple[str, str]:
+    return f"date('now', 'weekday 0', '-{7 * n + 6} days')", "date('now', 'weekday 0', '-6 days')"
+
+
+# (pattern, bounds) for fixed phrases; the first match at a position wins, longer phrases first.
+_FIXED: list[tuple[str, tuple[str, str | None]]] = [
+    (r"今天|今日|\btoday\b", ("date('now')", "date('now', '+1 day')")),
+    (r"昨天|昨日|\byesterday\b", ("date('now', '-1 day')", "date('now')")),
+    (r"上上周|\bthe week before last\b", ("date('now', 'weekday 0', '-20 days')", "date('now', 'weekday 0', '-13 days')")),
+    (r"上周|上星期|上个星期|\blast week\b|\bprevious week\b", _weeks(1)),
+    (r"本周|这周|这个星期|本星期|\bthis week\b", ("date('now', 'weekday 0', '-6 days')", None)),
+    (r"上上个月|上上月|\bthe month before last\b", ("date('now', 'start of month', '-2 months')",
+                                                 "date('now', 'start of month', '-1 month')")),
+    (r"上个月|上月|\blast month\b|\bprevious month\b", _months(1)),
+    (r"本月|这个月|当月|\bthis month\b|\bmonth to date\b", ("date('now', 'start of month')", None)),
+    (r"上季度|上个季度|上一季度|\blast quarter\b|\bprevious quarter\b", (f"date({_Q_START}, '-3 months')", _Q_START)),
+    (r"本季度|这个季度|\bthis quarter\b", (_Q_START, None)),
+    (r"前年|\bthe year before last\b", ("date('now', 'start of year', '-2 years')", "date('now', 'start of year', '-1 year')")),
+    (r"去年|上一年|\blast year\b|\bprevious year\b", ("date('now', 'start of year', '-1 year')", "date('now', 'start of year')")),
+    (r"今年|本年|\bthis year\b|\byear to date\b", ("date('now', 'start of year')", None)),
+]
+_COUNTED: list[tuple[str, object]] = [
+    (rf"(?:最近|近|过去|前){_NUM}\s*(?:天|日)", _days),
+    (rf"\b(?:last|past|previous)\s+(\d+)\s+days?\b", _days),
+    (rf"(?:最近|近|过去|前){_NUM}\s*(?:个)?(?:周|星期)", _weeks),
+    (rf"\b(?:last|past|previous)\s+(\d+)\s+weeks?\b", _weeks),
+    (rf"(?:最近|近|过去|前){_NUM}\s*个月", _months),
+    (rf"\b(?:last|past|previous)\s+(\d+)\s+months?\b", _months),
+]
+
+
+def find_windows(question: str, dialect: str = "sqlite") -> list[TimeWindow]:
+    """The relative time phrases of `question`, in order of appearance, without overlaps."""
+    if dialect not in ("sqlite", ""):
+        return []
+    found: list[tuple[int, int, TimeWindow]] = []
+    for pattern, make in _COUNTED:
+        for m in re.finditer(pattern, question, flags=re.I):
+            n = _number(m.group(1))
+            if n and 0 < n <= 3660:
+                found.append((m.start(), m.end(), TimeWindow(m.group(0), *make(n))))
+    for pattern, (start, end) in _FIXED:
+        for m in re.finditer(pattern, question, flags=re.I):
+            found.append((m.start(), m.end(), TimeWindow(m.group(0), start, end)))
+    found.sort(key=lambda f: (f[0], -(f[1] - f[0])))
+    out, last_end = [], -1
+    for start, end, window in found:
+        if start >= last_end:  # skip a phrase inside a longer one ("上上个月" holds "上个月")
+            out.append(window)
+            last_end = end
+    return out

@@ -1,0 +1,45 @@
+"""The evaluate step's coverage checks: named values and time windows must reach the SQL."""
+
+from __future__ import annotations
+
+from wenshu.agent.coverage import coverage_feedback, missing_values, missing_windows
+from wenshu.contracts import AgentRequest
+from wenshu.knowledge.time_phrases import find_windows
+
+TIER = [{"table": "cities", "column": "city_tier", "value": "1", "label": "一线"}]
+Q = "上个月一线城市一共有多少笔已支付订单？"
+LAST_MONTH = "o.order_date >= date('now', 'start of month', '-1 month') AND o.order_date < date('now', 'start of month')"
+
+
+def test_a_named_value_must_be_filtered_on():
+    sql = f"SELECT COUNT(*) FROM orders o WHERE o.status = 1 AND {LAST_MONTH}"
+    assert missing_values(Q, sql, TIER, "sqlite") == TIER
+    fixed = f"SELECT COUNT(*) FROM orders o JOIN cities c ON c.city_id = o.city_id WHERE c.city_tier = 1 AND {LAST_MONTH}"
+    assert missing_values(Q, fixed, TIER, "sqlite") == []
+    # A hint whose value and label the question does not contain (a fuzzy match) is not enforced.
+    assert missing_values("上个月的订单量", sql, TIER, "sqlite") == []
+    assert "filter with cities.city_tier = 1" in coverage_feedback(Q, sql, TIER, [], "sqlite")
+
+
+def test_the_time_window_must_be_the_questions():
+    windows = find_windows(Q)
+    copied = "SELECT COUNT(*) FROM orders o WHERE o.order_date >= date('now', 'start of month')"
+    assert missing_windows(copied, windows) == windows
+    assert missing_windows(f"SELECT COUNT(*) FROM orders o WHERE {LAST_MONTH}", windows) == []  # '-1 month' == '-1 months'
+    last_week = find_windows("上周的订单量")
+    between = "SELECT 1 FROM orders WHERE order_date BETWEEN date('now','weekday 0','-13 days') AND date('now','weekday 0','-7 days')"
+    assert missing_windows(between, last_week) == []
+    assert "上个月" in coverage_feedback(Q, copied, [], windows, "sqlite")
+    assert coverage_feedback(Q, "SELECT nonsense(", TIER, [], "sqlite") == ""  # unparseable: the validator's job
+
+
+def test_the_agent_regenerates_when_a_named_filter_is_missing(agent, fake_model):
+    miss = f"SELECT COUNT(*) AS 订单量 FROM orders o WHERE o.status = 1 AND {LAST_MONTH}"
+    fixed = ("SELECT COUNT(*) AS 订单量 FROM orders o JOIN cities c ON c.city_id = o.city_id "
+             f"WHERE c.city_tier = 1 AND o.status = 1 AND {LAST_MONTH}")  # fmt: skip
+    fake_model.queue(miss, fixed)
+    resp = agent.ask(AgentRequest(message=Q))
+    assert resp.error is None and "city_tier = 1" in resp.sql
+    assert [t.status for t in resp.trace if t.node == "evaluate"] == ["retry", "ok"]
+    second_prompt = fake_model.calls[-1][-1].content
+    assert "filter with cities.city_tier = 1" in second_prompt

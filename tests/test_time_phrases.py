@@ -1,0 +1,59 @@
+"""Relative time phrases resolve to valid, correctly ordered SQLite bounds, and reach the prompt."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from wenshu.agent.generate import GenerateInput, Turn, build_messages
+from wenshu.knowledge.time_phrases import find_windows
+
+TOMORROW = "date('now', '+1 day')"
+QUESTIONS = [
+    ("今天有多少单", ["今天"]), ("昨天的销售额", ["昨天"]), ("上周一共成交了多少单？", ["上周"]),
+    ("这周到目前为止呢", ["这周"]), ("上上周和上周比", ["上上周", "上周"]), ("上个月各大区", ["上个月"]),
+    ("上上个月呢", ["上上个月"]), ("本月至今", ["本月"]), ("上季度和本季度", ["上季度", "本季度"]),
+    ("去年和前年", ["去年", "前年"]), ("今年以来每个月", ["今年"]), ("最近30天每天的UV", ["最近30天"]),
+    ("近三个月", ["近三个月"]), ("最近十二个月的趋势", ["最近十二个月"]), ("前两周", ["前两周"]),
+    ("orders yesterday vs today", ["yesterday", "today"]), ("GMV last week", ["last week"]),
+    ("revenue for the past 7 days", ["past 7 days"]), ("the last 3 months", ["last 3 months"]),
+    ("this year to date", ["this year"]), ("last quarter", ["last quarter"]), ("各城市的订单量", []),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("question,phrases", QUESTIONS)
+def test_phrases_resolve_to_valid_ordered_dates(question, phrases):
+    windows = find_windows(question)
+    assert [w.phrase for w in windows] == phrases
+    conn = sqlite3.connect(":memory:")
+    for w in windows:
+        start = conn.execute(f"SELECT {w.start}").fetchone()[0]
+        end = conn.execute(f"SELECT {w.end or TOMORROW}").fetchone()[0]
+        assert start and end and len(start) == 10 and start < end, (w, start, end)
+
+
+def test_last_week_is_the_previous_monday_to_sunday():
+    conn = sqlite3.connect(":memory:")
+    (w,) = find_windows("上周")
+    days = conn.execute(f"SELECT julianday({w.end}) - julianday({w.start}), strftime('%w', {w.start})").fetchone()
+    assert days == (7.0, "1")  # seven days from a Monday, ending before this Monday
+
+
+def test_other_dialects_get_no_hints():
+    assert find_windows("上个月的销售额", "postgres") == []
+
+
+def _user_message(**kw) -> str:
+    kw.setdefault("history", [])
+    inp = GenerateInput(question=kw.pop("question", "上周的订单量"), dialect="sqlite", schema_block="TABLE t", today="2026-11-30",
+                        row_limit=100, examples=[{"question": "Q1", "sql": "SELECT 1"}], **kw)  # fmt: skip
+    return build_messages(inp)[1].content
+
+
+def test_the_prompt_carries_the_windows_and_drops_examples_on_follow_ups():
+    text = _user_message(time_windows=find_windows("上周的订单量"))
+    assert "上周: <date column> >= date('now', 'weekday 0', '-13 days')" in text and "Q1" in text
+    follow = _user_message(question="按城市拆开", history=[Turn("上周的订单量", "SELECT 2")])
+    assert "SELECT 2" in follow and "Q1" not in follow
+    assert "Time windows" not in _user_message(question="各城市的订单量")
