@@ -11,9 +11,9 @@ from sqlglot.tokens import TokenType
 from wenshu.guard.outcome import Problem
 
 
-def _int_literal(node: exp.Expression | None) -> int | None:
+def int_literal(node: exp.Expression | None) -> int | None:
     if isinstance(node, exp.Neg):
-        inner = _int_literal(node.this)
+        inner = int_literal(node.this)
         return None if inner is None else -inner
     if isinstance(node, exp.Literal) and not node.is_string:
         try:
@@ -33,7 +33,7 @@ def apply_limit(tree: exp.Expression, row_limit: int) -> tuple[exp.Expression, s
     if limit is None:
         return tree.limit(row_limit, copy=False), f"LIMIT {row_limit} was added."
     key = "count" if isinstance(limit, exp.Fetch) else "expression"
-    current = _int_literal(limit.args.get(key))
+    current = int_literal(limit.args.get(key))
     if current is not None and 0 <= current <= row_limit:
         return tree, ""
     limit.set(key, exp.Literal.number(row_limit))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from wenshu.guard.limits import int_literal
 from wenshu.guard.names import find_table
 from wenshu.guard.outcome import Problem
 from wenshu.guard.recursion import DEFAULT_MAX_DEPTH, recursion_problem
@@ -21,14 +22,8 @@ TINY_ROWS = 100
 
 
 def _int(node) -> int | None:
-    if isinstance(node, exp.Limit):
-        node = node.expression
-    if isinstance(node, exp.Literal) and not node.is_string:
-        try:
-            return int(node.this)
-        except ValueError:
-            return None
-    return None
+    """The constant of a LIMIT clause (or expression), else None."""
+    return int_literal(node.expression if isinstance(node, exp.Limit) else node)
 
 
 def _tiny_query(q: exp.Expression) -> bool:
