@@ -130,7 +130,7 @@ def run(args) -> int:
                 bar.update(task, advance=1, description=f"{set_name} {mode}: {hits}/{seen} correct")
     records = [done[(m, i.id)] for m in modes for i in items if (m, i.id) in done]
     summary, breakdown = summarize(records, set_name, model_label)
-    command = "python -m bench " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if len(sys.argv) > 2 else ""
+    command = "python -m bench " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     out.write_text(json.dumps({"summary": summary, "breakdown": breakdown, "command": command,
                                "questions": records}, ensure_ascii=False, indent=1), encoding="utf-8")  # fmt: skip
     print_tables(summary, breakdown, Console())

@@ -15,7 +15,7 @@ pytest_plugins = ["fixtures_servers", "fixtures_server"]  # real PostgreSQL / Ma
 
 for _var in [k for k in os.environ if k.startswith("WENSHU_") and k not in (
         "WENSHU_TEST_MODEL_PATH", "WENSHU_REQUIRE_MODEL", "WENSHU_REQUIRE_SERVERS", "WENSHU_UPDATE_SCREENSHOT",
-        "WENSHU_SPIDER_DIR", "WENSHU_BENCH_DIR")]:
+        "WENSHU_SPIDER_DIR", "WENSHU_BENCH_DIR", "WENSHU_REQUIRE_BENCH_DATA")]:
     os.environ.pop(_var)
 
 
