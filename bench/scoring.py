@@ -2,8 +2,10 @@
 
 Results are compared as multisets of rows; the order of rows matters only when the gold SQL has a
 top-level ORDER BY. Column order is ignored: each row is compared as the sorted multiset of its
-values. Numbers are normalised (1 == 1.0; floats rounded to 4 decimals) so float noise and integer
-vs real affinity do not decide a question. A query that errors or runs past the time limit scores
+values. Numbers are normalised (1 == 1.0) and floats are compared at the gold result's precision:
+when every fractional gold value has at most d < 4 decimals (the gold SQL rounds, e.g.
+ROUND(x, 2)), both sides are rounded to d decimals, else to 4, so float noise, integer vs real
+affinity and a missing ROUND() do not decide a question. A query that errors or runs past the time limit scores
 wrong. Gold queries run through the same function, so a failing gold SQL is reported, not scored.
 """
 
@@ -46,26 +48,39 @@ def run_sql(db: Path, sql: str, timeout_s: float = 30.0) -> list[tuple]:
         conn.close()
 
 
-def _norm(v):
+def _decimals(v: float) -> int:
+    text = repr(v)
+    return len(text.split(".", 1)[1]) if "." in text and "e" not in text else 4
+
+
+def precision(gold: list) -> int:
+    """Decimals the comparison keeps: the most any fractional gold value shows, at most 4."""
+    fractional = [v for row in gold for v in row if isinstance(v, float) and math.isfinite(v) and not v.is_integer()]
+    return min(4, max((_decimals(v) for v in fractional), default=4))
+
+
+def _norm(v, places: int = 4):
     if isinstance(v, bool):
         return int(v)
     if isinstance(v, float):
         if not math.isfinite(v):
             return str(v)
-        return int(v) if v.is_integer() else round(v, 4)
+        v = round(v, places)
+        return int(v) if v.is_integer() else v
     if isinstance(v, bytes):
         return v.hex()
     return v
 
 
-def _canon(row: tuple) -> tuple:
-    return tuple(sorted((_norm(v) for v in row), key=lambda x: (type(x).__name__ != "str", repr(x))))
+def _canon(row: tuple, places: int = 4) -> tuple:
+    return tuple(sorted((_norm(v, places) for v in row), key=lambda x: (type(x).__name__ != "str", repr(x))))
 
 
 def same_result(pred: list, gold: list, ordered: bool) -> bool:
     if len(pred) != len(gold):
         return False
-    p, g = [_canon(r) for r in pred], [_canon(r) for r in gold]
+    places = precision(gold)
+    p, g = [_canon(r, places) for r in pred], [_canon(r, places) for r in gold]
     return p == g if ordered else Counter(p) == Counter(g)
 
 

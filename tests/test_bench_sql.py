@@ -100,6 +100,10 @@ def test_scoring_rules(tmp_path: Path):
     assert same_result([("a", 1.0)], [(1, "a")], ordered=True)  # column order and 1 == 1.0
     assert same_result([(0.333333333,)], [(1 / 3,)], ordered=False)
     assert not same_result([(1,), (1,)], [(1,)], ordered=False)  # multisets, not sets
+    # Compared at the gold's precision: a gold ROUND(x, 2) accepts the unrounded value, not a different one.
+    assert same_result([("app", 1234.5678)], [("app", 1234.57)], ordered=False)
+    assert not same_result([("app", 1234.5878)], [("app", 1234.57)], ordered=False)
+    assert not same_result([(0.12344,)], [(0.1235,)], ordered=False)
     assert contains_result([("2026-10", 5.0)], [(5,)], ordered=False)  # an extra label column is lenient-ok
     assert not contains_result([("2026-10", 6.0)], [(5,)], ordered=False)
     assert not same_result([("2026-10", 5.0)], [(5,)], ordered=False)

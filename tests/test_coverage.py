@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from wenshu.agent.coverage import coverage_feedback, missing_values, missing_windows
+import pytest
+
+from wenshu.agent.coverage import asks_per_group, coverage_feedback, missing_grouping, missing_values, missing_windows
 from wenshu.contracts import AgentRequest
 from wenshu.knowledge.time_phrases import find_windows
 
@@ -43,3 +45,46 @@ def test_the_agent_regenerates_when_a_named_filter_is_missing(agent, fake_model)
     assert [t.status for t in resp.trace if t.node == "evaluate"] == ["retry", "ok"]
     second_prompt = fake_model.calls[-1][-1].content
     assert "filter with cities.city_tier = 1" in second_prompt
+
+
+@pytest.mark.parametrize(("question", "per_group"), [
+    ("本月各渠道的客单价分别是多少？", True),
+    ("上个月不同等级城市的订单量占比", True),
+    ("What was the cancellation rate of each channel last month?", True),
+    ("What was GMV by city tier last quarter?", True),
+    ("How many students per major?", True),
+    ("上个月的退款率是多少？", False),
+    ("平均每天的UV是多少", False),  # a ratio, not a breakdown
+    ("How many pets are owned by students older than 20?", False),  # passive "by"
+    ("List singers sorted by age", False),
+    ("On average, how many units per order?", False),
+])
+def test_per_group_wording(question, per_group):
+    assert asks_per_group(question) is per_group
+
+
+def test_a_per_group_question_needs_group_by():
+    q = "What was the cancellation rate of each channel last month?"
+    flat = "SELECT ROUND(100.0 * SUM(status = 2) / COUNT(*), 2) AS rate FROM orders"
+    assert missing_grouping(q, flat, "sqlite")
+    assert not missing_grouping(q, flat.replace("AS rate", "AS rate, channel") + " GROUP BY channel", "sqlite")
+    assert not missing_grouping(q, "SELECT channel, COUNT(*) OVER (PARTITION BY channel) FROM orders", "sqlite")
+    assert not missing_grouping("What was the cancellation rate last month?", flat, "sqlite")
+    assert "GROUP BY" in coverage_feedback(q, flat, [], [], "sqlite")
+
+
+def test_the_agent_regenerates_a_flat_answer_to_a_per_group_question(agent, fake_model):
+    flat = "SELECT COUNT(*) AS 订单量 FROM orders"
+    grouped = "SELECT channel AS 渠道, COUNT(*) AS 订单量 FROM orders GROUP BY channel"
+    fake_model.queue(flat, grouped)
+    resp = agent.ask(AgentRequest(message="各渠道的订单量"))
+    assert resp.error is None and "GROUP BY" in resp.sql and resp.row_count == 3
+    assert "GROUP BY" in fake_model.calls[-1][-1].content
+
+
+def test_when_the_retry_never_runs_the_answer_that_ran_is_kept(agent, fake_model):
+    flat = "SELECT COUNT(*) AS 订单量 FROM orders"
+    fake_model.queue(flat, *["DELETE FROM orders"] * 3)
+    resp = agent.ask(AgentRequest(message="各渠道的订单量"))
+    assert resp.error is None and resp.sql.startswith(flat) and resp.rows[0][0] > 100_000
+    assert resp.trace[-1].node == "fallback" and resp.trace[-1].detail == "kept the last answer that ran"

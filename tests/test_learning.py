@@ -17,7 +17,7 @@ from wenshu.providers.base import ModelClient
 
 GOOD = ("SELECT c.city_name AS 城市, COUNT(*) AS 订单量 FROM orders o JOIN cities c ON o.city_id = c.city_id "
         "WHERE o.status = 1 GROUP BY c.city_name ORDER BY 订单量 DESC LIMIT 5")
-BAD = GOOD.replace("c.city_name AS", "c.cityname AS")  # unknown column: refused by validation
+BAD = GOOD.replace("c.city_name AS", "c.town AS")  # unknown column: refused by validation
 QUESTION = "哪几个城市的已支付订单最多"
 SIMILAR = "已支付订单最多的是哪几个城市"
 

@@ -9,6 +9,9 @@ model call, so they can be checked exactly:
 - relative time phrases (`wenshu.knowledge.time_phrases`): the SQL must use the resolved window's
   date modifiers (e.g. 'weekday 0' and '-13 days' for 上周).
 
+- a question asked per group (各渠道, 每个城市, 分别, "by channel", "for each", "per month") needs
+  one row per group: an aggregate without GROUP BY answers a different question.
+
 A miss becomes feedback for one more generation round, naming the exact filter to add.
 """
 
@@ -62,6 +65,34 @@ def missing_windows(sql: str, windows: list[TimeWindow]) -> list[TimeWindow]:
     return out
 
 
+# "Per group" wording. 平均每天 / "per order" state a ratio, not a breakdown, and passive "by"
+# ("owned by", "sorted by") names no group, so those are left out.
+_GROUP_ZH = re.compile(r"各|每个|每一|每位|每家|每种|每类|每天|每日|每周|每月|每年|每季度|分别|不同")
+_PASSIVE_BY = re.compile(r"\b\w+(?:ed|en|ort|rder) by\b", re.I)
+
+
+def asks_per_group(question: str) -> bool:
+    if "平均每" in question:
+        return False
+    if _GROUP_ZH.search(question):
+        return True
+    text = _PASSIVE_BY.sub(" ", question)
+    return bool(re.search(r"\b(?:for each|each|every)\b|\bper (?!cent\b|order\b|customer\b|person\b)\w|\bby \w", text, re.I))
+
+
+def missing_grouping(question: str, sql: str, dialect: str) -> bool:
+    """A per-group question answered with one aggregate over everything."""
+    if not asks_per_group(question):
+        return False
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect or None)
+    except Exception:  # noqa: BLE001 - the validator's business
+        return False
+    if not isinstance(tree, exp.Select) or tree.args.get("group") or tree.find(exp.Window):
+        return False
+    return any(p.find(exp.AggFunc) for p in tree.expressions)
+
+
 def coverage_feedback(question: str, sql: str, values: list[dict], windows: list[TimeWindow], dialect: str) -> str:
     """'' when the SQL covers the question's pinned values and time windows, else what to fix."""
     parts = []
@@ -71,4 +102,6 @@ def coverage_feedback(question: str, sql: str, values: list[dict], windows: list
         parts.append(f"The question mentions {name}: filter with {v['table']}.{v['column']} = {literal}.")
     for w in missing_windows(sql, windows):
         parts.append(f"The question says {w.phrase}: filter the date column with {w.condition()}.")
+    if missing_grouping(question, sql, dialect):
+        parts.append("The question asks for a value per group: select the group column and add GROUP BY on it.")
     return " ".join(parts)

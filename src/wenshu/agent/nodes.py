@@ -15,6 +15,7 @@ from wenshu.agent import evaluate as ev
 from wenshu.agent import explain as ex
 from wenshu.agent.context import AgentContext
 from wenshu.agent.coverage import coverage_feedback
+from wenshu.agent.followup import followup_feedback
 from wenshu.agent.generate import GenerateInput, Turn, build_messages
 from wenshu.agent.intent import IntentAnswer, classify_rules, from_model
 from wenshu.agent.prompts import render
@@ -26,6 +27,7 @@ from wenshu.knowledge.time_phrases import find_windows
 from wenshu.sql.charts import choose_chart
 from wenshu.sql.execute import data_version, execute_readonly
 from wenshu.sql.extract import extract_sql
+from wenshu.sql.repair import repair_sql
 
 NodeFn = Callable[[AgentState, AgentContext], tuple[dict, str, str]]
 
@@ -98,6 +100,8 @@ def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
         part["retries"] = part.get("retries", 0) + 1
     elif stage == "evaluate":
         part["eval_rounds"] = part.get("eval_rounds", 0) + 1
+        # Keep the answer that ran: if the new attempt never runs, the fallback step answers with it.
+        part["kept"] = {"sql": part.get("sql"), "result": state.get("result")}
     if stage:
         part["attempts"] = [*part.get("attempts", []), {"sql": part.get("sql"), "stage": stage, "reason": reason}]
     turns = [Turn(t["question"], t.get("sql"), t.get("summary")) for t in (state.get("turns") or [])]
@@ -131,13 +135,16 @@ def validate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
                               "sql": ""}
         return {"sql": part}, "error", part["validation"]["reason"]
     catalog = ctx.catalogs.get(state["query"]["datasource"], ctx.datasource_url, data_version(ctx.datasource_url))
+    fixed = repair_sql(part["sql"], catalog, catalog.dialect)
+    if fixed.changed:
+        part.update(sql=fixed.sql, repairs=[*part.get("repairs", []), *fixed.notes])
     outcome = guard_check(ctx.validator, part["sql"], dialect=catalog.dialect, catalog=catalog,
                           row_limit=ctx.settings.row_limit, url=ctx.datasource_url, policy=ctx.policy)
     part["validation"] = outcome.to_dict()
     if outcome.passed:
         part["sql"] = outcome.sql
         ctx.emit(Event(type="sql", data=outcome.sql))  # the statement that will run (e.g. with its LIMIT)
-        return {"sql": part}, "ok", ""
+        return {"sql": part}, "ok", ("repaired: " + "; ".join(fixed.notes)) if fixed.changed else ""
     return {"sql": part}, "error", f"{outcome.code}: {outcome.reason}"
 
 
@@ -171,8 +178,12 @@ def evaluate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
     if verdict.ok:
         schema = state.get("schema") or {}
         dialect = schema.get("dialect", "")
-        missing = coverage_feedback(q["question"], sql, schema.get("values") or [], find_windows(q["question"], dialect),
-                                    dialect)  # fmt: skip
+        windows = find_windows(q["question"], dialect)
+        missing = coverage_feedback(q["question"], sql, schema.get("values") or [], windows, dialect)
+        previous = next((t.get("sql") for t in reversed(state.get("turns") or []) if t.get("sql")), None)
+        if previous:
+            catalog = ctx.catalogs.get(q["datasource"], ctx.datasource_url, data_version(ctx.datasource_url))
+            missing = " ".join(filter(None, [missing, followup_feedback(previous, sql, catalog, dialect, bool(windows))]))
         verdict = ev.Verdict(ok=not missing, feedback=missing)
     if verdict.ok and ctx.settings.evaluate_with_model:
         prompt = ev.judge_prompt(q["question"], sql, r["columns"], r["rows"])
@@ -182,13 +193,17 @@ def evaluate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
 
 
 def explain_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
-    q, r = state["query"], state["result"]
+    update = _explained(state["query"], state["sql"]["sql"], state["result"], ctx)
+    return update, "ok", ""
+
+
+def _explained(q: dict, sql: str, r: dict, ctx: AgentContext) -> dict:
     answer = ex.summarize(q["lang"], q["query_type"], r["columns"], r["rows"], r["row_count"], r.get("truncated", False))
     chart = choose_chart(r["columns"], r["rows"], q["query_type"], title=q["question"][:60])
-    turn = {"question": q["question"], "sql": state["sql"]["sql"],
+    turn = {"question": q["question"], "sql": sql,
             "summary": ex.result_summary(r["columns"], r["rows"], r["row_count"])}
     ctx.emit(Event(type="answer", data=answer))
-    return {"meta": {"answer": answer, "chart": chart, "status": "ok"}, "turns": [turn]}, "ok", ""
+    return {"meta": {"answer": answer, "chart": chart, "status": "ok"}, "turns": [turn]}
 
 
 def respond_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
@@ -200,7 +215,14 @@ def respond_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
 
 
 def fallback_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
+    """The graceful last step: the last answer that ran if there is one, else an apology that says
+    what was tried."""
     q, part = state["query"], state.get("sql") or {}
+    kept = part.get("kept")
+    if kept and kept.get("sql") and kept.get("result"):
+        ctx.emit(Event(type="sql", data=kept["sql"]))
+        update = _explained(q, kept["sql"], kept["result"], ctx)
+        return {**update, "sql": {**part, "sql": kept["sql"]}, "result": kept["result"]}, "ok", "kept the last answer that ran"
     tried = [f"{a['stage']}: {a['reason']}" for a in part.get("attempts", []) if a.get("reason")]
     last = part.get("validation") or {}
     if last and not last.get("passed"):

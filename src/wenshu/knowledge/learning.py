@@ -1,6 +1,7 @@
 """Learning from use: turns that needed a validation retry become *pending* few-shot pairs.
 
-A turn whose first SQL was refused by validation and whose corrected SQL then ran and answered
+A turn whose first SQL was refused by validation (or needed a schema repair, `wenshu.sql.repair`)
+and whose corrected SQL then ran and answered
 (`status == "ok"`) teaches the library something: the (question, final SQL) pair is stored as
 `pending` with its conversation id. Pending pairs are never served; only `wenshu examples approve ID`
 (or the API) makes them `active`, so a bad answer or a hostile user cannot poison the library.
@@ -19,8 +20,8 @@ from wenshu.storage.examples_store import ExampleRecord, question_key
 
 
 def needed_validation_retry(state: dict) -> bool:
-    attempts = (state.get("sql") or {}).get("attempts") or []
-    return any(a.get("stage") == "validate" for a in attempts)
+    part = state.get("sql") or {}
+    return bool(part.get("repairs")) or any(a.get("stage") == "validate" for a in part.get("attempts") or [])
 
 
 def learnable(state: dict, status: str) -> bool:

@@ -1,0 +1,97 @@
+"""Does a follow-up keep the conditions of the answer it builds on?
+
+"按城市拆开看看" after "上周华南大区的销售额" means: the same question, split by city, still for
+华南 and still for last week. Small models often rewrite the query from scratch and drop the
+earlier filters. The previous SQL is known, so this is checked exactly: every condition of its
+WHERE clauses (split on AND) whose columns the new SQL never mentions is reported, as long as the
+new SQL could still apply it (its table is one of the new query's tables or reachable from them by
+key joins; a switch to an unrelated table, such as from orders to traffic, drops nothing).
+
+When the new question names its own time window, date conditions of the previous answer are
+replaced, not dropped, and are left out.
+"""
+
+from __future__ import annotations
+
+import sqlglot
+from sqlglot import exp
+
+from wenshu.knowledge.catalog import Catalog
+from wenshu.knowledge.joins import join_steps
+
+
+def _parse(sql: str, dialect: str) -> exp.Expression | None:
+    try:
+        return sqlglot.parse_one(sql, read=dialect or None)
+    except Exception:  # noqa: BLE001 - unparseable SQL is the validator's business
+        return None
+
+
+def _tables(select: exp.Select) -> dict[str, str]:
+    """alias (lower case) -> table name for the SELECT's own sources."""
+    out = {}
+    for node in [select.args.get("from_")] + list(select.args.get("joins") or []):
+        if node is not None and isinstance(node.this, exp.Table):
+            out[node.this.alias_or_name.lower()] = node.this.name
+    return out
+
+
+def _conditions(tree: exp.Expression) -> list[tuple[exp.Expression, set[str], set[str]]]:
+    """(condition, its column names, its tables) for every AND-part of every WHERE."""
+    out = []
+    for select in tree.find_all(exp.Select):
+        where = select.args.get("where")
+        if where is None:
+            continue
+        tables = _tables(select)
+        for part in where.this.flatten() if isinstance(where.this, exp.And) else [where.this]:
+            if part.find(exp.Select):
+                continue  # a subquery condition: too entangled to carry over by name
+            cols = list(part.find_all(exp.Column))
+            if not cols:
+                continue
+            owners = {tables.get(c.table.lower(), "") for c in cols if c.table}
+            if not all(c.table for c in cols) and len(set(tables.values())) == 1:
+                owners |= set(tables.values())
+            part = part.copy()  # name tables, not this query's aliases, in the feedback
+            for c in part.find_all(exp.Column):
+                if c.table.lower() in tables:
+                    c.set("table", exp.to_identifier(tables[c.table.lower()]))
+            out.append((part, {c.name.lower() for c in cols}, {o for o in owners if o}))
+    return out
+
+
+def _is_date_condition(part: exp.Expression) -> bool:
+    text = part.sql().lower()
+    return any(w in text for w in ("date(", "'now'", "strftime", "current_date", "interval", "now()"))
+
+
+def dropped_conditions(previous_sql: str, sql: str, catalog: Catalog | None, dialect: str,
+                       new_window: bool = False) -> list[str]:
+    """Conditions of `previous_sql` that `sql` silently drops, as SQL text."""
+    before, after = _parse(previous_sql, dialect), _parse(sql, dialect)
+    if before is None or after is None or catalog is None:
+        return []
+    used = {c.name.lower() for c in after.find_all(exp.Column)}
+    now_tables = {t.name for t in after.find_all(exp.Table)}
+    out: list[str] = []
+    for part, names, owners in _conditions(before):
+        if names & used or (new_window and _is_date_condition(part)):
+            continue
+        if not owners or not all(o in now_tables or join_steps(catalog, list(now_tables), o) for o in owners):
+            continue
+        text = part.sql(dialect=dialect or None)
+        if text not in out:
+            out.append(text)
+    return out
+
+
+def followup_feedback(previous_sql: str | None, sql: str, catalog: Catalog | None, dialect: str,
+                      new_window: bool = False) -> str:
+    if not previous_sql:
+        return ""
+    dropped = dropped_conditions(previous_sql, sql, catalog, dialect, new_window)
+    if not dropped:
+        return ""
+    return ("This question follows up on the previous answer: keep its conditions "
+            + "; ".join(dropped) + " (join their tables if needed) unless the question replaces them.")
