@@ -30,12 +30,16 @@ def render(paths: list[Path]) -> str:
         if not isinstance(data, dict) or not isinstance(data.get("summary"), list):
             continue  # not an accuracy results file (perf, guard, ... have their own shape)
         for s in data["summary"]:
-            rows.append(_row(s.get(k) for k in FIELDS))
+            cells = [s.get(k) for k in FIELDS]
+            if s.get("candidates"):
+                cells[1] = f"{s['mode']}, vote of {s['candidates']}"
+            rows.append(_row(cells))
             classes = (data.get("breakdown") or {}).get(s["mode"], {}).get("error_classes", {})
             wrong = ", ".join(f"{k} {v}" for k, v in classes.items() if k != "ok") or "none"
             errors.append(_row((s["set"], s["mode"], wrong)))
         if data.get("command"):
-            commands.append(f"- `{data['command']}` → `{path.as_posix()}`")
+            at = f" (commit {data['commit']})" if data.get("commit") else ""
+            commands.append(f"- `{data['command']}` → `{path.as_posix()}`{at}")
     lines = [_row(HEADER), _row(["---"] * len(HEADER)), *rows, "",
              _row(("set", "mode", "wrong answers by class")), _row(("---",) * 3), *errors]  # fmt: skip
     if commands:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -43,6 +44,8 @@ def add_arguments(p) -> None:
     p.add_argument("--model-name", default=os.environ.get("WENSHU_LLM_MODEL"))
     p.add_argument("--api-key", default=os.environ.get("WENSHU_LLM_API_KEY"))
     p.add_argument("--out", required=True, help="results file, e.g. bench/results/spider_dev_200.json")
+    p.add_argument("--candidates", type=int, default=1,
+                   help="pipeline: SQL candidates per question; above 1 their results vote (setting sql_candidates)")
     p.add_argument("--fresh", action="store_true", help="ignore predictions of an earlier run of the same file")
     p.set_defaults(func=run)
 
@@ -52,7 +55,7 @@ def _settings(args, home: Path):
 
     model_path = Settings().resolved_model_path  # the user's installed model, before the temp home takes over
     os.environ["WENSHU_HOME"] = str(home)
-    common = {"home": home, "row_limit": MAX_ROWS}
+    common = {"home": home, "row_limit": MAX_ROWS, "sql_candidates": args.candidates}
     if args.model == "embedded":
         return Settings(**common, llm_provider="embedded", model_path=model_path), "embedded"
     if args.model == "endpoint":
@@ -68,6 +71,19 @@ def _items(args, demo_db: Path | None) -> tuple[str, list[datasets.Item]]:
     if args.sample == "stratified" and args.limit:
         items = datasets.stratified(items, args.limit, args.seed)
     return name, datasets.head(items, args.limit)
+
+
+def _commit() -> str | None:
+    """The code's commit (with "+dirty" for uncommitted changes), so a number can be traced."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "src", "bench"], capture_output=True, text=True,
+                               timeout=10)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if head.returncode != 0:
+        return None
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
 def _load_done(path: Path) -> dict[tuple[str, str], dict]:
@@ -130,8 +146,11 @@ def run(args) -> int:
                 bar.update(task, advance=1, description=f"{set_name} {mode}: {hits}/{seen} correct")
     records = [done[(m, i.id)] for m in modes for i in items if (m, i.id) in done]
     summary, breakdown = summarize(records, set_name, model_label)
+    for row in summary:
+        if row["mode"] == "pipeline" and args.candidates > 1:
+            row["candidates"] = args.candidates
     command = "python -m bench " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    out.write_text(json.dumps({"summary": summary, "breakdown": breakdown, "command": command,
+    out.write_text(json.dumps({"summary": summary, "breakdown": breakdown, "command": command, "commit": _commit(),
                                "questions": records}, ensure_ascii=False, indent=1), encoding="utf-8")  # fmt: skip
     print_tables(summary, breakdown, Console())
     console.print(f"Results: {out}  (predictions: {log})")

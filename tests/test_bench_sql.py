@@ -127,3 +127,18 @@ def test_hardness_and_fixed_subset():
     assert len(first) == 200 and [i.id for i in first] == [i.id for i in second]
     share = lambda xs, b: sum(i.hardness == b for i in xs) / len(xs)  # noqa: E731
     assert all(abs(share(first, b) - share(items, b)) < 0.01 for b in ("easy", "medium", "hard", "extra"))
+
+
+def test_candidates_vote_and_the_report_says_so(tiny_set: Path):
+    out = tiny_set / "vote.json"
+    args = ("--set", str(tiny_set / "q.json"), "--db-dir", str(tiny_set / "dbs"), "--mode", "pipeline",
+            "--candidates", "3", "--out", str(out))  # fmt: skip
+    proc = _bench(tiny_set, *args)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text())
+    assert data["summary"][0]["candidates"] == 3 and data["commit"]
+    answered = [q for q in data["questions"] if q.get("llm_calls")]
+    assert answered and all(q["llm_calls"] == 2 for q in answered)  # the sample agreed: no third draw
+    report = subprocess.run([sys.executable, "-m", "bench", "report", str(out)], cwd=ROOT, capture_output=True,
+                            text=True, timeout=60)  # fmt: skip
+    assert "| q | pipeline, vote of 3 | fake |" in report.stdout

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from wenshu.agent.coverage import asks_per_group, coverage_feedback, missing_grouping, missing_values, missing_windows
+from wenshu.agent.coverage import (
+    asks_per_group,
+    copied_literals,
+    coverage_feedback,
+    missing_grouping,
+    missing_values,
+    missing_windows,
+)
 from wenshu.contracts import AgentRequest
 from wenshu.knowledge.time_phrases import find_windows
 
@@ -28,6 +35,8 @@ def test_the_time_window_must_be_the_questions():
     copied = "SELECT COUNT(*) FROM orders o WHERE o.order_date >= date('now', 'start of month')"
     assert missing_windows(copied, windows) == windows
     assert missing_windows(f"SELECT COUNT(*) FROM orders o WHERE {LAST_MONTH}", windows) == []  # '-1 month' == '-1 months'
+    open_ended = "SELECT COUNT(*) FROM orders o WHERE o.order_date >= date('now', 'start of month', '-1 month')"
+    assert missing_windows(open_ended, windows) == windows  # 上个月 ends where this month starts
     last_week = find_windows("上周的订单量")
     between = "SELECT 1 FROM orders WHERE order_date BETWEEN date('now','weekday 0','-13 days') AND date('now','weekday 0','-7 days')"
     assert missing_windows(between, last_week) == []
@@ -88,3 +97,15 @@ def test_when_the_retry_never_runs_the_answer_that_ran_is_kept(agent, fake_model
     resp = agent.ask(AgentRequest(message="各渠道的订单量"))
     assert resp.error is None and resp.sql.startswith(flat) and resp.rows[0][0] > 100_000
     assert resp.trace[-1].node == "fallback" and resp.trace[-1].detail == "kept the last answer that ran"
+
+
+def test_a_filter_value_copied_from_an_example_must_go():
+    examples = [{"question": "上周华东大区的GMV", "sql": "SELECT SUM(pay_amount) FROM orders o JOIN cities c "
+                 "ON c.city_id = o.city_id JOIN regions r ON r.region_id = c.region_id WHERE r.region_name = '华东'"}]
+    copied = examples[0]["sql"] + " AND o.channel = 'app'"
+    assert copied_literals("去年双十一当天的GMV是多少？", copied, examples, [], [], "sqlite") == ["华东"]
+    assert copied_literals("华东去年双十一的GMV", copied, examples, [], [], "sqlite") == []  # the question says it
+    assert copied_literals("那天呢", copied, examples, [], ["去年华东的GMV"], "sqlite") == []  # an earlier turn said it
+    hint = [{"table": "regions", "column": "region_name", "value": "华东"}]
+    assert copied_literals("华东区去年的GMV", copied, examples, hint, [], "sqlite") == []
+    assert "'华东'" in coverage_feedback("去年双十一当天的GMV是多少？", copied, [], [], "sqlite", examples=examples)

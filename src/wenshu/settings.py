@@ -62,6 +62,9 @@ class Settings(BaseSettings):
         False, description="Ask the fast model to judge results (rules always run)."
     )
     history_turns: int = 3
+    sql_candidates: int = Field(
+        1, description="SQL candidates per question; above 1, sampled candidates run and their results vote (agent/vote.py)."
+    )
     # Query plan check (layer 3, wenshu.guard.plan): estimates above these refuse the query before it runs.
     plan_max_cost: float = Field(1e7, description="PostgreSQL: highest EXPLAIN total cost allowed.")
     plan_max_rows: float = Field(1e8, description="PostgreSQL/MySQL/MariaDB: most rows the plan may estimate to examine.")

@@ -12,6 +12,10 @@ model call, so they can be checked exactly:
 - a question asked per group (各渠道, 每个城市, 分别, "by channel", "for each", "per month") needs
   one row per group: an aggregate without GROUP BY answers a different question.
 
+- a string literal the SQL filters on that comes from a few-shot example's SQL, not from the
+  question, its value hints or the conversation, was copied (a 华东 filter in an answer about
+  all regions): it must go.
+
 A miss becomes feedback for one more generation round, naming the exact filter to add.
 """
 
@@ -54,13 +58,25 @@ def missing_values(question: str, sql: str, values: list[dict], dialect: str) ->
     return out
 
 
+def _has_upper_date_bound(sql: str) -> bool:
+    """Whether some `<`, `<=` or BETWEEN compares with a date computed from now."""
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+    except Exception:  # noqa: BLE001
+        return True  # unparseable: not ours to judge
+    return any("'now'" in node.sql().lower() for node in tree.find_all(exp.LT, exp.LTE, exp.Between))
+
+
 def missing_windows(sql: str, windows: list[TimeWindow]) -> list[TimeWindow]:
-    """Time windows whose start modifiers do not all appear in the SQL."""
+    """Time windows whose start modifiers do not all appear in the SQL, or that end before now
+    (上个月, last week) while the SQL sets no upper bound."""
     text = _norm(sql)
     out = []
     for w in windows:
         modifiers = [m for m in _QUOTED.findall(w.start) if m != "now" and "%" not in m]
         if modifiers and not all(_norm(f"'{m}'") in text for m in modifiers):
+            out.append(w)
+        elif w.end and "'now'" in w.end and not _has_upper_date_bound(sql):
             out.append(w)
     return out
 
@@ -93,7 +109,33 @@ def missing_grouping(question: str, sql: str, dialect: str) -> bool:
     return any(p.find(exp.AggFunc) for p in tree.expressions)
 
 
-def coverage_feedback(question: str, sql: str, values: list[dict], windows: list[TimeWindow], dialect: str) -> str:
+def _literals(sql: str, dialect: str) -> set[str]:
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect or None)
+    except Exception:  # noqa: BLE001
+        return set()
+    return {lit.this for lit in tree.find_all(exp.Literal) if lit.is_string and len(lit.this) >= 2
+            and lit.find_ancestor(exp.Where, exp.Having, exp.Join)}  # fmt: skip
+
+
+def copied_literals(question: str, sql: str, examples: list[dict], values: list[dict], context: list[str],
+                    dialect: str) -> list[str]:
+    """Filter values the SQL shares with an example's SQL but that nothing in this question grounds."""
+    from_examples = set().union(*(_literals(e.get("sql") or "", dialect) for e in examples)) if examples else set()
+    if not from_examples:
+        return []
+    grounded = " ".join([question, *context]).lower()
+    hinted = {str(v.get("value")) for v in values}
+    return sorted(lit for lit in _literals(sql, dialect) & from_examples
+                  if lit.lower() not in grounded and lit not in hinted and not _date_modifier(lit))  # fmt: skip
+
+
+def _date_modifier(text: str) -> bool:
+    return bool(re.fullmatch(r"now|start of \w+|weekday \d|[+-]?\d+ \w+|%.*", text.strip(), re.I))
+
+
+def coverage_feedback(question: str, sql: str, values: list[dict], windows: list[TimeWindow], dialect: str,
+                      examples: list[dict] | None = None, context: list[str] | None = None) -> str:
     """'' when the SQL covers the question's pinned values and time windows, else what to fix."""
     parts = []
     for v in missing_values(question, sql, values, dialect):
@@ -102,6 +144,8 @@ def coverage_feedback(question: str, sql: str, values: list[dict], windows: list
         parts.append(f"The question mentions {name}: filter with {v['table']}.{v['column']} = {literal}.")
     for w in missing_windows(sql, windows):
         parts.append(f"The question says {w.phrase}: filter the date column with {w.condition()}.")
+    for lit in copied_literals(question, sql, examples or [], values, context or [], dialect):
+        parts.append(f"The question does not mention '{lit}': remove that filter (it came from an example).")
     if missing_grouping(question, sql, dialect):
         parts.append("The question asks for a value per group: select the group column and add GROUP BY on it.")
     return " ".join(parts)

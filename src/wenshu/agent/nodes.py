@@ -20,6 +20,7 @@ from wenshu.agent.generate import GenerateInput, Turn, build_messages
 from wenshu.agent.intent import IntentAnswer, classify_rules, from_model
 from wenshu.agent.prompts import render
 from wenshu.agent.state import AgentState
+from wenshu.agent.vote import choose, make_runner
 from wenshu.contracts import Event
 from wenshu.errors import WenshuError
 from wenshu.guard.guard import guard_check
@@ -117,13 +118,27 @@ def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
     kw = {"temperature": 0.3, "seed": 42 + part.get("retries", 0) + part.get("eval_rounds", 0)} if stage else {}
     text = ctx.models.text("strong", build_messages(inp), on_token=lambda t: ctx.emit(Event(type="token", data=t)), **kw)
     sql = extract_sql(text)
+    detail = f"after {stage}: {reason}" if stage else ""
+    if sql and not stage and ctx.settings.sql_candidates > 1:
+        sql, note = _vote(sql, inp, q, ctx)
+        part["vote"] = note
+        detail = f"vote: {note}"
     part.update({"sql": sql, "raw": text[:2000], "validation": None, "attempted": True})
     if sql:
         ctx.emit(Event(type="sql", data=sql))
-    detail = f"after {stage}: {reason}" if stage else ""
     if not sql:
         detail = (detail + "; " if detail else "") + "no SQL in the model's answer"
     return {"sql": part}, "retry" if stage else "ok", detail
+
+
+def _vote(first: str, inp: GenerateInput, q: dict, ctx: AgentContext) -> tuple[str, dict]:
+    catalog = ctx.catalogs.get(q["datasource"], ctx.datasource_url, data_version(ctx.datasource_url))
+    messages = build_messages(inp)
+
+    def sample(i: int) -> str | None:
+        return extract_sql(ctx.models.text("strong", messages, temperature=0.7, seed=1000 + i))
+
+    return choose(first, sample, make_runner(ctx, catalog), ctx.settings.sql_candidates)
 
 
 def validate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
@@ -179,7 +194,9 @@ def evaluate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
         schema = state.get("schema") or {}
         dialect = schema.get("dialect", "")
         windows = find_windows(q["question"], dialect)
-        missing = coverage_feedback(q["question"], sql, schema.get("values") or [], windows, dialect)
+        earlier = [t.get("question", "") + " " + (t.get("sql") or "") for t in state.get("turns") or []]
+        missing = coverage_feedback(q["question"], sql, schema.get("values") or [], windows, dialect,
+                                    examples=schema.get("examples") or [], context=earlier)  # fmt: skip
         previous = next((t.get("sql") for t in reversed(state.get("turns") or []) if t.get("sql")), None)
         if previous:
             catalog = ctx.catalogs.get(q["datasource"], ctx.datasource_url, data_version(ctx.datasource_url))
