@@ -109,3 +109,22 @@ def test_a_filter_value_copied_from_an_example_must_go():
     hint = [{"table": "regions", "column": "region_name", "value": "华东"}]
     assert copied_literals("华东区去年的GMV", copied, examples, hint, [], "sqlite") == []
     assert "'华东'" in coverage_feedback("去年双十一当天的GMV是多少？", copied, [], [], "sqlite", examples=examples)
+
+
+def test_a_value_filtered_on_the_wrong_tables_column_is_reported():
+    hint = [{"table": "airlines", "column": "Airline", "value": "United Airlines"}]
+    q = 'What are flight numbers of Airline "United Airlines"?'
+    wrong = "SELECT FlightNo FROM flights WHERE Airline = 'United Airlines'"  # flights.Airline holds codes
+    assert missing_values(q, wrong, hint, "sqlite") == hint
+    assert "join airlines" in coverage_feedback(q, wrong, hint, [], "sqlite")
+    right = ("SELECT f.FlightNo FROM flights f JOIN airlines a ON a.uid = f.Airline "
+             "WHERE a.Airline = 'United Airlines'")  # fmt: skip
+    assert missing_values(q, right, hint, "sqlite") == []
+
+
+def test_a_value_stored_in_several_columns_is_covered_by_any_of_them():
+    hints = [{"table": "singer", "column": "Country", "value": "France"},
+             {"table": "stadium", "column": "Location", "value": "France"}]  # fmt: skip
+    q = "How many singers are from France?"
+    assert missing_values(q, "SELECT COUNT(*) FROM singer WHERE Country = 'France'", hints, "sqlite") == []
+    assert missing_values(q, "SELECT COUNT(*) FROM singer", hints, "sqlite") == hints[:1]

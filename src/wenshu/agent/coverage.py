@@ -37,23 +37,48 @@ def _norm(text: str) -> str:
 
 
 def _columns(sql: str, dialect: str) -> set[str] | None:
+    """Column references as `table.column` where the table is known (through aliases, or the only
+    table of their SELECT), else as bare `column`; lower case."""
     try:
         tree = sqlglot.parse_one(sql, read=dialect or None)
     except Exception:  # noqa: BLE001 - unparseable SQL is the validator's business, not ours
         return None
-    return {c.name.lower() for c in tree.find_all(exp.Column)}
+    out = set()
+    for c in tree.find_all(exp.Column):
+        select = c.find_ancestor(exp.Select)
+        tables = {}
+        if select is not None:
+            for node in [select.args.get("from_")] + list(select.args.get("joins") or []):
+                if node is not None and isinstance(node.this, exp.Table):
+                    tables[node.this.alias_or_name.lower()] = node.this.name.lower()
+        owner = tables.get(c.table.lower()) if c.table else (next(iter(tables.values())) if len(tables) == 1 else None)
+        out.add(f"{owner}.{c.name.lower()}" if owner else c.name.lower())
+    return out
 
 
 def missing_values(question: str, sql: str, values: list[dict], dialect: str) -> list[dict]:
-    """Value hints written in the question whose column the SQL never references."""
+    """Value hints written in the question whose column (on its table) the SQL never references."""
     used = _columns(sql, dialect)
     if used is None:
         return []
     low = question.lower()
-    out = []
+
+    def referenced(v: dict) -> bool:
+        column = str(v["column"]).lower()
+        return f"{str(v['table']).lower()}.{column}" in used or column in used
+
+    def key(v: dict) -> tuple[str, str]:
+        return str(v.get("value")), str(v.get("label") or "")
+
+    # A value stored in several columns is covered when any of them is used.
+    covered = {key(v) for v in values if referenced(v)}
+    out, seen = [], set()
     for v in values:
         said = [str(x) for x in (v.get("label"), v.get("value")) if x not in (None, "")]
-        if any(len(s) >= 2 and s.lower() in low for s in said) and str(v["column"]).lower() not in used:
+        if key(v) in covered | seen:
+            continue
+        if any(len(s) >= 2 and s.lower() in low for s in said):
+            seen.add(key(v))
             out.append(v)
     return out
 
@@ -141,7 +166,8 @@ def coverage_feedback(question: str, sql: str, values: list[dict], windows: list
     for v in missing_values(question, sql, values, dialect):
         literal = v["value"] if str(v["value"]).lstrip("-").isdigit() else f"'{v['value']}'"
         name = v.get("label") or v["value"]
-        parts.append(f"The question mentions {name}: filter with {v['table']}.{v['column']} = {literal}.")
+        parts.append(f"The question mentions {name}: it is stored in {v['table']}.{v['column']}; join {v['table']} if "
+                     f"needed and filter with {v['table']}.{v['column']} = {literal}.")
     for w in missing_windows(sql, windows):
         parts.append(f"The question says {w.phrase}: filter the date column with {w.condition()}.")
     for lit in copied_literals(question, sql, examples or [], values, context or [], dialect):
