@@ -73,6 +73,12 @@ def test_evaluate_rules():
     fine = evaluate_rules("top 5", "top_n", "SELECT c, COUNT(*) n FROM t GROUP BY c ORDER BY n DESC LIMIT 5",
                           ["c", "n"], [["a", 3]], 1)
     assert fine.ok
+    counted = evaluate_rules("昨天被取消的订单有哪些？", "detail", "SELECT COUNT(*) FROM orders WHERE status = 2", ["n"], [[16]], 1)
+    assert not counted.ok and "list the records" in counted.feedback
+    asked = evaluate_rules("列出昨天取消订单的总数", "detail", "SELECT COUNT(*) FROM orders WHERE status = 2", ["n"], [[16]], 1)
+    assert asked.ok  # the question itself asks for a count
+    listed = evaluate_rules("昨天被取消的订单有哪些？", "detail", "SELECT order_id FROM orders WHERE status = 2", ["id"], [[1]], 1)
+    assert listed.ok
 
 
 def test_summaries_speak_the_users_language():

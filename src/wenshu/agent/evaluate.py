@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
+import sqlglot
 from pydantic import BaseModel
+from sqlglot import exp
 
 from wenshu.agent.prompts import render
 
@@ -15,6 +17,7 @@ class Verdict(BaseModel):
 
 
 _NUMBER_IN_TOP = re.compile(r"top\s*(\d+)|前\s*(\d+)", re.I)
+_COUNTING = re.compile(r"多少|几[个笔单位家种]|总|平均|合计|how many|number of|count|total|sum|average|mean", re.I)
 _AGG = re.compile(r"\b(count|sum|avg|min|max|group\s+by)\b", re.I)
 
 
@@ -40,9 +43,24 @@ def evaluate_rules(question: str, query_type: str, sql: str, columns: list[str],
                 ok=False,
                 feedback="The question asks for a summary, but the query returns raw rows: aggregate with GROUP BY.",
             )
+    if query_type == "detail" and row_count == 1 and _only_aggregates(sql) and not _COUNTING.search(question):
+        return Verdict(
+            ok=False,
+            feedback="The question asks to list the records themselves: select their columns (id, time, amount, ...) "
+            "with the same filters instead of aggregating them.",
+        )
     if all(r[i] is None for r in rows for i in range(len(columns))) and rows:
         return Verdict(ok=False, feedback="Every value in the result is NULL; check the joins and column names.")
     return Verdict(ok=True)
+
+
+def _only_aggregates(sql: str) -> bool:
+    try:
+        tree = sqlglot.parse_one(sql, read=None)
+    except Exception:  # noqa: BLE001
+        return False
+    return (isinstance(tree, exp.Select) and not tree.args.get("group")
+            and all(p.find(exp.AggFunc) for p in tree.expressions))  # fmt: skip
 
 
 def judge_prompt(question: str, sql: str, columns: list[str], rows: list[list]) -> str:
