@@ -46,6 +46,8 @@ def add_arguments(p) -> None:
     p.add_argument("--out", required=True, help="results file, e.g. bench/results/spider_dev_200.json")
     p.add_argument("--candidates", type=int, default=1,
                    help="pipeline: SQL candidates per question; above 1 their results vote (setting sql_candidates)")
+    p.add_argument("--rescore", action="store_true",
+                   help="score the stored predictions again (after a change of the scoring rules), then continue")
     p.add_argument("--fresh", action="store_true", help="ignore predictions of an earlier run of the same file")
     p.set_defaults(func=run)
 
@@ -122,6 +124,8 @@ def run(args) -> int:
         log.unlink()
     done = _load_done(log)
     by_id = {i.id: i for i in items}
+    if args.rescore:
+        _rescore(done, by_id, log)
     gold_cache: dict[str, list | str] = {}
     catalogs: dict[str, object] = {}
     todo = sum(1 for m in modes for i in items if (m, i.id) not in done)
@@ -155,6 +159,22 @@ def run(args) -> int:
     print_tables(summary, breakdown, Console())
     console.print(f"Results: {out}  (predictions: {log})")
     return 0
+
+
+def _rescore(done: dict, by_id: dict, log: Path) -> None:
+    """Score stored predictions again with the current rules and rewrite the predictions file."""
+    from bench.modes import score
+
+    gold: dict[str, list] = {}
+    for rec in done.values():
+        item = by_id.get(rec["id"])
+        if item is None or rec.get("error_class") not in ("ok", "wrong_result"):
+            continue  # errors and refusals do not depend on the comparison
+        if item.id not in gold:
+            gold[item.id] = run_sql(item.db_path, item.gold_sql)
+        correct, cls, detail, lenient = score(item, rec.get("pred_sql"), gold[item.id])
+        rec.update(correct=correct, error_class=cls, detail=detail, lenient=lenient)
+    log.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in done.values()), encoding="utf-8")
 
 
 def _answer(mode, item, by_id, agent, catalogs, gold_cache, conversations, load_catalog) -> dict:
