@@ -80,3 +80,10 @@ def test_names_spelt_differently_are_respelt(catalog, home):
     assert rows(home, got.sql) == rows(home, "SELECT COUNT(*) FROM orders")
     got = repair_sql("SELECT city_tier, COUNT(*) FROM order_s JOIN cities USING (city_id) GROUP BY citytier", catalog, "sqlite")
     assert got.notes[:2] == ["order_s -> orders", "citytier -> city_tier"]
+
+
+def test_a_join_comparing_a_column_with_itself_uses_the_key(catalog, home):
+    got = repair_sql("SELECT c.city_name, COUNT(*) FROM orders o JOIN cities c ON o.city_id = o.city_id "
+                     "GROUP BY c.city_name", catalog, "sqlite")  # fmt: skip
+    assert got.notes == ["o.city_id = o.city_id -> o.city_id = c.city_id"]
+    assert len(rows(home, got.sql)) == len(rows(home, "SELECT DISTINCT city_id FROM orders"))

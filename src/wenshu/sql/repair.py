@@ -19,7 +19,7 @@ import sqlglot
 from sqlglot import exp
 
 from wenshu.knowledge.catalog import Catalog, TableInfo
-from wenshu.knowledge.joins import join_steps
+from wenshu.knowledge.joins import join_steps, key_edges
 
 
 @dataclass
@@ -110,6 +110,7 @@ def _repair_select(select: exp.Select, catalog: Catalog) -> list[str]:
     sources = _sources(select, catalog, notes)
     if sources is None:
         return notes
+    _fix_self_joins(select, sources, catalog, notes)
     outputs = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias) and p.alias}
     outer = _outer_names(select, catalog)
     for col in _own_columns(select):
@@ -136,6 +137,34 @@ def _repair_select(select: exp.Select, catalog: Catalog) -> list[str]:
         if col.sql() != old:
             notes.append(f"{old} -> {col.sql()}")
     return notes
+
+
+def _fix_self_joins(select: exp.Select, sources: dict[str, TableInfo], catalog: Catalog, notes: list[str]) -> None:
+    """`JOIN t2 ON t1.id = t1.id` compares a column with itself (a cartesian product in disguise):
+    use the key between the joined table and the tables before it, when there is exactly one."""
+    earlier = [select.args["from_"].this.alias_or_name.lower()] if select.args.get("from_") else []
+    for join in select.args.get("joins") or []:
+        alias = join.this.alias_or_name.lower()
+        on = join.args.get("on")
+        for eq in list(on.find_all(exp.EQ)) if on is not None else []:
+            a, b = eq.this, eq.expression
+            same = (isinstance(a, exp.Column) and isinstance(b, exp.Column) and a.table.lower() == b.table.lower()
+                    and a.name.lower() == b.name.lower())  # fmt: skip
+            if not same:
+                continue
+            key = _key_between(sources[alias], [(e, sources[e]) for e in earlier], catalog)
+            if key is not None:
+                new = exp.EQ(this=exp.column(key[1], table=key[0]), expression=exp.column(key[2], table=join.this.alias_or_name))
+                notes.append(f"{eq.sql()} -> {new.sql()}")
+                eq.replace(new)
+        earlier.append(alias)
+
+
+def _key_between(table: TableInfo, earlier: list[tuple[str, TableInfo]], catalog: Catalog) -> tuple[str, str, str] | None:
+    """(earlier alias, its column, the table's column) of the only key join between them."""
+    hits = [(alias, step[3], step[1]) for step in key_edges(catalog).get(table.name, [])
+            for alias, t in earlier if t.name == step[2]]  # fmt: skip
+    return hits[0] if len(hits) == 1 else None
 
 
 def _respell(col: exp.Column, sources: dict[str, TableInfo], notes: list[str]) -> bool:
