@@ -58,6 +58,7 @@ def test_full_table_name_for_an_aliased_table_uses_the_alias(catalog):
     "SELECT x.a FROM (SELECT 1 AS a) x",  # derived table: columns unknown here
     "SELECT name FROM no_such_table",
     "not sql at all (",
+    "SELECT cities.city_name FROM orders; DROP TABLE orders",  # stacked: the guard refuses it whole
 ])
 def test_valid_or_unfixable_sql_is_left_exactly_as_written(catalog, sql):
     got = repair_sql(sql, catalog, "sqlite")

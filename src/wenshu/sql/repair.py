@@ -35,11 +35,12 @@ class Repair:
 def repair_sql(sql: str, catalog: Catalog, dialect: str) -> Repair:
     """`sql` with misplaced columns moved to their table and missing key joins added."""
     try:
-        tree = sqlglot.parse_one(sql, read=dialect or None)
+        trees = sqlglot.parse(sql, read=dialect or None)
     except Exception:  # noqa: BLE001 - unparseable SQL is the guard's to explain
         return Repair(sql)
+    tree = trees[0] if len(trees) == 1 else None
     if not isinstance(tree, exp.Query):
-        return Repair(sql)
+        return Repair(sql)  # stacked statements, DML, ...: left whole for the guard to refuse
     notes: list[str] = []
     for select in list(tree.find_all(exp.Select)):
         notes += _repair_select(select, catalog)
