@@ -23,7 +23,7 @@ import uvicorn
 
 CITY_TOP = (
     "SELECT c.city_name AS 城市, COUNT(*) AS 订单量 FROM orders o JOIN cities c ON o.city_id = c.city_id "
-    "GROUP BY c.city_name ORDER BY 订单量 DESC LIMIT 10"
+    "WHERE o.status = 1 GROUP BY c.city_name ORDER BY 订单量 DESC LIMIT 10"
 )
 CITY_QUESTION = "每个城市的订单量Top10"
 

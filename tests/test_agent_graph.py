@@ -11,7 +11,7 @@ from wenshu.errors import EmptyQuestion, ModelTimeout, NotFound, UnknownDatasour
 
 CITY_TOP = (
     "SELECT c.city_name AS 城市, COUNT(*) AS 订单量 FROM orders o JOIN cities c ON o.city_id = c.city_id "
-    "GROUP BY c.city_name ORDER BY 订单量 DESC LIMIT 10"
+    "WHERE o.status = 1 GROUP BY c.city_name ORDER BY 订单量 DESC LIMIT 10"
 )
 
 
@@ -92,8 +92,8 @@ def test_unsure_rules_ask_the_fast_model_with_a_json_schema(agent, fake_model):
 
 def test_followup_is_generated_from_the_previous_sql(agent, fake_model, settings, store):
     first = ("SELECT r.region_name AS 大区, COUNT(*) AS 订单量 FROM orders o JOIN cities c ON o.city_id=c.city_id "
-             "JOIN regions r ON c.region_id=r.region_id GROUP BY r.region_name")
-    second = first.replace("GROUP BY", "WHERE r.region_name = '华东' GROUP BY")
+             "JOIN regions r ON c.region_id=r.region_id WHERE o.status = 1 GROUP BY r.region_name")
+    second = first.replace("GROUP BY", "AND r.region_name = '华东' GROUP BY")
     fake_model.queue(first, second)
     one = agent.ask(AgentRequest(message="各大区的订单量"))
     # a new process: a fresh Agent over the same home must still remember the conversation

@@ -12,7 +12,7 @@ from wenshu.settings import reset_settings_cache
 
 runner = CliRunner()
 TOP = ("SELECT c.city_name AS city, COUNT(*) AS orders FROM orders o JOIN cities c ON o.city_id = c.city_id "
-       "GROUP BY c.city_name ORDER BY orders DESC LIMIT 3")
+       "WHERE o.status = 1 GROUP BY c.city_name ORDER BY orders DESC LIMIT 3")
 
 
 @pytest.fixture
@@ -107,8 +107,8 @@ def test_log_shows_the_audit_trail(fake_script):
 
 def test_chat_keeps_the_conversation_and_survives_errors(fake_script):
     region = ("SELECT r.region_name AS region, COUNT(*) AS n FROM orders o JOIN cities c ON o.city_id=c.city_id "
-              "JOIN regions r ON c.region_id=r.region_id GROUP BY r.region_name")
-    fake_script(region, region.replace("GROUP BY", "WHERE r.region_name='华东' GROUP BY"))
+              "JOIN regions r ON c.region_id=r.region_id WHERE o.status = 1 GROUP BY r.region_name")
+    fake_script(region, region.replace("GROUP BY", "AND r.region_name='华东' GROUP BY"))
     out = run("chat", input="各大区订单量\n\n只看华东区\n/quit\n")
     assert out.exit_code == 0, out.output
     assert "共 7 行" in out.stdout and "华东" in out.stdout

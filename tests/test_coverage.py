@@ -9,6 +9,7 @@ from wenshu.agent.coverage import (
     copied_literals,
     coverage_feedback,
     missing_grouping,
+    missing_terms,
     missing_values,
     missing_windows,
 )
@@ -83,8 +84,8 @@ def test_a_per_group_question_needs_group_by():
 
 
 def test_the_agent_regenerates_a_flat_answer_to_a_per_group_question(agent, fake_model):
-    flat = "SELECT COUNT(*) AS 订单量 FROM orders"
-    grouped = "SELECT channel AS 渠道, COUNT(*) AS 订单量 FROM orders GROUP BY channel"
+    flat = "SELECT COUNT(*) AS 订单量 FROM orders WHERE status = 1"
+    grouped = "SELECT channel AS 渠道, COUNT(*) AS 订单量 FROM orders WHERE status = 1 GROUP BY channel"
     fake_model.queue(flat, grouped)
     resp = agent.ask(AgentRequest(message="各渠道的订单量"))
     assert resp.error is None and "GROUP BY" in resp.sql and resp.row_count == 3
@@ -128,3 +129,15 @@ def test_a_value_stored_in_several_columns_is_covered_by_any_of_them():
     q = "How many singers are from France?"
     assert missing_values(q, "SELECT COUNT(*) FROM singer WHERE Country = 'France'", hints, "sqlite") == []
     assert missing_values(q, "SELECT COUNT(*) FROM singer", hints, "sqlite") == hints[:1]
+
+
+def test_a_glossary_term_must_use_the_columns_of_its_definition():
+    aov = [{"term": "客单价", "synonyms": ["average order value"],
+            "sql": "ROUND(SUM(orders.pay_amount) / COUNT(*), 2) with orders.status = 1"}]  # fmt: skip
+    q = "本月各渠道的客单价分别是多少？"
+    traffic = "SELECT channel, SUM(uv) AS uv FROM daily_traffic GROUP BY channel"
+    assert missing_terms(q, traffic, aov, "sqlite") == aov
+    assert "compute it as ROUND(SUM(orders.pay_amount)" in coverage_feedback(q, traffic, [], [], "sqlite", glossary=aov)
+    right = "SELECT channel, ROUND(SUM(pay_amount) / COUNT(*), 2) FROM orders WHERE status = 1 GROUP BY channel"
+    assert missing_terms(q, right, aov, "sqlite") == []
+    assert missing_terms("本月各渠道的UV", traffic, aov, "sqlite") == []  # the term is not in the question

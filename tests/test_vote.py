@@ -46,20 +46,20 @@ def test_choose_stops_early_and_the_greedy_candidate_wins_ties():
 
 def test_agreeing_candidates_stop_after_one_sample(voting_agent, fake_model):
     fake_model.queue(BY_CHANNEL, BY_CHANNEL_AGAIN)
-    resp = voting_agent.ask(AgentRequest(message="各渠道的订单数"))
+    resp = voting_agent.ask(AgentRequest(message="各渠道有多少条订单记录"))
     assert resp.error is None and resp.sql.startswith(BY_CHANNEL)
     assert resp.usage.llm_calls == 2 and "'candidates': 2" in generate_detail(resp)
 
 
 def test_the_majority_result_wins_over_the_greedy_one(voting_agent, fake_model):
     fake_model.queue(BY_CHANNEL, PAID_BY_CHANNEL, PAID_BY_CHANNEL)
-    resp = voting_agent.ask(AgentRequest(message="各渠道的已支付订单数"))
+    resp = voting_agent.ask(AgentRequest(message="各渠道有多少条已支付的订单记录"))
     assert resp.error is None and resp.sql.startswith(PAID_BY_CHANNEL)
     assert resp.usage.llm_calls == 3
 
 
 def test_a_greedy_sql_that_cannot_run_is_replaced_without_a_retry_round(voting_agent, fake_model):
     fake_model.queue("DELETE FROM orders", BY_CHANNEL, BY_CHANNEL)
-    resp = voting_agent.ask(AgentRequest(message="各渠道的订单数"))
+    resp = voting_agent.ask(AgentRequest(message="各渠道有多少条订单记录"))
     assert resp.error is None and resp.sql.startswith(BY_CHANNEL) and resp.row_count == 3
     assert ("validate", "error") not in [(t.node, t.status) for t in resp.trace]

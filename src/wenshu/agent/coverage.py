@@ -159,10 +159,33 @@ def _date_modifier(text: str) -> bool:
     return bool(re.fullmatch(r"now|start of \w+|weekday \d|[+-]?\d+ \w+|%.*", text.strip(), re.I))
 
 
+_QUALIFIED = re.compile(r"\b([A-Za-z_]\w*)\.([A-Za-z_]\w*)\b")
+
+
+def missing_terms(question: str, sql: str, glossary: list[dict], dialect: str) -> list[dict]:
+    """Glossary terms written in the question whose definition's columns the SQL never touches."""
+    used = _columns(sql, dialect)
+    if used is None:
+        return []
+    low = question.lower()
+    out = []
+    for term in glossary:
+        names = [term.get("term") or "", *(term.get("synonyms") or [])]
+        if not term.get("sql") or not any(len(n) >= 2 and n.lower() in low for n in names):
+            continue
+        columns = {(t.lower(), c.lower()) for t, c in _QUALIFIED.findall(term["sql"])}
+        if columns and not any(f"{t}.{c}" in used or c in used for t, c in columns):
+            out.append(term)
+    return out
+
+
 def coverage_feedback(question: str, sql: str, values: list[dict], windows: list[TimeWindow], dialect: str,
-                      examples: list[dict] | None = None, context: list[str] | None = None) -> str:
+                      examples: list[dict] | None = None, context: list[str] | None = None,
+                      glossary: list[dict] | None = None) -> str:
     """'' when the SQL covers the question's pinned values and time windows, else what to fix."""
     parts = []
+    for term in missing_terms(question, sql, glossary or [], dialect):
+        parts.append(f"The question says {term['term']}: compute it as {' '.join(str(term['sql']).split())}.")
     for v in missing_values(question, sql, values, dialect):
         literal = v["value"] if str(v["value"]).lstrip("-").isdigit() else f"'{v['value']}'"
         name = v.get("label") or v["value"]

@@ -196,7 +196,8 @@ def evaluate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
         windows = find_windows(q["question"], dialect)
         earlier = [t.get("question", "") + " " + (t.get("sql") or "") for t in state.get("turns") or []]
         missing = coverage_feedback(q["question"], sql, schema.get("values") or [], windows, dialect,
-                                    examples=schema.get("examples") or [], context=earlier)  # fmt: skip
+                                    examples=schema.get("examples") or [], context=earlier,
+                                    glossary=schema.get("glossary") or [])  # fmt: skip
         previous = next((t.get("sql") for t in reversed(state.get("turns") or []) if t.get("sql")), None)
         if previous:
             catalog = ctx.catalogs.get(q["datasource"], ctx.datasource_url, data_version(ctx.datasource_url))
