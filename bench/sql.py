@@ -106,6 +106,7 @@ def run(args) -> int:
     from wenshu.knowledge.catalog import load_catalog
 
     console = Console(stderr=True)
+    commit = _commit()  # the code that answers, read before the run (the tree may change during a long one)
     home = Path(tempfile.mkdtemp(prefix="wenshu-bench-"))
     settings, model_label = _settings(args, home)
     store = open_store(settings)
@@ -154,7 +155,7 @@ def run(args) -> int:
         if row["mode"] == "pipeline" and args.candidates > 1:
             row["candidates"] = args.candidates
     command = "python -m bench " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    out.write_text(json.dumps({"summary": summary, "breakdown": breakdown, "command": command, "commit": _commit(),
+    out.write_text(json.dumps({"summary": summary, "breakdown": breakdown, "command": command, "commit": commit,
                                "questions": records}, ensure_ascii=False, indent=1), encoding="utf-8")  # fmt: skip
     print_tables(summary, breakdown, Console())
     console.print(f"Results: {out}  (predictions: {log})")
