@@ -36,7 +36,7 @@ def render(paths: list[Path]) -> str:
             rows.append(_row(cells))
             classes = (data.get("breakdown") or {}).get(s["mode"], {}).get("error_classes", {})
             wrong = ", ".join(f"{k} {v}" for k, v in classes.items() if k != "ok") or "none"
-            errors.append(_row((s["set"], s["mode"], wrong)))
+            errors.append(_row((s["set"], cells[1], wrong)))
         if data.get("command"):
             at = f" (commit {data['commit']})" if data.get("commit") else ""
             commands.append(f"- `{data['command']}` → `{path.as_posix()}`{at}")

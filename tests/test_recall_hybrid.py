@@ -155,7 +155,7 @@ def test_agent_recall_node_feeds_block_and_values_to_generation(agent, fake_mode
 
     assert isinstance(agent.recall, HybridRecall)
     sql = ("SELECT COUNT(*) AS n FROM orders o JOIN cities c ON o.city_id = c.city_id "
-           "JOIN regions r ON c.region_id = r.region_id WHERE r.region_name = '华东'")
+           "JOIN regions r ON c.region_id = r.region_id WHERE r.region_name = '华东' AND o.status = 1")
     fake_model.queue(f"```sql\n{sql}\n```")
     resp = agent.ask(AgentRequest(message="华东区的订单数"))
     assert resp.error is None and resp.row_count == 1

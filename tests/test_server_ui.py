@@ -21,7 +21,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--no-first-run", "--disable-sync", "--disable-quic"]
 CITY_ORDERS = (
     "SELECT c.city_name AS 城市, COUNT(*) AS 订单量 FROM orders o JOIN cities c ON o.city_id = c.city_id "
-    "GROUP BY c.city_name ORDER BY 订单量 DESC, 城市"
+    "WHERE o.status = 1 GROUP BY c.city_name ORDER BY 订单量 DESC, 城市"
 )
 QUESTION = "每个城市的订单量"
 DOCS_SHOT = Path(__file__).resolve().parent.parent / "docs" / "screenshot.png"

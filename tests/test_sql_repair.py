@@ -66,7 +66,8 @@ def test_valid_or_unfixable_sql_is_left_exactly_as_written(catalog, sql):
 
 
 def test_the_agent_runs_the_repaired_sql_without_another_model_round(agent, fake_model, home):
-    fake_model.queue("SELECT cities.city_name AS 城市, COUNT(*) AS 订单量 FROM orders GROUP BY cities.city_name")
+    fake_model.queue("SELECT cities.city_name AS 城市, COUNT(*) AS 订单量 FROM orders WHERE status = 1 "
+                     "GROUP BY cities.city_name")  # fmt: skip
     resp = agent.ask(AgentRequest(message="每个城市的订单量"))
     assert resp.error is None and resp.usage.llm_calls == 1
     assert "JOIN cities" in resp.sql
