@@ -36,6 +36,15 @@ def _norm(text: str) -> str:
     return re.sub(r"(day|month|year|hour|minute|second)s\b", r"\1", text.lower()).replace(" ", "")
 
 
+def select_tables(select: exp.Select) -> dict[str, str]:
+    """alias (lower case) -> table name for the tables in a SELECT's own FROM and JOINs."""
+    out = {}
+    for node in [select.args.get("from_")] + list(select.args.get("joins") or []):
+        if node is not None and isinstance(node.this, exp.Table):
+            out[node.this.alias_or_name.lower()] = node.this.name
+    return out
+
+
 def _columns(sql: str, dialect: str) -> set[str] | None:
     """Column references as `table.column` where the table is known (through aliases, or the only
     table of their SELECT), else as bare `column`; lower case."""
@@ -46,11 +55,7 @@ def _columns(sql: str, dialect: str) -> set[str] | None:
     out = set()
     for c in tree.find_all(exp.Column):
         select = c.find_ancestor(exp.Select)
-        tables = {}
-        if select is not None:
-            for node in [select.args.get("from_")] + list(select.args.get("joins") or []):
-                if node is not None and isinstance(node.this, exp.Table):
-                    tables[node.this.alias_or_name.lower()] = node.this.name.lower()
+        tables = {a: t.lower() for a, t in select_tables(select).items()} if select is not None else {}
         owner = tables.get(c.table.lower()) if c.table else (next(iter(tables.values())) if len(tables) == 1 else None)
         out.add(f"{owner}.{c.name.lower()}" if owner else c.name.lower())
     return out

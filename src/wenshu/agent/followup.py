@@ -16,6 +16,7 @@ from __future__ import annotations
 import sqlglot
 from sqlglot import exp
 
+from wenshu.agent.coverage import select_tables
 from wenshu.knowledge.catalog import Catalog
 from wenshu.knowledge.joins import join_steps
 
@@ -27,15 +28,6 @@ def _parse(sql: str, dialect: str) -> exp.Expression | None:
         return None
 
 
-def _tables(select: exp.Select) -> dict[str, str]:
-    """alias (lower case) -> table name for the SELECT's own sources."""
-    out = {}
-    for node in [select.args.get("from_")] + list(select.args.get("joins") or []):
-        if node is not None and isinstance(node.this, exp.Table):
-            out[node.this.alias_or_name.lower()] = node.this.name
-    return out
-
-
 def _conditions(tree: exp.Expression) -> list[tuple[exp.Expression, set[str], set[str]]]:
     """(condition, its column names, its tables) for every AND-part of every WHERE."""
     out = []
@@ -43,7 +35,7 @@ def _conditions(tree: exp.Expression) -> list[tuple[exp.Expression, set[str], se
         where = select.args.get("where")
         if where is None:
             continue
-        tables = _tables(select)
+        tables = select_tables(select)
         for part in where.this.flatten() if isinstance(where.this, exp.And) else [where.this]:
             if part.find(exp.Select):
                 continue  # a subquery condition: too entangled to carry over by name
