@@ -22,6 +22,7 @@ A miss becomes feedback for one more generation round, naming the exact filter t
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
@@ -36,6 +37,16 @@ def _norm(text: str) -> str:
     return re.sub(r"(day|month|year|hour|minute|second)s\b", r"\1", text.lower()).replace(" ", "")
 
 
+@lru_cache(maxsize=64)
+def parse(sql: str, dialect: str) -> exp.Expression | None:
+    """The statement's tree, parsed once for all checks of an answer (callers must not modify it);
+    None when it does not parse (that is the validator's business, not ours)."""
+    try:
+        return sqlglot.parse_one(sql, read=dialect or None)
+    except Exception:  # noqa: BLE001
+        return None
+
+
 def select_tables(select: exp.Select) -> dict[str, str]:
     """alias (lower case) -> table name for the tables in a SELECT's own FROM and JOINs."""
     out = {}
@@ -48,9 +59,8 @@ def select_tables(select: exp.Select) -> dict[str, str]:
 def _columns(sql: str, dialect: str) -> set[str] | None:
     """Column references as `table.column` where the table is known (through aliases, or the only
     table of their SELECT), else as bare `column`; lower case."""
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect or None)
-    except Exception:  # noqa: BLE001 - unparseable SQL is the validator's business, not ours
+    tree = parse(sql, dialect)
+    if tree is None:
         return None
     out = set()
     for c in tree.find_all(exp.Column):
@@ -90,9 +100,8 @@ def missing_values(question: str, sql: str, values: list[dict], dialect: str) ->
 
 def _has_upper_date_bound(sql: str) -> bool:
     """Whether some `<`, `<=` or BETWEEN compares with a date computed from now."""
-    try:
-        tree = sqlglot.parse_one(sql, read="sqlite")
-    except Exception:  # noqa: BLE001
+    tree = parse(sql, "sqlite")  # time windows are resolved to SQLite expressions
+    if tree is None:
         return True  # unparseable: not ours to judge
     return any("'now'" in node.sql().lower() for node in tree.find_all(exp.LT, exp.LTE, exp.Between))
 
@@ -130,19 +139,15 @@ def missing_grouping(question: str, sql: str, dialect: str) -> bool:
     """A per-group question answered with one aggregate over everything."""
     if not asks_per_group(question):
         return False
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect or None)
-    except Exception:  # noqa: BLE001 - the validator's business
-        return False
+    tree = parse(sql, dialect)
     if not isinstance(tree, exp.Select) or tree.args.get("group") or tree.find(exp.Window):
         return False
     return any(p.find(exp.AggFunc) for p in tree.expressions)
 
 
 def _literals(sql: str, dialect: str) -> set[str]:
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect or None)
-    except Exception:  # noqa: BLE001
+    tree = parse(sql, dialect)
+    if tree is None:
         return set()
     return {lit.this for lit in tree.find_all(exp.Literal) if lit.is_string and len(lit.this) >= 2
             and lit.find_ancestor(exp.Where, exp.Having, exp.Join)}  # fmt: skip

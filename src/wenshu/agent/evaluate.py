@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-import sqlglot
 from pydantic import BaseModel
 from sqlglot import exp
 
+from wenshu.agent.coverage import parse
 from wenshu.agent.prompts import render
 
 
@@ -55,10 +55,7 @@ def evaluate_rules(question: str, query_type: str, sql: str, columns: list[str],
 
 
 def _only_aggregates(sql: str) -> bool:
-    try:
-        tree = sqlglot.parse_one(sql, read=None)
-    except Exception:  # noqa: BLE001
-        return False
+    tree = parse(sql, "")
     return (isinstance(tree, exp.Select) and not tree.args.get("group")
             and all(p.find(exp.AggFunc) for p in tree.expressions))  # fmt: skip
 

@@ -13,19 +13,11 @@ replaced, not dropped, and are left out.
 
 from __future__ import annotations
 
-import sqlglot
 from sqlglot import exp
 
-from wenshu.agent.coverage import select_tables
+from wenshu.agent.coverage import parse, select_tables
 from wenshu.knowledge.catalog import Catalog
 from wenshu.knowledge.joins import join_steps
-
-
-def _parse(sql: str, dialect: str) -> exp.Expression | None:
-    try:
-        return sqlglot.parse_one(sql, read=dialect or None)
-    except Exception:  # noqa: BLE001 - unparseable SQL is the validator's business
-        return None
 
 
 def _conditions(tree: exp.Expression) -> list[tuple[exp.Expression, set[str], set[str]]]:
@@ -61,7 +53,7 @@ def _is_date_condition(part: exp.Expression) -> bool:
 def dropped_conditions(previous_sql: str, sql: str, catalog: Catalog | None, dialect: str,
                        new_window: bool = False) -> list[str]:
     """Conditions of `previous_sql` that `sql` silently drops, as SQL text."""
-    before, after = _parse(previous_sql, dialect), _parse(sql, dialect)
+    before, after = parse(previous_sql, dialect), parse(sql, dialect)
     if before is None or after is None or catalog is None:
         return []
     used = {c.name.lower() for c in after.find_all(exp.Column)}
