@@ -4,23 +4,37 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
-# llama-cpp-python is built from source; only the library is needed.
-export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF
+# The embedded runtime: `portable` (default; runs on any x86-64 CPU with AVX2, AVX-512 where present, never
+# AMX) or `native` (this CPU only). Flags and why: scripts/build_llama.py and docs/runtime.md.
+LLAMA_BUILD ?= portable
+LLAMA_FLAGS := $(if $(filter native,$(LLAMA_BUILD)),--native,)
 
-.PHONY: run test install system-deps model doctor bench-perf clean
+.PHONY: run test install runtime system-deps model doctor check-runtime bench-perf clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml scripts/build_llama.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@echo "Installing Wenshu and the embedded runtime (the first build of llama-cpp-python takes several minutes)..."
+	@echo "Installing the embedded runtime (the first build of llama-cpp-python takes several minutes; cached after)..."
+	$(BIN)/python scripts/build_llama.py $(LLAMA_FLAGS)
+	@echo "Installing Wenshu..."
 	$(BIN)/pip install --disable-pip-version-check --progress-bar on -e '.[embedded,dev]'
 	@touch $(STAMP)
 
 install: $(STAMP)
 
+# Rebuild the runtime (e.g. `make runtime LLAMA_BUILD=native`), then check it.
+runtime:
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python scripts/build_llama.py --force $(LLAMA_FLAGS)
+	$(MAKE) check-runtime
+
 model: $(STAMP)
 	$(BIN)/wenshu model install
 
-run: model
+# One real decode in a child process: a runtime built for another CPU is reported here, with the fix.
+check-runtime: model
+	$(BIN)/wenshu doctor --runtime
+
+run: check-runtime
 	@echo "Starting the Wenshu server on the demo database with the embedded model (terminal chat: $(BIN)/wenshu chat)."
 	$(BIN)/wenshu serve $(SERVE_ARGS)
 
@@ -31,7 +45,7 @@ doctor: $(STAMP)
 system-deps:
 	bash scripts/system-deps.sh
 
-test: model system-deps
+test: check-runtime system-deps
 	WENSHU_REQUIRE_MODEL=1 WENSHU_REQUIRE_SERVERS=1 \
 	WENSHU_TEST_MODEL_PATH="$$($(BIN)/wenshu model status --json | $(BIN)/python -c 'import json,sys; print(json.load(sys.stdin)["path"])')" \
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -143,7 +143,7 @@ def test_examples_and_glossary_wrappers(live_server):
     assert http.delete("/api/glossary/大促").json()["error"]["code"] == "glossary_term_not_found"
 
 
-def test_answer_workers_default_to_the_cpus_for_a_local_model_and_32_for_a_remote_api(live_server):
+def test_answer_workers_default_to_the_cpus_for_a_local_model_one_for_the_embedded_and_32_for_a_remote_api(live_server):
     import os
 
     from wenshu.server.app import answer_workers
@@ -152,3 +152,5 @@ def test_answer_workers_default_to_the_cpus_for_a_local_model_and_32_for_a_remot
     assert live_server.state.runner.workers == max(2, os.cpu_count() or 1)  # the fake model answers locally
     assert answer_workers(Settings(llm_provider="openai", llm_base_url="http://127.0.0.1:1/v1")) == 32
     assert answer_workers(Settings(llm_provider="openai", server_workers=5)) == 5  # configured: as it is
+    # the embedded model answers one question at a time: the others wait in the visible queue
+    assert answer_workers(Settings(llm_provider="embedded")) == 1

@@ -188,12 +188,15 @@ def test_a_queued_answer_is_acknowledged_at_once_and_reports_its_wait(server_fac
             b_events = list(parse_sse(b_lines))
             c_events = list(parse_sse(c_lines))
         assert list(parse_sse(a_lines))[-1][1]["status"] == "stopped"
-    for events in (b_events, c_events):
+    # c hears its place in line move when b starts (visible queue), then its own start
+    assert c_events[0] == ("progress", {"node": "queue", "ahead": 0})
+    for events in (b_events, c_events[1:]):
         first = events[0]
         assert first[0] == "node" and first[1]["node"] == "queue" and first[1]["status"] == "finished"
         assert first[1]["ms"] > 0 and events[1] == ("node", {"node": "intent", "status": "started"})
         assert events[-1][1]["status"] == "ok"
+    assert not any(k == "progress" for k, _ in b_events)  # b was first in line: nothing moved for it
     waited_b = b_events[0][1]["ms"]
     assert waited_b >= 100  # b waited while a generated (at least the first token's 150 ms)
-    assert c_events[0][1]["ms"] > waited_b  # c waited for a, then for b
+    assert c_events[1][1]["ms"] > waited_b  # c waited for a, then for b
     assert time.monotonic() - t0 < 30 and live.wait_idle() == 0

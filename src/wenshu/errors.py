@@ -220,3 +220,49 @@ class AuthNotConfigured(WenshuError):
     en = ("Refusing to listen on a non-loopback address without authentication: create a token first "
           "(`wenshu token create --user NAME`), or bind 127.0.0.1.")
     zh = "拒绝在非本机地址上无认证监听：请先创建令牌（`wenshu token create --user 用户名`），或绑定 127.0.0.1。"
+
+
+class RuntimeCrashed(WenshuError):
+    """The embedded runtime died or failed on a real decode (`wenshu doctor`, and before a model loads)."""
+
+    code = "runtime_crashed"
+
+    def __init__(self, detail: str, fix: str):
+        super().__init__(
+            f"The embedded model runtime (llama-cpp-python) crashed on a test decode ({detail}); it was probably "
+            f"built for another CPU. Rebuild the portable runtime with `{fix}`, or use a model endpoint "
+            "(WENSHU_LLM_BASE_URL).",
+            f"内置模型运行库（llama-cpp-python）在试解码时崩溃（{detail}），很可能是为其他 CPU 编译的。"
+            f"请运行 `{fix}` 重新编译可移植版本，或改用模型服务（WENSHU_LLM_BASE_URL）。",
+        )
+
+
+class RuntimeUnsupportedCPU(WenshuError):
+    """A CPU without the instructions the portable runtime needs (AVX2 level)."""
+
+    code = "runtime_cpu_unsupported"
+
+    def __init__(self, missing: list[str]):
+        self.missing = list(missing)
+        names = ", ".join(self.missing)
+        super().__init__(
+            f"This CPU lacks {names}, which the embedded model runtime needs (an x86-64 CPU with AVX2, 2013 or "
+            "later). Build one for this CPU with `make runtime LLAMA_BUILD=native`, or use a model endpoint "
+            "(WENSHU_LLM_BASE_URL).",
+            f"此 CPU 缺少内置模型运行库所需的指令集：{names}（需要支持 AVX2 的 x86-64 CPU，2013 年及以后）。"
+            "可用 `make runtime LLAMA_BUILD=native` 为本机编译，或改用模型服务（WENSHU_LLM_BASE_URL）。",
+        )
+
+
+class ModelHashMismatch(ModelMissing):
+    """A model file whose SHA-256 is not the expected one: it is refused, never loaded."""
+
+    code = "model_hash_mismatch"
+
+    def __init__(self, path: str, digest: str, expected: str):
+        super().__init__(
+            f"{path} is not the expected model (SHA-256 {digest[:12]}…, expected {expected[:12]}…); it was not "
+            "loaded. Run `wenshu model install --force`, or fix WENSHU_MODEL_SHA256.",
+            f"{path} 不是预期的模型文件（SHA-256 {digest[:12]}…，应为 {expected[:12]}…），已拒绝加载。"
+            "请运行 `wenshu model install --force`，或修正 WENSHU_MODEL_SHA256。",
+        )

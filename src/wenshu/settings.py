@@ -50,7 +50,11 @@ class Settings(BaseSettings):
     model_ctx: int = 4096
     model_threads: int = 0  # 0: all cores
     model_max_tokens: int = 384
-    model_cache_mb: int = Field(0, description="RAM for a cache of prompt states (0: off; each state also copies the logits).")
+    model_prefix_max_mb: int = Field(
+        1024, description="Disk for saved prompt prefixes (WENSHU_HOME/prefix), least recently used evicted; 0: off.")
+    model_prefix_min_tokens: int = Field(256, description="Shorter stable prefixes are not saved to disk.")
+    model_cpu_variant: Literal["auto", "base", "avx512"] = Field(
+        "auto", description="CPU backend of the portable runtime: auto picks AVX-512 where the CPU has it.")
 
     # SQL execution
     row_limit: int = 1000
@@ -126,6 +130,10 @@ class Settings(BaseSettings):
     @property
     def resolved_app_db_url(self) -> str:
         return self.app_db_url or f"sqlite:///{self.home / 'wenshu.db'}"
+
+    @property
+    def prefix_dir(self) -> Path:
+        return self.home / "prefix"
 
     @property
     def checkpoint_path(self) -> Path:

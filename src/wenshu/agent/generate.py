@@ -42,6 +42,9 @@ class GenerateInput:
     values: list[dict] = field(default_factory=list)  # [{table, column, value, label?}] from value recall
     glossary: list[dict] = field(default_factory=list)  # [{term, kind, definition, sql, synonyms, tables}]
     time_windows: list[TimeWindow] = field(default_factory=list)  # relative dates of the question, resolved
+    # Set when the system message is the same for every question of this datasource (the whole schema):
+    # the model may then keep its evaluated state on disk (providers/prefix_cache.py), under this name.
+    prefix_cache: str | None = None
 
 
 def _examples(examples: list[dict]) -> str:
@@ -123,4 +126,5 @@ def build_messages(inp: GenerateInput) -> list[BaseMessage]:
         feedback=feedback,
         question=inp.question,
     )
-    return [SystemMessage(system), HumanMessage(user.strip())]
+    kwargs = {"prefix_cache": inp.prefix_cache} if inp.prefix_cache else {}
+    return [SystemMessage(system, additional_kwargs=kwargs), HumanMessage(user.strip())]

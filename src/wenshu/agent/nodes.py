@@ -77,7 +77,8 @@ def recall_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
     got = ctx.recall.recall(q["question"], catalog, previous_sql=previous)
     schema = {"dialect": catalog.dialect, "block": got.schema_block, "tables": [t["name"] for t in got.tables],
               "examples": got.examples, "tokens": got.tokens,
-              "values": getattr(got, "values", []), "glossary": getattr(got, "glossary", [])}
+              "values": getattr(got, "values", []), "glossary": getattr(got, "glossary", []),
+              "whole": getattr(got, "whole", False)}
     return {"schema": schema}, "ok", f"{len(got.tables)} tables, ~{got.tokens} tokens"
 
 
@@ -113,10 +114,12 @@ def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
         feedback=reason if stage else None,
         values=schema.get("values") or [], glossary=schema.get("glossary") or [],
         time_windows=find_windows(q["question"], schema["dialect"]),
+        prefix_cache=q["datasource"] if schema.get("whole") else None,
     )
     # A retry samples a little, so the model does not repeat the rejected SQL word for word.
     kw = {"temperature": 0.3, "seed": 42 + part.get("retries", 0) + part.get("eval_rounds", 0)} if stage else {}
-    text = ctx.models.text("strong", build_messages(inp), on_token=lambda t: ctx.emit(Event(type="token", data=t)), **kw)
+    text = ctx.models.text("strong", build_messages(inp), on_token=lambda t: ctx.emit(Event(type="token", data=t)),
+                           on_progress=lambda p: ctx.emit(Event(type="progress", node="generate", data=p)), **kw)
     sql = extract_sql(text)
     detail = f"after {stage}: {reason}" if stage else ""
     if sql and not stage and ctx.settings.sql_candidates > 1:

@@ -28,6 +28,9 @@ class SchemaPart(TypedDict, total=False):
     tables: list[str]
     examples: list[dict]
     tokens: int
+    values: list[dict]
+    glossary: list[dict]
+    whole: bool  # the whole schema: the system prompt is the same for every question (prefix cache)
 
 
 class SQLPart(TypedDict, total=False):

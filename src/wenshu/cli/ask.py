@@ -33,7 +33,8 @@ def ask(
     lang = ui_lang(question)
     with guarded(lang, as_json):
         agent = make_agent()
-        resp = agent.ask(AgentRequest(message=question, datasource=db, conversation_id=conversation))
+        resp = agent.ask(AgentRequest(message=question, datasource=db, conversation_id=conversation),
+                         on_event=None if as_json else _progress_printer(lang, nodes=False))
         if as_json:
             print(resp.model_dump_json())
         else:
@@ -43,10 +44,24 @@ def ask(
             raise SystemExit(1)
 
 
-def _progress_printer():
+def _progress_printer(lang: str = "en", nodes: bool = True):
+    """Node starts (`nodes`), and the one-time preparation of a datasource's prompt prefix (its cost, said once)."""
+    shown: set[int] = set()
+
     def on_event(event: Event) -> None:
-        if event.type == "node" and event.status == "started":
+        if nodes and event.type == "node" and event.status == "started":
             err_console.print(f"[dim]· {event.node}…[/]")
+        elif event.type == "progress" and isinstance(event.data, dict) and event.data.get("stage") == "prefix":
+            done, total = event.data.get("done", 0), event.data.get("total") or 1
+            pct = 100 * done // total
+            if done == 0 or pct // 25 not in shown:
+                shown.add(pct // 25)
+                err_console.print(pick(
+                    lang, f"[dim]  preparing the model for this datasource, once ({total} tokens): {pct}%[/]",
+                    f"[dim]  首次为该数据源准备模型（{total} 个词元，仅一次）：{pct}%[/]"))
+        elif event.type == "progress" and isinstance(event.data, dict) and event.data.get("stage") == "prefix_ready":
+            if event.data.get("source") == "disk":
+                err_console.print(pick(lang, "[dim]  loaded the saved prompt prefix[/]", "[dim]  已载入保存的提示前缀[/]"))
     return on_event
 
 
@@ -79,7 +94,7 @@ def chat(
         qlang = ui_lang(question)
         try:
             resp = agent.ask(AgentRequest(message=question, datasource=db, conversation_id=cid),
-                             on_event=_progress_printer())
+                             on_event=_progress_printer(qlang))
             cid = resp.conversation_id
             render_response(console, resp, qlang)
         except KeyboardInterrupt:

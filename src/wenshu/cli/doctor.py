@@ -1,12 +1,18 @@
-"""`wenshu doctor`: the effective configuration, the model, the datasources, and what is missing."""
+"""`wenshu doctor`: the effective configuration, the model, its runtime, the datasources, what is missing.
+
+`wenshu doctor --runtime` checks only the embedded runtime: one real decode in a child process, so a
+runtime built for another CPU is reported (code and fix, in the user's language) instead of crashing
+the first answer. `make run` and `make test` run it right after installing.
+"""
 
 from __future__ import annotations
 
 import importlib.util
 
+import typer
 from rich.table import Table
 
-from wenshu.cli.common import console, guarded, settings
+from wenshu.cli.common import console, fail, guarded, settings, ui_lang
 
 
 def _check_datasources(s) -> tuple[list[tuple[str, str, str]], list[str]]:
@@ -40,8 +46,34 @@ def _vector_index(s) -> str:
         store.close()
 
 
-def doctor() -> None:
-    """Print the effective config, the model status, the datasources, and fixes for what is missing."""
+def _runtime_line(s) -> str:
+    """Probe the embedded runtime; raises RuntimeCrashed / RuntimeUnsupportedCPU / ModelMissing."""
+    from wenshu.providers.runtime import build_info, cpu_flags, probe
+    from wenshu.providers.verify import ensure_verified
+
+    path, _ = ensure_verified(s)
+    result = probe(path, wanted=s.model_cpu_variant)
+    info, flags = build_info(), cpu_flags() or set()
+    cpu = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "?"
+    return (f"[green]ok[/] ({result.kind or info.get('kind', 'unknown')} build, {result.variant} CPU backend on an "
+            f"{cpu} CPU; test decode in {result.seconds:.1f} s)")
+
+
+def check_runtime() -> None:
+    """Only the runtime check (exit 1 with the error's code when it fails)."""
+    lang = ui_lang()
+    s = settings()
+    try:
+        console.print(f"Embedded runtime / 内置模型运行库: {_runtime_line(s)}")
+    except Exception as exc:
+        fail(exc, lang)
+
+
+def doctor(runtime: bool = typer.Option(False, "--runtime", help="Only check the embedded runtime (a test decode).")) -> None:
+    """Print the effective config, the model and its runtime, the datasources, and fixes for what is missing."""
+    if runtime:
+        check_runtime()
+        return
     with guarded():
         from wenshu.providers.install import model_status
         from wenshu.providers.registry import choose_provider
@@ -69,6 +101,12 @@ def doctor() -> None:
                 fixes.append("llama-cpp-python is not installed: `pip install 'wenshu[embedded]'`.")
             if not st.ok:
                 fixes.append("Install the embedded model: `wenshu model install`.")
+            elif importlib.util.find_spec("llama_cpp") is not None:
+                try:
+                    console.print(f"Embedded runtime / 内置模型运行库: {_runtime_line(s)}")
+                except Exception as exc:
+                    console.print("Embedded runtime / 内置模型运行库: [red]failed[/]")
+                    fixes.append(f"{getattr(exc, 'en', exc)} ({getattr(exc, 'code', 'error')})")
         elif provider == "openai":
             console.print(f"Endpoint: {s.llm_base_url} (fast: {s.fast_model_name}, strong: {s.strong_model_name})")
 

@@ -130,5 +130,5 @@ class HybridRecall:
         return RecallResult(
             schema_block=picked.block, tables=picked.tables, columns=picked.columns, values=picked.values,
             glossary=[_term_dict(t) for t in terms], examples=examples, tokens=picked.tokens,
-            full_schema_tokens=idx.full_tokens, signals={k: len(v) for k, v in sig.items()},
+            full_schema_tokens=idx.full_tokens, signals={k: len(v) for k, v in sig.items()}, whole=picked.whole,
         )

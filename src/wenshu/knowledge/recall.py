@@ -26,6 +26,7 @@ class RecallResult:
     columns: list[dict] = field(default_factory=list)  # [{table, column, score}] shown in the block
     glossary: list[dict] = field(default_factory=list)  # matched terms {term, definition, sql, synonyms, tables}
     signals: dict = field(default_factory=dict)  # signal -> how many documents it ranked (diagnostics)
+    whole: bool = False  # the block is the whole schema, the same for every question of the datasource
 
     def to_dict(self) -> dict:
         """The public JSON shape (`wenshu db recall --json`)."""
@@ -57,4 +58,5 @@ class FullSchemaRecall:
             examples=self.examples.similar(catalog.datasource, question, self.k) if self.k else [],
             tokens=tokens,
             full_schema_tokens=tokens,
+            whole=True,
         )

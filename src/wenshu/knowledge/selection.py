@@ -31,6 +31,7 @@ class Picked:
     columns: list[dict] = field(default_factory=list)
     values: list[dict] = field(default_factory=list)
     tokens: int = 0
+    whole: bool = False  # the whole schema, the same for every question (a stable prompt prefix)
 
 
 def _columns(table, fused: Fused, keep: set[str], most: int = MAX_COLUMNS) -> list[str] | None:
@@ -113,5 +114,6 @@ def select(idx, fused: Fused, value_hits, *, budget: int, max_tables: int, keep_
                  for t in by_score for c in sorted(blocks[t][1], key=lambda c: -fused.columns.get((t, c), 0.0))],
         values=[h.as_dict() for h in value_hits if h.column in shown.get(h.table, ())],  # only what the block shows
         tokens=estimate_tokens(block) if block else 0,
+        whole=whole,
     )
 

@@ -23,6 +23,7 @@ from wenshu.errors import ModelFailure, ModelTimeout, WenshuError
 Role = Literal["fast", "strong"]
 T = TypeVar("T", bound=BaseModel)
 TokenCallback = Callable[[str], None]
+ProgressCallback = Callable[[dict], None]  # {"stage": "prefix", "done", "total"} | {"stage": "prefix_ready", ...}
 
 
 @dataclass
@@ -49,8 +50,11 @@ class ModelClient:
     def model(self, role: Role) -> BaseChatModel:
         return self.models.get(role) or self.models["strong"]
 
-    def text(self, role: Role, messages: list[BaseMessage], *, on_token: TokenCallback | None = None, **kw) -> str:
+    def text(self, role: Role, messages: list[BaseMessage], *, on_token: TokenCallback | None = None,
+             on_progress: ProgressCallback | None = None, **kw) -> str:
         model = self.model(role)
+        if on_progress is not None and getattr(model, "reports_progress", False):
+            kw["on_progress"] = on_progress  # only models that declare it: others would send it to their API
         t0 = time.perf_counter()
         try:
             if on_token is None:

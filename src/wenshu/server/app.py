@@ -40,15 +40,19 @@ REMOTE_MODEL_WORKERS = 32
 
 def answer_workers(settings: Settings, models: ModelClient | None = None) -> int:
     """`server_workers`, or when it is 0 (auto): 32 for a remote model API, whose answers mostly wait on the
-    network; else one per CPU core (at least 2). A local answer is CPU work in this process, and every extra
-    running thread takes the GIL from the event loop that accepts requests and streams the events: with the
-    fake model, 32 workers on 2 cores put the first event at p99 1.4 s, 2 workers at 0.2 s (bench/server.py)."""
+    network; one for the embedded model, which answers one question at a time on all cores (a second worker
+    would only wait for the model, out of sight: with one, the wait is the visible queue); else one per CPU
+    core (at least 2). A local answer is CPU work in this process, and every extra running thread takes the
+    GIL from the event loop that accepts requests and streams the events: with the fake model, 32 workers on
+    2 cores put the first event at p99 1.4 s, 2 workers at 0.2 s (bench/server.py)."""
     if settings.server_workers > 0:
         return settings.server_workers
     try:
         provider = models.provider if models is not None else choose_provider(settings)
     except WenshuError:  # no model configured yet: the first answer will say so
         provider = "unknown"
+    if provider == "embedded":
+        return 1
     return REMOTE_MODEL_WORKERS if provider == "openai" else max(2, os.cpu_count() or 1)
 
 

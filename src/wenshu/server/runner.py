@@ -6,8 +6,9 @@ stores the partial turn as `stopped`, the worker finishes, and nothing keeps run
 that reports nothing while it works (a non-streaming call) is stopped at its end.
 
 Every run also reports a `queue` step to its sink: `started` the moment it is accepted (with how many
-answers wait ahead of it) and finished (`ok`, with the wait in ms) when a worker picks it up. A client
-thus learns at once that its question was taken, even when every worker is busy.
+answers wait ahead of it), a `progress` event with the new count each time one ahead of it starts, and
+finished (`ok`, with the wait in ms) when a worker picks it up. A client thus learns at once that its
+question was taken, and sees its place in line move, even when every worker is busy.
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ class Runner:
         self._runs: dict[str, Run] = {}
         self._active: dict[str, Run] = {}  # conversation id -> the run answering in it
         self._finished: deque[str] = deque()
+        self._waiting: list[Run] = []  # accepted, not yet taken by a worker, in order
         self._closed = False
 
     def submit(self, request: AgentRequest, user_id: str, sink: Sink | None = None) -> Run:
@@ -93,6 +95,8 @@ class Runner:
             run.ahead = max(0, len(self._active) - self.workers)  # the pool is FIFO
             self._active[cid] = run
             self._runs[run.id] = run
+            if run.ahead or len(self._active) > self.workers:
+                self._waiting.append(run)
         self._report(run, Event(type="node", node=QUEUE_NODE, status="started", data={"ahead": run.ahead}))
         self._pool.submit(self._work, run)
         return run
@@ -127,7 +131,21 @@ class Runner:
             run.done_event.wait(max(0.0, deadline - time.monotonic()))
         self._pool.shutdown(wait=False, cancel_futures=True)
 
+    def _leave_queue(self, run: Run) -> None:
+        """`run` was taken by a worker: everyone still waiting hears their new place in line."""
+        with self._lock:
+            if run not in self._waiting:
+                return
+            self._waiting.remove(run)
+            moved = [(r, i) for i, r in enumerate(self._waiting) if r.ahead != i]
+            for r, i in moved:
+                r.ahead = i
+        for r, i in moved:
+            if not r.cancel_event.is_set():
+                self._report(r, Event(type="progress", node=QUEUE_NODE, data={"ahead": i}))
+
     def _work(self, run: Run) -> None:
+        self._leave_queue(run)
         try:
             if run.cancel_event.is_set():  # cancelled while queued: nothing was stored
                 run.status = "cancelled"

@@ -1,7 +1,9 @@
 """Server-Sent Events: formatting, mapping agent events to stream events, and the stream itself.
 
 Order (docs/api.md): a `queue` step (`node` started at once, finished when a worker takes the answer),
-then `node` events as the graph runs, interleaved with `token` (model output as it streams) and `sql`
+`progress` events while it waits (`{node: "queue", ahead}`: its new place in line) or while the model
+prepares a datasource for the first time (`{node: "generate", stage: "prefix", done, total}`, then
+`stage: "prefix_ready"`), then `node` events as the graph runs, interleaved with `token` (model output as it streams) and `sql`
 (after the SQL passed validation); then `result`, `chart` (when there is one), `answer`, `error` (on
 failure) and exactly one `done`. A `: ping` comment keeps an idle stream open.
 """
@@ -35,6 +37,8 @@ class EventMapper:
         if event.type == "sql":
             self._candidate = str(event.data)
             return []
+        if event.type == "progress":  # a new place in the queue; the model preparing a datasource's prefix
+            return [("progress", {"node": event.node, **(event.data if isinstance(event.data, dict) else {})})]
         if event.type != "node":
             return []
         if event.status == "started":

@@ -40,6 +40,7 @@ export function assistantMessage() {
     table: el("div", { class: "slot-table" }),
     chart: el("div", { class: "slot-chart" }),
     note: el("div", { class: "slot-note" }),
+    status: el("p", { class: "slot-status", "data-testid": "status", role: "status" }),
   };
   const bubble = el("div", { class: "bubble" }, steps.element, ...Object.values(slots));
   const element = el("article", { class: "msg assistant busy" }, bubble);
@@ -77,10 +78,31 @@ export function assistantMessage() {
     if (status === "stopped") slots.note.append(label(el("p", { class: "stopped-note" }), "stopped"));
   }
 
+  // The live status line: the place in the queue, the model preparing a datasource; cleared once work starts.
+  function setStatus(key, vars) {
+    if (key) label(slots.status, key, vars);
+    else slots.status.replaceChildren();
+  }
+
+  function onProgress(data) {
+    if (!data) return;
+    if (data.node === "queue") setStatus(data.ahead ? "queuedAhead" : "queuedNext", { n: data.ahead });
+    else if (data.stage === "prefix" && data.total) {
+      setStatus("preparing", { pct: Math.floor((100 * data.done) / data.total) });
+    } else if (data.stage === "prefix_ready") setStatus(null);
+  }
+
   // One streamed event from POST /api/conversations/{id}/messages.
   function onEvent({ type, data }) {
-    if (type === "node") steps.onNode(data);
+    if (type === "node") {
+      steps.onNode(data);
+      if (data && data.node === "queue") {
+        if (data.status === "started") onProgress({ node: "queue", ahead: data.ahead || 0 });
+        else setStatus(null);
+      }
+    } else if (type === "progress") onProgress(data);
     else if (type === "token") {
+      setStatus(null);
       streamed += (data && data.text) || "";
       slots.answer.classList.add("streaming");
       slots.answer.textContent = streamed;
@@ -91,7 +113,10 @@ export function assistantMessage() {
       setAnswer(data.text);
       fromResponse(data.response);
     } else if (type === "error") showError(data);
-    else if (type === "done") finish(data.status || "ok");
+    else if (type === "done") {
+      setStatus(null);
+      finish(data.status || "ok");
+    }
   }
 
   // A stored assistant message: {content, sql, status, payload: AgentResponse | null}.
