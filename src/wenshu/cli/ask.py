@@ -34,7 +34,7 @@ def ask(
     with guarded(lang, as_json):
         agent = make_agent()
         resp = agent.ask(AgentRequest(message=question, datasource=db, conversation_id=conversation),
-                         on_event=None if as_json else _progress_printer(lang, nodes=False))
+                         on_event=_progress_printer(lang, nodes=False))  # stderr: --json stays clean
         if as_json:
             print(resp.model_dump_json())
         else:
