@@ -38,6 +38,8 @@ WENSHU = str(Path(sys.executable).parent / "wenshu")
 def add_arguments(p) -> None:
     p.add_argument("--asks", type=int, default=8, help="cold `wenshu ask` processes after the first")
     p.add_argument("--server-asks", type=int, default=6, help="sequential questions to the server")
+    p.add_argument("--no-prefix", action="store_true",
+                   help="saved prompt prefixes off (WENSHU_MODEL_PREFIX_MAX_MB=0): every process reads the whole prompt")
     p.add_argument("--out", default="bench/results/coldstart.json")
     p.set_defaults(func=run)
 
@@ -148,6 +150,8 @@ def run(args) -> int:
     home = Path(tempfile.mkdtemp(prefix="wenshu-coldstart-"))
     env = {**os.environ, "WENSHU_HOME": str(home), "WENSHU_MODEL_PATH": str(model), "WENSHU_LLM_PROVIDER": "embedded"}
     env.pop("LLAMA_CPP_LIB_PATH", None)
+    if args.no_prefix:
+        env["WENSHU_MODEL_PREFIX_MAX_MB"] = "0"
     qs = questions(1 + args.asks + 1 + args.server_asks + 3)
     first = timed_ask(env, qs[0])
     print(f"first question (builds the prefix): {first['wall_s']} s, said so: {first['said_prefix']}", flush=True)
@@ -156,7 +160,8 @@ def run(args) -> int:
         cold.append(timed_ask(env, q))
         print(f"cold ask: {cold[-1]['wall_s']} s (model {cold[-1]['model_s']} s)", flush=True)
     rest = qs[1 + args.asks:]
-    server = server_part(env, rest[:1 + args.server_asks], rest[1 + args.server_asks:])
+    server = server_part(env, rest[:1 + args.server_asks], rest[1 + args.server_asks:]) if args.server_asks else {
+        "sequential": [], "concurrent": [], "peak_rss_mb": 0}
     walls = [c["wall_s"] for c in cold]
     seq = [r for r in server["sequential"] if r["model_s"]]
     summary = {
