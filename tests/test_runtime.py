@@ -165,3 +165,52 @@ def test_a_model_file_with_the_wrong_hash_is_refused(home, model_file, monkeypat
 def test_the_real_runtime_decodes_in_a_child_process(real_model_path):
     result = probe(real_model_path, timeout_s=300)
     assert result.ok and result.variant in ("base", "avx512", "override") and result.text
+
+
+def load_build_script():
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "build_llama.py"
+    spec = importlib.util.spec_from_file_location("build_llama", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_build_flags_are_explicit_and_each_recipe_has_its_own_cache_key():
+    build = load_build_script()
+    portable, native = build.recipe(native=False), build.recipe(native=True)
+    flags = " ".join(portable["cmake_args"])
+    assert "-DGGML_NATIVE=OFF" in flags and "-DGGML_AVX2=ON" in flags and "-DGGML_AVX512=OFF" in flags
+    assert all(f"-DGGML_AMX_{x}=OFF" in flags for x in ("TILE", "INT8", "BF16"))
+    variant = " ".join(portable["variants"]["avx512"]["cmake_args"])
+    assert "-DGGML_AVX512=ON" in variant and "-DGGML_AMX_INT8=OFF" in variant and "-DGGML_NATIVE=OFF" in variant
+    assert "-mno-amx-tile" in native["cflags"]  # a native build keeps AMX out too
+    assert portable["key"] != native["key"]
+    assert build.cache_dir(portable) != build.cache_dir(native)
+
+
+def _disassembly(lib: Path) -> str:
+    import subprocess
+
+    return subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(lib)], capture_output=True, text=True).stdout
+
+
+def test_the_installed_runtime_has_no_amx_and_its_baseline_no_avx512():
+    """The built libraries themselves: no AMX instruction anywhere; AVX-512 only in the avx512 backend."""
+    import os
+    import shutil
+
+    from wenshu.providers.runtime import build_info
+
+    info = build_info()
+    if info.get("kind") != "portable" or not shutil.which("objdump"):
+        if os.environ.get("WENSHU_REQUIRE_MODEL"):
+            pytest.fail(f"the runtime was not built by scripts/build_llama.py (build info: {info})")
+        pytest.skip("llama-cpp-python was not built by scripts/build_llama.py here")
+    libdir = Path(info["libdir"])
+    base, fast = _disassembly(libdir / "libggml-cpu.so"), _disassembly(libdir / "avx512" / "libggml-cpu.so")
+    amx = ("ldtilecfg", "tileloadd", "tdpbssd", "tdpbf16ps")
+    assert not any(op in text for op in amx for text in (base, fast))
+    assert "zmm" not in base and "ymm" in base  # AVX2 baseline
+    assert "zmm" in fast and "vpdpbusd" in fast  # AVX-512 with VNNI
