@@ -55,8 +55,7 @@ def server(tmp_path_factory, demo_db_file, fake):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("WENSHU_HOME", str(home))
         reset_settings_cache()
-        # one answer worker, as with the embedded model: a second question waits in the visible queue
-        live = start_server(Settings(rate_limit_per_minute=0, server_workers=1), fake)
+        live = start_server(Settings(rate_limit_per_minute=0), fake)
         yield live.url, home
         live.stop()
     reset_settings_cache()
@@ -220,25 +219,42 @@ def test_stop_ends_a_slow_answer_and_stores_it_as_stopped(open_page, fake, tmp_p
     page.locator('.msg.assistant[data-status="stopped"]').wait_for()
 
 
-def test_waiting_questions_see_their_place_in_the_queue_move(open_page, fake):
-    fake.delay_s = 0.25  # the first answer streams for several seconds
-    first, second, third = open_page(locale="zh-CN"), open_page(locale="zh-CN"), open_page(locale="zh-CN")
-    first.fill("#question", QUESTION)
-    first.click("#send")
-    first.locator(".msg.assistant .answer.streaming").wait_for()  # the only worker is busy
-    for page in (second, third):
-        page.fill("#question", QUESTION)
-        page.click("#send")
-        page.locator('.msg.assistant [data-testid="status"]').filter(has_text="排队中").wait_for()
-    status = third.locator('.msg.assistant [data-testid="status"]')
-    assert status.inner_text() == "排队中，前面还有 1 个问题。"
-    assert second.locator('.msg.assistant [data-testid="status"]').inner_text() == "排队中，下一个就是你。"
-    first.click("#stop")  # the second starts: the third moves up
-    status.filter(has_text="下一个就是你").wait_for(timeout=5_000)
-    fake.delay_s = 0.0
-    for page in (second, third):
-        page.wait_for_selector('.msg.assistant[data-status="ok"]', timeout=30_000)
-        assert page.locator('.msg.assistant [data-testid="status"]').inner_text() == ""
+def test_waiting_questions_see_their_place_in_the_queue_move(browser, server):
+    """One answer worker, as with the embedded model: the second and third questions wait in a visible queue."""
+    from fixtures_server import start_server
+
+    from wenshu.providers.fake import ScriptedChatModel
+    from wenshu.settings import Settings
+
+    slow = ScriptedChatModel(default=f"```sql\n{CITY_ORDERS}\n```", delay_s=0.25)  # streams for seconds
+    live = start_server(Settings(home=server[1], rate_limit_per_minute=0, server_workers=1), slow)
+    contexts = [browser.new_context(locale="zh-CN") for _ in range(3)]
+    try:
+        first, second, third = (ctx.new_page() for ctx in contexts)
+        for page in (first, second, third):
+            page.set_default_timeout(10_000)
+            page.goto(live.url + "/")
+            page.wait_for_selector("#datasource option", state="attached")
+        first.fill("#question", QUESTION)
+        first.click("#send")
+        first.locator(".msg.assistant .answer.streaming").wait_for()  # the only worker is busy
+        for page in (second, third):
+            page.fill("#question", QUESTION)
+            page.click("#send")
+            page.locator('.msg.assistant [data-testid="status"]').filter(has_text="排队中").wait_for()
+        status = third.locator('.msg.assistant [data-testid="status"]')
+        assert status.inner_text() == "排队中，前面还有 1 个问题。"
+        assert second.locator('.msg.assistant [data-testid="status"]').inner_text() == "排队中，下一个就是你。"
+        first.click("#stop")  # the second starts: the third moves up
+        status.filter(has_text="下一个就是你").wait_for(timeout=5_000)
+        slow.delay_s = 0.0
+        for page in (second, third):
+            page.wait_for_selector('.msg.assistant[data-status="ok"]', timeout=30_000)
+            assert page.locator('.msg.assistant [data-testid="status"]').inner_text() == ""
+    finally:
+        for ctx in contexts:
+            ctx.close()
+        live.stop()
 
 
 def test_api_errors_show_as_readable_messages(open_page):

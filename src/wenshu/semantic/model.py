@@ -1,0 +1,154 @@
+"""The semantic model of a datasource: relationships, measures, ratios and dimensions, in YAML.
+
+A measure owns its computation once: the table it lives on (its grain), the expression and the
+aggregation, a default filter (only paid orders) and the time column its windows use. A ratio divides
+two measures (客单价 = GMV / 订单量), each computed at its own grain, so nothing is summed after a
+fan-out join. Relationships name both keys and the cardinality from the first table's side
+(`many_to_one`: many orders per customer), which is what tells fan-out apart from a safe lookup.
+Dimensions are columns a question groups or filters by, with labels for stored codes; time
+dimensions name their grains. Every entry has a Chinese and an English name and synonyms: the words a
+question uses, which the glossary keeps too — the glossary keeps the words, this model owns the math.
+
+    datasource: demo
+    relationships:
+      - {from: orders.customer_id, to: customers.customer_id, cardinality: many_to_one}
+    measures:
+      - {id: gmv, zh: 销售额, en: GMV, synonyms: [成交额, sales], table: orders, agg: sum,
+         expr: pay_amount, filter: status = 1, time: order_date, unit: 元}
+    ratios:
+      - {id: aov, zh: 客单价, en: average order value, numerator: gmv, denominator: paid_orders}
+    dimensions:
+      - {id: order_status, zh: 订单状态, en: order status, table: orders, column: status,
+         labels: {"0": 待支付, "1": 已支付}}
+      - {id: order_date, zh: 下单日期, en: order date, table: orders, column: order_date, kind: time,
+         grains: [day, week, month, quarter, year]}
+
+Checks against the catalog live in `semantic.validate`; the pydantic types only check shape.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from wenshu.errors import InputError
+
+FORMAT_VERSION = 1
+AGGREGATIONS = ("sum", "count", "count_distinct", "avg", "min", "max")
+GRAINS = ("day", "week", "month", "quarter", "year")
+
+
+class Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    zh: str
+    en: str
+    synonyms: list[str] = Field(default_factory=list)
+    description: str | None = None
+
+    def words(self) -> list[str]:
+        return [self.zh, self.en, *self.synonyms]
+
+
+class Measure(Entry):
+    table: str
+    agg: Literal["sum", "count", "count_distinct", "avg", "min", "max"]
+    expr: str | None = None  # a column or expression of `table`; None with count: rows
+    filter: str | None = None  # a condition on `table` always applied (e.g. status = 1)
+    time: str | None = None  # the column of `table` its time windows use
+    unit: str | None = None
+
+
+class Ratio(Entry):
+    numerator: str  # a measure id
+    denominator: str  # a measure id
+    scale: float = 1.0  # 100 for a percentage
+    unit: str | None = None
+
+
+class Dimension(Entry):
+    table: str
+    column: str
+    kind: Literal["category", "time"] = "category"
+    labels: dict[str, str] = Field(default_factory=dict)  # stored code -> label
+    grains: list[Literal["day", "week", "month", "quarter", "year"]] = Field(default_factory=list)
+
+
+class Relationship(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    from_: str = Field(alias="from", pattern=r"^\w+\.\w+$")  # table.column
+    to: str = Field(pattern=r"^\w+\.\w+$")
+    cardinality: Literal["many_to_one", "one_to_one"] = "many_to_one"
+
+    def ends(self) -> tuple[tuple[str, str], tuple[str, str]]:
+        a, b = self.from_.split("."), self.to.split(".")
+        return (a[0], a[1]), (b[0], b[1])
+
+
+class SemanticModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    datasource: str
+    format: int = FORMAT_VERSION
+    description: str | None = None
+    relationships: list[Relationship] = Field(default_factory=list)
+    measures: list[Measure] = Field(default_factory=list)
+    ratios: list[Ratio] = Field(default_factory=list)
+    dimensions: list[Dimension] = Field(default_factory=list)
+
+    def entries(self) -> list[Entry]:
+        return [*self.measures, *self.ratios, *self.dimensions]
+
+    def to_yaml(self) -> str:
+        data = self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=False)
+        for section in ("measures", "ratios", "dimensions"):
+            for item in data.get(section, []):
+                for key in ("synonyms", "labels", "grains"):
+                    if key in item and not item[key]:
+                        del item[key]
+        return yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=120)
+
+
+class InvalidSemanticModel(InputError):
+    """A semantic model that does not parse or does not fit its datasource; names every bad entry."""
+
+    code = "semantic_model_invalid"
+
+    def __init__(self, problems: list[str], problems_zh: list[str] | None = None):
+        self.problems = problems
+        en = "The semantic model is not valid: " + "; ".join(problems)
+        zh = "语义模型无效：" + "；".join(problems_zh or problems)
+        super().__init__(en, zh)
+
+
+def _where(loc: tuple, data: dict) -> str:
+    """`measures[3] (gmv).agg` from a pydantic error location."""
+    out = ""
+    for i, part in enumerate(loc):
+        if isinstance(part, int):
+            out += f"[{part}]"
+            try:
+                item = data[loc[i - 1]][part]
+                out += f" ({item.get('id') or item.get('from')})" if isinstance(item, dict) else ""
+            except (KeyError, IndexError, TypeError):
+                pass
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def parse_model(text: str) -> SemanticModel:
+    """Parse YAML into a model; raises InvalidSemanticModel naming each entry that does not fit the format."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise InvalidSemanticModel([f"not YAML: {exc}"], [f"不是合法的 YAML：{exc}"]) from exc
+    if not isinstance(data, dict):
+        raise InvalidSemanticModel(["the top level must be a mapping with datasource, measures, dimensions"],
+                                   ["顶层必须是包含 datasource、measures、dimensions 的映射"])
+    try:
+        return SemanticModel.model_validate(data)
+    except ValidationError as exc:
+        problems = [f"{_where(e['loc'], data)}: {e['msg']}" for e in exc.errors()]
+        raise InvalidSemanticModel(problems) from exc

@@ -1,0 +1,134 @@
+"""Check a semantic model against its datasource's catalog; every problem names its entry and why.
+
+- every table and column a relationship, measure or dimension names exists (expressions and filters
+  are parsed with sqlglot and their columns looked up on the entry's table);
+- a measure's expression is a row-level expression: its aggregation belongs in `agg`;
+- a ratio divides two measures that exist;
+- ids are unique across measures, ratios and dimensions;
+- relationships form no cycle (two join paths between the same tables would make a join ambiguous);
+- a time dimension names at least one grain; a measure's time column exists on its table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sqlglot
+from sqlglot import exp
+
+from wenshu.semantic.model import InvalidSemanticModel, SemanticModel
+
+
+@dataclass(frozen=True)
+class Problem:
+    entry: str
+    en: str
+    zh: str
+
+    def __str__(self) -> str:
+        return f"{self.entry}: {self.en}"
+
+
+class _Checker:
+    def __init__(self, model: SemanticModel, catalog, dialect: str):
+        self.model, self.dialect = model, dialect
+        self.columns = {t.name.lower(): {c.name.lower() for c in t.columns} for t in catalog.tables}
+        self.problems: list[Problem] = []
+
+    def add(self, entry: str, en: str, zh: str) -> None:
+        self.problems.append(Problem(entry, en, zh))
+
+    def column(self, entry: str, table: str, column: str) -> bool:
+        if table.lower() not in self.columns:
+            self.add(entry, f"table '{table}' does not exist", f"表「{table}」不存在")
+            return False
+        if column.lower() not in self.columns[table.lower()]:
+            self.add(entry, f"column '{table}.{column}' does not exist", f"列「{table}.{column}」不存在")
+            return False
+        return True
+
+    def expression(self, entry: str, table: str, sql: str, what: str, *, row_level: bool = False) -> None:
+        try:
+            tree = sqlglot.parse_one(sql, read=self.dialect)
+        except sqlglot.errors.ParseError:
+            self.add(entry, f"the {what} '{sql}' does not parse", f"{what}「{sql}」无法解析")
+            return
+        if row_level and tree.find(exp.AggFunc):
+            self.add(entry, f"the expression '{sql}' aggregates; put the aggregation in agg and a row-level "
+                     "expression in expr", f"表达式「{sql}」含聚合；聚合应写在 agg，expr 只写行级表达式")
+        if table.lower() not in self.columns:
+            self.add(entry, f"table '{table}' does not exist", f"表「{table}」不存在")
+            return
+        for col in tree.find_all(exp.Column):
+            if col.table and col.table.lower() != table.lower():
+                self.add(entry, f"the {what} uses '{col.table}.{col.name}', not a column of {table}",
+                         f"{what}引用了「{col.table}.{col.name}」，不是 {table} 的列")
+            elif col.name.lower() not in self.columns[table.lower()]:
+                self.add(entry, f"column '{table}.{col.name}' in the {what} does not exist",
+                         f"{what}中的列「{table}.{col.name}」不存在")
+
+    def run(self) -> list[Problem]:
+        m = self.model
+        seen: dict[str, str] = {}
+        for kind, entries in (("measure", m.measures), ("ratio", m.ratios), ("dimension", m.dimensions)):
+            for e in entries:
+                if e.id in seen:
+                    self.add(f"{kind} {e.id}", f"the id is also used by a {seen[e.id]}",
+                             f"该 id 已被另一个{seen[e.id]}使用")
+                seen[e.id] = kind
+        for r in m.relationships:
+            (ta, ca), (tb, cb) = r.ends()
+            self.column(f"relationship {r.from_} -> {r.to}", ta, ca)
+            self.column(f"relationship {r.from_} -> {r.to}", tb, cb)
+        self.cycles()
+        for me in m.measures:
+            entry = f"measure {me.id}"
+            if me.expr:
+                self.expression(entry, me.table, me.expr, "expression", row_level=True)
+            elif me.agg not in ("count",):
+                self.add(entry, f"agg '{me.agg}' needs an expr", f"聚合「{me.agg}」需要 expr")
+            if me.filter:
+                self.expression(entry, me.table, me.filter, "filter")
+            if me.time:
+                self.column(entry, me.table, me.time)
+        measures = {me.id for me in m.measures}
+        for ra in m.ratios:
+            for part in (ra.numerator, ra.denominator):
+                if part not in measures:
+                    self.add(f"ratio {ra.id}", f"'{part}' is not a measure", f"「{part}」不是已定义的度量")
+        for d in m.dimensions:
+            self.column(f"dimension {d.id}", d.table, d.column)
+            if d.kind == "time" and not d.grains:
+                self.add(f"dimension {d.id}", "a time dimension needs grains (day, week, month, quarter, year)",
+                         "时间维度需要 grains（day、week、month、quarter、year）")
+        return self.problems
+
+    def cycles(self) -> None:
+        """Union-find over tables: an edge between two tables already connected closes a cycle."""
+        parent: dict[str, str] = {}
+
+        def root(t: str) -> str:
+            while parent.setdefault(t, t) != t:
+                t = parent[t]
+            return t
+
+        for r in self.model.relationships:
+            (ta, _), (tb, _) = r.ends()
+            a, b = root(ta.lower()), root(tb.lower())
+            if a == b:
+                self.add(f"relationship {r.from_} -> {r.to}",
+                         f"closes a join cycle: {ta} and {tb} are already joined by other relationships",
+                         f"形成连接环：{ta} 与 {tb} 已经通过其他关系相连")
+            parent[a] = b
+
+
+def check(model: SemanticModel, catalog, dialect: str = "sqlite") -> list[Problem]:
+    """Every problem of `model` on `catalog` (empty when it fits)."""
+    return _Checker(model, catalog, dialect).run()
+
+
+def ensure_valid(model: SemanticModel, catalog, dialect: str = "sqlite") -> SemanticModel:
+    problems = check(model, catalog, dialect)
+    if problems:
+        raise InvalidSemanticModel([str(p) for p in problems], [f"{p.entry}：{p.zh}" for p in problems])
+    return model
