@@ -40,4 +40,9 @@ def ensure_demo(settings: Settings, store, progress: Callable[[str, int, int], N
     from wenshu.knowledge.seed import seed_bundled
 
     seed_bundled(store, DEMO, "sqlite")  # the demo's examples and glossary, on first use
+    if store.semantic.count(DEMO) == 0:  # and its reviewed semantic model
+        from wenshu.knowledge.sync import current_catalog
+        from wenshu.semantic.library import seed_bundled as seed_semantic
+
+        seed_semantic(store, current_catalog(store, DEMO, url))
     return path

@@ -1,7 +1,8 @@
 """Check a semantic model against its datasource's catalog; every problem names its entry and why.
 
 - every table and column a relationship, measure or dimension names exists (expressions and filters
-  are parsed with sqlglot and their columns looked up on the entry's table);
+  are parsed with sqlglot and their columns looked up on the entry's table, or on a table it reaches
+  by many-to-one relationships: a lookup, which never multiplies the measure's rows);
 - a measure's expression is a row-level expression: its aggregation belongs in `agg`;
 - a ratio divides two measures that exist;
 - ids are unique across measures, ratios and dimensions;
@@ -34,6 +35,7 @@ class _Checker:
         self.model, self.dialect = model, dialect
         self.columns = {t.name.lower(): {c.name.lower() for c in t.columns} for t in catalog.tables}
         self.problems: list[Problem] = []
+        self.lookups = lookups(model)
 
     def add(self, entry: str, en: str, zh: str) -> None:
         self.problems.append(Problem(entry, en, zh))
@@ -60,12 +62,16 @@ class _Checker:
             self.add(entry, f"table '{table}' does not exist", f"表「{table}」不存在")
             return
         for col in tree.find_all(exp.Column):
-            if col.table and col.table.lower() != table.lower():
-                self.add(entry, f"the {what} uses '{col.table}.{col.name}', not a column of {table}",
-                         f"{what}引用了「{col.table}.{col.name}」，不是 {table} 的列")
-            elif col.name.lower() not in self.columns[table.lower()]:
-                self.add(entry, f"column '{table}.{col.name}' in the {what} does not exist",
-                         f"{what}中的列「{table}.{col.name}」不存在")
+            self.reference(entry, table, col.table or table, col.name, what)
+
+    def reference(self, entry: str, table: str, other: str, column: str, what: str) -> None:
+        """A column of `table`, or of a table `table` looks up (many-to-one): never one that fans out."""
+        if other.lower() != table.lower() and other.lower() not in self.lookups.get(table.lower(), set()):
+            self.add(entry, f"the {what} uses '{other}.{column}', which {table} does not reach by many-to-one "
+                     "relationships (joining it would repeat the measure's rows)",
+                     f"{what}引用了「{other}.{column}」，{table} 无法经多对一关系到达（连接会重复度量的行）")
+        else:
+            self.column(entry, other, column)
 
     def run(self) -> list[Problem]:
         m = self.model
@@ -90,7 +96,8 @@ class _Checker:
             if me.filter:
                 self.expression(entry, me.table, me.filter, "filter")
             if me.time:
-                self.column(entry, me.table, me.time)
+                other, _, column = me.time.rpartition(".")
+                self.reference(entry, me.table, other or me.table, column, "time column")
         measures = {me.id for me in m.measures}
         for ra in m.ratios:
             for part in (ra.numerator, ra.denominator):
@@ -120,6 +127,26 @@ class _Checker:
                          f"closes a join cycle: {ta} and {tb} are already joined by other relationships",
                          f"形成连接环：{ta} 与 {tb} 已经通过其他关系相连")
             parent[a] = b
+
+
+def lookups(model: SemanticModel) -> dict[str, set[str]]:
+    """Per table, the tables it reaches by many-to-one (or one-to-one) relationships, transitively."""
+    step: dict[str, set[str]] = {}
+    for r in model.relationships:
+        (ta, _), (tb, _) = r.ends()
+        step.setdefault(ta.lower(), set()).add(tb.lower())
+        if r.cardinality == "one_to_one":
+            step.setdefault(tb.lower(), set()).add(ta.lower())
+    out: dict[str, set[str]] = {}
+    for start in step:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in step.get(todo.pop(), ()):
+                if nxt not in seen and nxt != start:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        out[start] = seen
+    return out
 
 
 def check(model: SemanticModel, catalog, dialect: str = "sqlite") -> list[Problem]:

@@ -30,6 +30,7 @@ from wenshu.storage.conversations import Conversations
 from wenshu.storage.datasources import Datasources
 from wenshu.storage.examples_store import Examples
 from wenshu.storage.glossary_store import Glossary
+from wenshu.storage.semantic_store import SemanticModels
 from wenshu.storage.migrations import migrate
 from wenshu.storage.schema import metadata
 from wenshu.storage.users_store import Users
@@ -128,6 +129,7 @@ class Store:
     users: Users
     examples: Examples
     glossary: Glossary
+    semantic: SemanticModels
 
     @classmethod
     def from_engine(cls, engine: Engine) -> Store:
@@ -141,6 +143,7 @@ class Store:
             users=Users(engine),
             examples=Examples(engine),
             glossary=Glossary(engine),
+            semantic=SemanticModels(engine),
         )
 
     def close(self) -> None:

@@ -243,6 +243,21 @@ def _v6_vectors(conn: Connection) -> None:
     md.create_all(conn, checkfirst=True)  # stores that predate v6 may already have them (created on use)
 
 
+def _v7_semantic_models(conn: Connection) -> None:
+    """Semantic models per datasource, every saved version kept."""
+    md = sa.MetaData()
+    sa.Table(
+        "semantic_models",
+        md,
+        sa.Column("datasource", sa.String(64), primary_key=True),
+        sa.Column("version", sa.Integer, primary_key=True),
+        sa.Column("body", sa.Text, nullable=False),
+        sa.Column("source", sa.String(16), nullable=False),
+        sa.Column("created_at", UTCDateTime, nullable=False),
+    )
+    md.create_all(conn)
+
+
 MIGRATIONS: list[tuple[int, Migration]] = [
     (1, _v1_core),
     (2, _v2_audit_and_cache),
@@ -250,6 +265,7 @@ MIGRATIONS: list[tuple[int, Migration]] = [
     (4, _v4_examples_glossary),
     (5, _v5_users_tokens),
     (6, _v6_vectors),
+    (7, _v7_semantic_models),
 ]
 LATEST_VERSION = MIGRATIONS[-1][0]
 

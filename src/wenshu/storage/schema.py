@@ -169,6 +169,16 @@ glossary_terms = sa.Table(
     sa.Index("ux_glossary_terms_datasource_term", "datasource", "term", unique=True),
 )
 
+semantic_models = sa.Table(
+    "semantic_models",
+    metadata,
+    sa.Column("datasource", sa.String(NAME_LEN), primary_key=True),
+    sa.Column("version", sa.Integer, primary_key=True),  # 1, 2, ... per datasource: every save is a version
+    sa.Column("body", sa.Text, nullable=False),  # the YAML as saved
+    sa.Column("source", sa.String(16), nullable=False),  # bundled | draft | user
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)
+
 users = sa.Table(
     "users",
     metadata,

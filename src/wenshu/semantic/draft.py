@@ -1,0 +1,96 @@
+"""Draft a semantic model from a synced catalog, for a person to review (`wenshu semantic draft NAME`).
+
+- keys → relationships (many-to-one; one-to-one when the key column is the table's primary key),
+  leaving out any that would close a join cycle;
+- each table → a row count; numeric columns that are no key and no code → sums;
+- date and time columns → time dimensions with every grain, and the time of the table's measures;
+- columns with enum labels or few distinct values, and name columns → dimensions (codes keep labels).
+Names come from the column comments (Chinese where the database has them) and the column names.
+"""
+
+from __future__ import annotations
+
+import re
+
+from wenshu.semantic.model import GRAINS, Dimension, Measure, Relationship, SemanticModel
+
+NUMERIC = re.compile(r"INT|REAL|NUM|DEC|FLOAT|DOUBLE|MONEY", re.I)
+TEMPORAL = re.compile(r"DATE|TIME", re.I)
+NAME_LIKE = re.compile(r"(^|_)(name|title|label)$|名称|名字|姓名", re.I)
+
+
+def _id(*parts: str) -> str:
+    text = re.sub(r"[^a-z0-9_]+", "_", "_".join(parts).lower()).strip("_")
+    return text if re.match(r"^[a-z]", text) else f"x_{text}"
+
+
+def _zh(comment: str, fallback: str) -> str:
+    head = re.split(r"[，,；;（(：:]", comment or "", maxsplit=1)[0].strip()
+    return head or fallback
+
+
+def _en(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def _is_time(col) -> bool:
+    return bool(TEMPORAL.search(col.type or "")) or bool(re.search(r"(^|_)(date|time|day|at)$", col.name, re.I))
+
+
+def _is_key(col) -> bool:
+    return col.primary_key or bool(col.foreign_key) or col.name.lower().endswith("_id") or col.name.lower() == "id"
+
+
+def _relationships(catalog) -> tuple[list[Relationship], list[str]]:
+    parent: dict[str, str] = {}
+
+    def root(t: str) -> str:
+        while parent.setdefault(t, t) != t:
+            t = parent[t]
+        return t
+
+    out, skipped = [], []
+    for table in catalog.tables:
+        for col in table.columns:
+            if not col.foreign_key or "." not in col.foreign_key:
+                continue
+            ref_table = col.foreign_key.split(".")[0]
+            a, b = root(table.name.lower()), root(ref_table.lower())
+            if a == b:  # would close a cycle: a person picks which path is meant
+                skipped.append(f"{table.name}.{col.name} -> {col.foreign_key}")
+                continue
+            parent[a] = b
+            out.append(Relationship.model_validate({
+                "from": f"{table.name}.{col.name}", "to": col.foreign_key,
+                "cardinality": "one_to_one" if col.primary_key else "many_to_one"}))
+    return out, skipped
+
+
+def draft_model(catalog) -> SemanticModel:
+    measures, dimensions = [], []
+    for table in catalog.tables:
+        time_col = next((c for c in table.columns if _is_time(c)), None)
+        zh_table = _zh(table.comment, table.name)
+        measures.append(Measure(id=_id(table.name, "count"), zh=f"{zh_table}数", en=f"{_en(table.name)} count",
+                                table=table.name, agg="count", time=time_col.name if time_col else None))
+        for col in table.columns:
+            label = _zh(col.comment, col.name)
+            if _is_time(col):
+                dimensions.append(Dimension(id=_id(table.name, col.name), zh=label, en=_en(col.name), table=table.name,
+                                            column=col.name, kind="time", grains=list(GRAINS)))
+            elif col.enum or (col.low_cardinality and not NUMERIC.search(col.type or "")):
+                dimensions.append(Dimension(id=_id(table.name, col.name), zh=label, en=_en(col.name), table=table.name,
+                                            column=col.name, labels={str(k): str(v) for k, v in col.enum.items()}))
+            elif NAME_LIKE.search(col.name) or NAME_LIKE.search(col.comment or ""):
+                dimensions.append(Dimension(id=_id(table.name, col.name), zh=label, en=_en(col.name), table=table.name,
+                                            column=col.name))
+            elif NUMERIC.search(col.type or "") and not _is_key(col):
+                measures.append(Measure(id=_id(table.name, col.name, "sum"), zh=label, en=_en(col.name),
+                                        table=table.name, agg="sum", expr=col.name,
+                                        time=time_col.name if time_col else None))
+    relationships, skipped = _relationships(catalog)
+    note = "Drafted from the catalog: review names, default filters and ratios before use."
+    if skipped:
+        note += " Left out, as each would close a join cycle (swap one in if it is the path meant): " + "; ".join(skipped)
+    return SemanticModel(datasource=catalog.datasource, relationships=relationships, measures=measures,
+                         dimensions=dimensions, description=note)

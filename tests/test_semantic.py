@@ -1,0 +1,133 @@
+"""Semantic models: the demo's reviewed model, checks that name the bad entry, versions, draft, CLI."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from wenshu.cli.app import app
+from wenshu.knowledge.catalog import load_catalog
+from wenshu.semantic.draft import draft_model
+from wenshu.semantic.library import bundled_text, export_text, import_model, load
+from wenshu.semantic.model import InvalidSemanticModel, parse_model
+from wenshu.semantic.validate import check
+
+
+@pytest.fixture
+def demo_catalog(store):
+    from wenshu.knowledge.sync import current_catalog
+
+    return current_catalog(store, "demo", store.datasources.get("demo").url)
+
+
+def edited(change) -> str:
+    data = yaml.safe_load(bundled_text("demo"))
+    change(data)
+    return yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
+
+
+def measure(data: dict, mid: str) -> dict:
+    return next(m for m in data["measures"] if m["id"] == mid)
+
+
+def test_the_demo_ships_a_reviewed_model_stored_on_first_use(store, demo_catalog):
+    model = load(store, "demo")
+    assert model is not None and store.semantic.get("demo").source == "bundled"
+    assert check(model, demo_catalog) == []
+    ids = {m.id for m in model.measures}
+    assert {"gmv", "paid_orders", "units_sold", "gross_profit", "uv"} <= ids
+    assert all(r.numerator in ids and r.denominator in ids for r in model.ratios)
+    gmv = next(m for m in model.measures if m.id == "gmv")
+    assert (gmv.agg, gmv.expr, gmv.filter, gmv.table) == ("sum", "pay_amount", "status = 1", "orders")
+    status = next(d for d in model.dimensions if d.id == "order_status")
+    assert status.labels["1"] == "已支付"
+
+
+@pytest.mark.parametrize("change, entry, words", [
+    (lambda d: measure(d, "gmv").update(expr="pay_amt"), "measure gmv", "column 'orders.pay_amt' does not exist"),
+    (lambda d: measure(d, "gmv").update(expr="SUM(pay_amount)"), "measure gmv", "aggregates"),
+    (lambda d: measure(d, "gmv").update(expr="order_items.quantity"), "measure gmv", "does not reach by many-to-one"),
+    (lambda d: measure(d, "units_sold").update(time="orders.paid_date"), "measure units_sold", "orders.paid_date"),
+    (lambda d: d["relationships"].append({"from": "customers.city_id", "to": "cities.city_id"}),
+     "relationship customers.city_id -> cities.city_id", "closes a join cycle"),
+    (lambda d: d["ratios"][0].update(denominator="orders_count"), "ratio aov", "'orders_count' is not a measure"),
+    (lambda d: d["dimensions"].append({"id": "city", "zh": "城市2", "en": "city 2", "table": "cities",
+                                       "column": "city_name"}), "dimension city", "also used"),
+    (lambda d: d["dimensions"][0].update(column="region"), "dimension region", "'regions.region' does not exist"),
+])
+def test_a_bad_entry_is_named_with_the_reason(demo_catalog, change, entry, words):
+    problems = check(parse_model(edited(change)), demo_catalog)
+    assert any(p.entry == entry and words in p.en for p in problems), [str(p) for p in problems]
+
+
+def test_a_measure_without_aggregation_does_not_parse_and_says_where(demo_catalog):
+    with pytest.raises(InvalidSemanticModel) as err:
+        parse_model(edited(lambda d: measure(d, "gmv").pop("agg")))
+    assert err.value.code == "semantic_model_invalid"
+    assert any(p.startswith("measures[0] (gmv).agg") for p in err.value.problems)
+    with pytest.raises(InvalidSemanticModel):
+        parse_model("measures: [unclosed")
+
+
+def test_import_stores_only_valid_models_as_new_versions(store, demo_catalog):
+    before = store.semantic.count("demo")
+    with pytest.raises(InvalidSemanticModel) as err:
+        import_model(store, demo_catalog, edited(lambda d: measure(d, "gmv").update(expr="pay_amt")))
+    assert "measure gmv" in err.value.en and "语义模型无效" in err.value.zh
+    assert store.semantic.count("demo") == before  # nothing half-built is stored
+    text = edited(lambda d: measure(d, "gmv").update(zh="成交总额"))
+    version, model = import_model(store, demo_catalog, text)
+    assert version == before + 1 and load(store, "demo").measures[0].zh == "成交总额"
+    assert export_text(store, "demo") == text and export_text(store, "demo", 1) == bundled_text("demo")
+    with pytest.raises(InvalidSemanticModel):
+        import_model(store, demo_catalog, text.replace("datasource: demo", "datasource: sales"))
+
+
+def test_a_draft_from_the_catalog_validates_and_proposes_keys_measures_and_time(tmp_path):
+    db = tmp_path / "shop.sqlite"
+    with sqlite3.connect(db) as conn:
+        conn.executescript("""
+            CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, city_id INTEGER REFERENCES cities(id));
+            CREATE TABLE cities (id INTEGER PRIMARY KEY, city_name TEXT);
+            CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customers(id),
+                                 city_id INTEGER REFERENCES cities(id), amount REAL, created_date TEXT);
+            INSERT INTO cities VALUES (1, 'Paris');
+            INSERT INTO customers VALUES (1, 'Ann', 1);
+            INSERT INTO orders VALUES (1, 1, 1, 9.5, '2026-11-02');
+        """)
+    catalog = load_catalog("shop", f"sqlite:///{db}")
+    model = draft_model(catalog)
+    assert check(model, catalog) == []
+    assert parse_model(model.to_yaml()) == model  # the YAML round-trips
+    pairs = {(r.from_, r.to) for r in model.relationships}
+    assert ("orders.customer_id", "customers.id") in pairs and len(pairs) == 2  # the third closes a cycle
+    assert "Left out" in model.description
+    amount = next(m for m in model.measures if m.id == "orders_amount_sum")
+    assert (amount.agg, amount.expr, amount.time) == ("sum", "amount", "created_date")
+    assert any(d.kind == "time" and d.column == "created_date" for d in model.dimensions)
+    assert any(d.column == "city_name" for d in model.dimensions)
+
+
+def test_the_cli_validates_imports_exports_and_lists_versions(home, tmp_path):
+    run = CliRunner().invoke
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(edited(lambda d: d["relationships"].append({"from": "customers.city_id", "to": "cities.city_id"})),
+                   encoding="utf-8")
+    out = run(app, ["semantic", "validate", "demo", str(bad)])
+    assert out.exit_code == 1 and "closes a join cycle" in out.output
+    assert run(app, ["semantic", "import", "demo", str(bad)]).exit_code == 1
+    good = tmp_path / "good.yaml"
+    good.write_text(edited(lambda d: measure(d, "gmv").update(unit="CNY")), encoding="utf-8")
+    assert run(app, ["semantic", "validate", "demo", str(good)]).exit_code == 0
+    out = run(app, ["semantic", "import", "demo", str(good)])
+    assert out.exit_code == 0 and "version 2" in out.output
+    assert run(app, ["semantic", "export", "demo"]).output == good.read_text(encoding="utf-8")
+    versions = run(app, ["semantic", "show", "demo", "--versions", "--json"])
+    assert [(v["version"], v["source"]) for v in __import__("json").loads(versions.output)] == [(1, "bundled"), (2, "user")]
+    shown = run(app, ["semantic", "show", "demo"])
+    assert shown.exit_code == 0 and "gmv" in shown.output and "many_to_one" in shown.output
+    missing = run(app, ["semantic", "show", "nosuch"])
+    assert missing.exit_code == 1 and "nosuch" in missing.output
