@@ -131,3 +131,28 @@ def test_the_cli_validates_imports_exports_and_lists_versions(home, tmp_path):
     assert shown.exit_code == 0 and "gmv" in shown.output and "many_to_one" in shown.output
     missing = run(app, ["semantic", "show", "nosuch"])
     assert missing.exit_code == 1 and "nosuch" in missing.output
+
+
+def test_the_plan_schema_offers_only_this_datasource_ids(store):
+    from wenshu.semantic.plan import QueryPlan
+    from wenshu.semantic.schema import plan_schema
+
+    model = load(store, "demo")
+    schema = plan_schema(model)
+    metrics = schema["properties"]["measures"]["items"]["enum"]
+    assert "gmv" in metrics and "aov" in metrics and "region" not in metrics
+    assert "region" in schema["properties"]["dimensions"]["items"]["enum"]
+    assert schema["$defs"]["Filter"]["properties"]["dimension"]["enum"] == [d.id for d in model.dimensions]
+    QueryPlan.model_validate({"measures": ["gmv"], "dimensions": ["region"]})  # the schema's own shape
+
+
+def test_the_cli_compiles_a_plan_and_runs_it_through_the_guard(home):
+    run = CliRunner().invoke
+    plan = '{"measures": ["paid_orders"], "dimensions": ["member_level"], "order": "desc"}'
+    out = run(app, ["semantic", "compile", "demo", plan, "--run", "--lang", "en"])
+    assert out.exit_code == 0, out.output
+    assert "COUNT(*)" in out.output and "member level" in out.output and "钻石" in out.output
+    refused = run(app, ["semantic", "compile", "demo", '{"measures": ["gmv"], "dimensions": ["product"]}'])
+    assert refused.exit_code == 1 and "plan_not_compilable" in refused.output
+    bad = run(app, ["semantic", "compile", "demo", '{"measures": []}'])
+    assert bad.exit_code == 1 and "plan_invalid" in bad.output

@@ -150,3 +150,40 @@ def export(name: str, version: int = typer.Option(None, "--version"),
             console.print(f"[green]Written to {out}[/]")
         else:
             print(text, end="" if text.endswith("\n") else "\n")
+
+
+@app.command("compile")
+def compile_(name: str, plan: str = typer.Argument(..., help="A query plan as JSON (see wenshu.semantic.plan)."),
+             run: bool = typer.Option(False, "--run", help="Also run it read-only and print the rows."),
+             lang: str = typer.Option("zh", "--lang", help="Column names in zh or en.")) -> None:
+    """Compile a query plan to the datasource's SQL dialect with its semantic model (and run it)."""
+    with guarded():
+        from pydantic import ValidationError
+
+        from wenshu.errors import InputError
+        from wenshu.semantic.compile import compile_plan
+        from wenshu.semantic.library import load
+        from wenshu.semantic.plan import QueryPlan
+
+        store = open_knowledge_store()
+        record = store.datasources.get(name)
+        model = load(store, name)
+        if model is None:
+            store.semantic.require(name)
+        try:
+            parsed = QueryPlan.model_validate_json(plan)
+        except ValidationError as exc:
+            raise InputError(f"The plan is not valid: {exc.errors()[0]['msg']} at "
+                             f"{'.'.join(str(p) for p in exc.errors()[0]['loc'])}",
+                             "查询计划无效：" + exc.errors()[0]["msg"], code="plan_invalid") from exc
+        compiled = compile_plan(model, parsed, record.dialect, lang)
+        print(compiled.sql)
+        if run:  # through all four layers of the guard, like `wenshu sql run`
+            from wenshu.cli.common import settings
+            from wenshu.cli.render import result_table
+            from wenshu.sql.runner import run_checked
+
+            out = run_checked(settings(), store, compiled.sql, name)
+            if out.error:
+                raise InputError(out.error.message, out.error.message, code=out.error.code)
+            console.print(result_table(out.columns, out.rows))

@@ -1,0 +1,233 @@
+"""Compile a query plan to SQL over a semantic model, for SQLite, PostgreSQL, MySQL/MariaDB and DuckDB.
+
+Each measure is aggregated at its own grain in its own CTE — its table, joined only to the tables it
+looks up (many-to-one), filtered by its default filter, the plan's filters and the time window on its
+own time column, grouped by the plan's dimensions (and period, for a trend). The CTEs then meet on
+those keys. So an order-level amount is never summed once per order item, a ratio divides two
+measures each computed at its own grain, and measures on different tables (orders and traffic) line
+up by dimension and period. A comparison (同比 / 环比) adds the same measures over the earlier window,
+side by side with the growth in percent; a share (占比) divides by the total over the result.
+
+Why not boring-semantic-layer (MIT, on ibis), which the issue suggests: measured on the demo database
+(SQLite, 120k orders), its SQL for "GMV and units sold by city" was 4,305 characters and joined on
+null-safe `a = b OR (a IS NULL AND b IS NULL)` conditions that SQLite cannot index: it had not
+finished after 120 s, where this compiler's form runs in about 0.2 s — and the SQL is shown to users.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sqlglot
+from sqlglot import exp
+
+from wenshu.errors import InputError
+from wenshu.semantic.grains import as_text, bucket, round2, sqlglot_name
+from wenshu.semantic.model import Dimension, Measure, Ratio, SemanticModel
+from wenshu.semantic.paths import Unreachable, joins
+from wenshu.semantic.plan import Filter, QueryPlan, Window
+
+AGG = {"sum": "SUM({e})", "avg": "AVG({e})", "min": "MIN({e})", "max": "MAX({e})", "count": "COUNT({e})",
+       "count_distinct": "COUNT(DISTINCT {e})"}
+OPS = {"eq": "=", "ne": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+PERIOD = {"zh": {"day": "日期", "week": "周", "month": "月份", "quarter": "季度", "year": "年份"},
+          "en": {"day": "day", "week": "week", "month": "month", "quarter": "quarter", "year": "year"}}
+COMPARE = {"zh": {"yoy": ("去年同期", "同比%"), "previous": ("上期", "环比%")},
+           "en": {"yoy": ("same period last year", "YoY %"), "previous": ("previous period", "change %")}}
+SHARE = {"zh": "占比%", "en": "share %"}
+
+
+class PlanNotCompilable(InputError):
+    """A plan the semantic model cannot answer as asked; the free-SQL path may still answer it."""
+
+    code = "plan_not_compilable"
+
+
+@dataclass
+class Compiled:
+    sql: str
+    columns: list[str]
+    dialect: str
+
+
+def _lit(value) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "'" + str(value).replace("'", "''") + "'"
+    return repr(value)
+
+
+class _Compiler:
+    def __init__(self, model: SemanticModel, plan: QueryPlan, dialect: str, lang: str):
+        self.model, self.plan, self.dialect, self.lang = model, plan, sqlglot_name(dialect), lang
+        self.measures = {m.id: m for m in model.measures}
+        self.ratios = {r.id: r for r in model.ratios}
+        self.dims = {d.id: d for d in model.dimensions}
+
+    # -- names -------------------------------------------------------------------------------
+    def q(self, name: str) -> str:
+        return exp.to_identifier(name, quoted=True).sql(dialect=self.dialect)
+
+    def col(self, table: str, column: str) -> str:
+        return f"{self.q(table)}.{self.q(column)}"
+
+    def name(self, entry) -> str:
+        return entry.zh if self.lang == "zh" else entry.en
+
+    def fail(self, en: str, zh: str) -> PlanNotCompilable:
+        return PlanNotCompilable(en, zh)
+
+    def metric(self, mid: str) -> Measure | Ratio:
+        found = self.measures.get(mid) or self.ratios.get(mid)
+        if found is None:
+            raise self.fail(f"'{mid}' is not a measure of the semantic model", f"「{mid}」不是语义模型中的度量")
+        return found
+
+    def dim(self, did: str) -> Dimension:
+        if did not in self.dims:
+            raise self.fail(f"'{did}' is not a dimension of the semantic model", f"「{did}」不是语义模型中的维度")
+        return self.dims[did]
+
+    # -- one measure at its grain ----------------------------------------------------------------
+    def qualify(self, sql: str, table: str, used: set[str]) -> str:
+        def qualified(node):
+            if not isinstance(node, exp.Column):
+                return node
+            owner = node.table or table
+            used.add(owner)
+            return exp.Column(this=exp.to_identifier(node.name, quoted=True), table=exp.to_identifier(owner, quoted=True))
+
+        return sqlglot.parse_one(sql, read=self.dialect).transform(qualified).sql(dialect=self.dialect)
+
+    def time_column(self, m: Measure, used: set[str]) -> str:
+        if not m.time:
+            raise self.fail(f"measure {m.id} has no time column, so it cannot take a time window or a trend",
+                            f"度量 {m.id} 没有时间列，无法按时间范围或趋势统计")
+        return self.qualify(m.time, m.table, used)
+
+    def condition(self, f: Filter, used: set[str]) -> str:
+        d = self.dim(f.dimension)
+        used.add(d.table)
+        codes = {label: code for code, label in d.labels.items()}
+        values = [_lit(codes[v]) if isinstance(v, str) and v in codes else _lit(v) for v in f.values]
+        column = self.col(d.table, d.column)
+        if f.op in ("in", "not_in"):
+            return f"{column} {'NOT IN' if f.op == 'not_in' else 'IN'} ({', '.join(values)})"
+        return f"{column} {OPS[f.op]} {values[0]}"
+
+    def measure_cte(self, m: Measure, window: Window | None) -> str:
+        used: set[str] = {m.table}
+        keys = [f"{self.col(d.table, d.column)} AS d{i}" for i, d in enumerate(self.keys_dims)]
+        used.update(d.table for d in self.keys_dims)
+        if self.plan.grain:
+            keys.append(f"{bucket(self.dialect, self.plan.grain, self.time_column(m, used))} AS p")
+        value = AGG[m.agg].format(e=self.qualify(m.expr, m.table, used) if m.expr else "*")
+        where = [f"({self.qualify(m.filter, m.table, used)})"] if m.filter else []
+        if window is not None:
+            t = self.time_column(m, used)
+            where.append(f"{t} >= {_lit(window.start.isoformat())} AND {t} < {_lit(window.end.isoformat())}")
+        where += [self.condition(f, used) for f in self.plan.filters]
+        try:
+            hops = joins(self.model, m.table, used - {m.table})
+        except Unreachable as exc:
+            raise self.fail(
+                f"measure {m.id} (on {m.table}) cannot be split or filtered by {exc.target}: joining it would "
+                f"repeat the measure's rows", f"度量 {m.id}（{m.table} 表）不能按 {exc.target} 拆分或筛选：连接会重复度量的行") from exc
+        sql = f"SELECT {', '.join([*keys, f'{value} AS v'])} FROM {self.q(m.table)}"
+        for h in hops:
+            lt, lc, rt, rc = h.on
+            sql += f" JOIN {self.q(h.table)} ON {self.col(lt, lc)} = {self.col(rt, rc)}"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        groups = [k.rsplit(" AS ", 1)[0] for k in keys]
+        return sql + (f" GROUP BY {', '.join(groups)}" if groups else "")
+
+    # -- the whole query ---------------------------------------------------------------------------
+    def run(self) -> Compiled:
+        plan = self.plan
+        self.keys_dims = [self.dim(d) for d in plan.dimensions]
+        metrics = [self.metric(mid) for mid in plan.measures]
+        bases: list[str] = []
+        for mt in metrics:
+            for b in ([mt.numerator, mt.denominator] if isinstance(mt, Ratio) else [mt.id]):
+                self.metric(b)
+                if b not in bases:
+                    bases.append(b)
+        if plan.compare != "none" and plan.window is None:
+            raise self.fail("a comparison needs a time window", "同比/环比需要时间范围")
+        ctes = {f"m_{b}": self.measure_cte(self.measures[b], plan.window) for b in bases}
+        if plan.compare != "none":
+            earlier = plan.window.shifted(plan.compare)
+            ctes |= {f"c_{b}": self.measure_cte(self.measures[b], earlier) for b in bases}
+        keys = [f"d{i}" for i in range(len(self.keys_dims))] + (["p"] if plan.grain else [])
+        names = list(ctes)
+        if keys and len(names) > 1:
+            ctes["k"] = " UNION ".join(f"SELECT {', '.join(keys)} FROM {n}" for n in names)
+            source = "k" + "".join(
+                f" LEFT JOIN {n} ON " + " AND ".join(f"k.{c} = {n}.{c}" for c in keys) for n in names)
+            key_of = "k"
+        else:
+            source, key_of = " CROSS JOIN ".join(names), names[0]
+        select, columns = [], []
+        for i, d in enumerate(self.keys_dims):
+            ref = f"{key_of}.d{i}"
+            if d.labels:
+                cases = " ".join(f"WHEN {_lit(c)} THEN {_lit(label)}" for c, label in d.labels.items())
+                ref = f"CASE {as_text(self.dialect, ref)} {cases} ELSE {as_text(self.dialect, ref)} END"
+            select.append(f"{ref} AS {self.q(self.name(d))}")
+            columns.append(self.name(d))
+        if plan.grain:
+            select.append(f"{key_of}.p AS {self.q(PERIOD[self.lang][plan.grain])}")
+            columns.append(PERIOD[self.lang][plan.grain])
+        for mt in metrics:
+            value = self.value(mt, "m")
+            select.append(f"{value} AS {self.q(self.name(mt))}")
+            columns.append(self.name(mt))
+            if plan.compare != "none":
+                before, growth = COMPARE[self.lang][plan.compare]
+                prev, now, then = self.value(mt, "c"), self.value(mt, "m", False), self.value(mt, "c", False)
+                select.append(f"{prev} AS {self.q(f'{self.name(mt)}（{before}）' if self.lang == 'zh' else f'{self.name(mt)} ({before})')}")
+                select.append(f"{round2(self.dialect, f'100.0 * ({now} - {then}) / NULLIF({then}, 0)')} AS "
+                              f"{self.q(f'{self.name(mt)}{growth}' if self.lang == 'zh' else f'{self.name(mt)} {growth}')}")
+                columns += [f"{self.name(mt)}（{before}）" if self.lang == "zh" else f"{self.name(mt)} ({before})",
+                            f"{self.name(mt)}{growth}" if self.lang == "zh" else f"{self.name(mt)} {growth}"]
+        if plan.share:
+            first = self.value(metrics[0], "m")
+            over = f"PARTITION BY {key_of}.p" if plan.grain else ""
+            select.append(f"{round2(self.dialect, f'100.0 * {first} / NULLIF(SUM({first}) OVER ({over}), 0)')} AS "
+                          f"{self.q(SHARE[self.lang])}")
+            columns.append(SHARE[self.lang])
+        sql = "WITH " + ", ".join(f"{n} AS ({s})" for n, s in ctes.items())
+        sql += f" SELECT {', '.join(select)} FROM {source}"
+        sql += self.ordering(metrics)
+        return Compiled(self.pretty(sql), columns, self.dialect)
+
+    def value(self, mt, prefix: str, rounded: bool = True) -> str:
+        if isinstance(mt, Ratio):
+            num, den = f"{prefix}_{mt.numerator}.v", f"{prefix}_{mt.denominator}.v"
+            scale = repr(float(mt.scale))  # a float: integer counts must not divide as integers
+            raw = f"{scale} * {num} / NULLIF({den}, 0)"
+            return round2(self.dialect, raw) if rounded else raw
+        ref = f"{prefix}_{mt.id}.v"
+        return round2(self.dialect, ref) if rounded and mt.agg in ("sum", "avg") else ref
+
+    def ordering(self, metrics) -> str:
+        plan, out = self.plan, ""
+        if plan.order or plan.limit:
+            target = self.metric(plan.order_by) if plan.order_by else metrics[0]
+            if target not in metrics:
+                raise self.fail(f"order_by '{target.id}' is not a measure of the plan", f"排序度量「{target.id}」不在查询中")
+            out = f" ORDER BY {self.q(self.name(target))} {(plan.order or 'desc').upper()}"
+        elif plan.grain:
+            out = f" ORDER BY {self.q(PERIOD[self.lang][plan.grain])}"
+        return out + (f" LIMIT {plan.limit}" if plan.limit else "")
+
+    def pretty(self, sql: str) -> str:
+        try:
+            return sqlglot.transpile(sql, read=self.dialect, write=self.dialect, pretty=True)[0]
+        except sqlglot.errors.SqlglotError:
+            return sql
+
+
+def compile_plan(model: SemanticModel, plan: QueryPlan, dialect: str = "sqlite", lang: str = "zh") -> Compiled:
+    """SQL for `plan` in `dialect` (sqlite, postgresql, mysql, mariadb, duckdb); raises PlanNotCompilable."""
+    return _Compiler(model, plan, dialect, "zh" if lang == "zh" else "en").run()

@@ -1,0 +1,67 @@
+"""Join paths of a semantic model: from a measure's table to the tables it looks up (many-to-one).
+
+A measure is only ever joined to tables its rows look up: following a relationship from its many side
+to its one side (or across a one-to-one) keeps one row per measure row, so an aggregation over the
+joined rows is the aggregation over the measure's own rows. A dimension on a table reached the other
+way (orders → order_items) would repeat the measure's rows; `path` refuses it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wenshu.semantic.model import SemanticModel
+
+
+@dataclass(frozen=True)
+class Hop:
+    table: str  # the table joined in
+    on: tuple[str, str, str, str]  # (left table, left column, right table, right column)
+
+
+class Unreachable(Exception):
+    def __init__(self, start: str, target: str):
+        self.start, self.target = start, target
+        super().__init__(f"{target} is not a lookup of {start}")
+
+
+def lookup_edges(model: SemanticModel) -> dict[str, list[tuple[str, str, str]]]:
+    """table -> [(its column, other table, other column)] along many-to-one (and one-to-one both ways)."""
+    edges: dict[str, list[tuple[str, str, str]]] = {}
+    for r in model.relationships:
+        (ta, ca), (tb, cb) = r.ends()
+        edges.setdefault(ta, []).append((ca, tb, cb))
+        if r.cardinality == "one_to_one":
+            edges.setdefault(tb, []).append((cb, ta, ca))
+    return edges
+
+
+def path(model: SemanticModel, start: str, target: str) -> list[Hop]:
+    """The hops from `start` to `target` by lookups (breadth first: the shortest); [] when they are the same."""
+    if start.lower() == target.lower():
+        return []
+    edges = lookup_edges(model)
+    seen, frontier = {start.lower()}, [(start, [])]
+    while frontier:
+        nxt = []
+        for table, hops in frontier:
+            for col, other, other_col in edges.get(table, []):
+                if other.lower() in seen:
+                    continue
+                route = [*hops, Hop(other, (table, col, other, other_col))]
+                if other.lower() == target.lower():
+                    return route
+                seen.add(other.lower())
+                nxt.append((other, route))
+        frontier = nxt
+    raise Unreachable(start, target)
+
+
+def joins(model: SemanticModel, start: str, targets: set[str]) -> list[Hop]:
+    """The hops that bring every table of `targets` into a query over `start`, each table once, in order."""
+    out: list[Hop] = []
+    for target in sorted(targets):
+        for hop in path(model, start, target):
+            if hop.table not in {h.table for h in out}:
+                out.append(hop)
+    return out

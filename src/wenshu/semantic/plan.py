@@ -1,0 +1,64 @@
+"""A query plan: the small typed request a business question becomes, compiled to SQL by code.
+
+It names only ids of the datasource's semantic model (measures or ratios, dimensions), filter values,
+a resolved time window (dates, half-open: start inclusive, end exclusive), a grain for trends, a
+comparison with an earlier period, share of total, order and top N. The model picks these from short
+lists; `semantic.compile` writes the SQL.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Grain = Literal["day", "week", "month", "quarter", "year"]
+Op = Literal["in", "not_in", "eq", "ne", "gt", "gte", "lt", "lte"]
+
+
+class Filter(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    dimension: str
+    op: Op = "in"
+    values: list[str | int | float] = Field(min_length=1)
+
+
+class Window(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    start: date
+    end: date  # exclusive
+
+    def shifted(self, compare: str) -> Window:
+        """The earlier period a comparison reads: a year before (yoy), or the period just before."""
+        if compare == "yoy":
+            return Window(start=_add_months(self.start, -12), end=_add_months(self.end, -12))
+        if _is_months(self):
+            months = (self.end.year - self.start.year) * 12 + self.end.month - self.start.month
+            return Window(start=_add_months(self.start, -months), end=self.start)
+        return Window(start=self.start - (self.end - self.start), end=self.start)
+
+
+class QueryPlan(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    measures: list[str] = Field(min_length=1)  # measure or ratio ids
+    dimensions: list[str] = Field(default_factory=list)
+    filters: list[Filter] = Field(default_factory=list)
+    window: Window | None = None
+    grain: Grain | None = None  # a trend: one row per period of each measure's own time column
+    compare: Literal["none", "yoy", "previous"] = "none"  # 同比 / 环比 (the period just before)
+    share: bool = False  # 占比: the first measure as a percentage of its total
+    order: Literal["desc", "asc"] | None = None
+    order_by: str | None = None  # a measure id of the plan; default the first
+    limit: int | None = Field(None, ge=1, le=10_000)
+
+
+def _add_months(d: date, months: int) -> date:
+    y, m = divmod(d.month - 1 + months, 12)
+    year, month = d.year + y, m + 1
+    last = (date(year + (month == 12), month % 12 + 1, 1) - timedelta(days=1)).day
+    return date(year, month, min(d.day, last))
+
+
+def _is_months(w: Window) -> bool:
+    return w.start.day == 1 and w.end.day == 1 and w.end > w.start

@@ -1,0 +1,30 @@
+"""The JSON schema a model fills a query plan under: the plan's shape with this datasource's ids as enums.
+
+Constrained decoding (llama.cpp's `response_format`, an endpoint's structured output) then cannot
+produce a measure or dimension the semantic model does not have; the window stays a pair of dates,
+which the time-phrase resolver fills or checks.
+"""
+
+from __future__ import annotations
+
+from wenshu.semantic.model import SemanticModel
+from wenshu.semantic.plan import QueryPlan
+
+
+def _enum(ids: list[str]) -> dict:
+    return {"type": "string", "enum": ids}
+
+
+def plan_schema(model: SemanticModel) -> dict:
+    """QueryPlan's JSON schema with `measures`, `order_by`, `dimensions` and filter dimensions as enums."""
+    schema = QueryPlan.model_json_schema()
+    metrics = [m.id for m in model.measures] + [r.id for r in model.ratios]
+    dims = [d.id for d in model.dimensions]
+    props = schema["properties"]
+    props["measures"]["items"] = _enum(metrics)
+    props["measures"]["maxItems"] = 3
+    props["dimensions"]["items"] = _enum(dims) if dims else {"type": "string"}
+    props["dimensions"]["maxItems"] = 2
+    props["order_by"] = {"anyOf": [_enum(metrics), {"type": "null"}], "default": None}
+    schema["$defs"]["Filter"]["properties"]["dimension"] = _enum(dims) if dims else {"type": "string"}
+    return schema
