@@ -66,6 +66,9 @@ class Settings(BaseSettings):
         False, description="Ask the fast model to judge results (rules always run)."
     )
     history_turns: int = 3
+    semantic_path: bool = Field(
+        False, description="Answer a business question through the datasource's semantic model when it names its "
+        "measures (agent/plan.py); off until measured against free SQL (issue 12).")
     sql_candidates: int = Field(
         1, description="SQL candidates per question; above 1, sampled candidates run and their results vote (agent/vote.py)."
     )

@@ -24,6 +24,7 @@ class AgentContext:
     datasource_url: str
     cache: object | None = None  # storage.cache repository, optional
     policy: object | None = None  # the datasource's wenshu.guard.GuardPolicy (options["policy"]), optional
+    semantic: Callable[[str], object] | None = None  # datasource -> its SemanticModel or None
     on_event: EventCallback | None = None
 
     def emit(self, event: Event) -> None:

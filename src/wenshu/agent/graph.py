@@ -1,5 +1,6 @@
-"""The ask-data graph: intent -> recall -> generate -> validate -> execute -> evaluate -> explain,
-with bounded loops back to generate and a graceful fallback when retries are spent."""
+"""The ask-data graph: intent -> recall -> plan (the semantic model's compiler) or generate (free SQL)
+-> validate -> execute -> evaluate -> explain, with bounded loops back to generate and a graceful
+fallback when retries are spent."""
 
 from __future__ import annotations
 
@@ -7,13 +8,14 @@ from functools import partial
 
 from langgraph.graph import END, START, StateGraph
 
-from wenshu.agent import nodes, routing
+from wenshu.agent import nodes, plan, routing
 from wenshu.agent.context import AgentContext
 from wenshu.agent.state import AgentState
 
 STEPS = {
     "intent": nodes.intent_step,
     "recall": nodes.recall_step,
+    "plan": plan.plan_step,
     "generate": nodes.generate_step,
     "validate": nodes.validate_step,
     "execute": nodes.execute_step,
@@ -24,13 +26,19 @@ STEPS = {
 }
 
 
-def build_graph(*, max_retries: int = 2, max_rounds: int = 2, checkpointer=None):
+def build_graph(*, max_retries: int = 2, max_rounds: int = 2, checkpointer=None, semantic: bool = False):
+    """`semantic`: the plan step runs between recall and generate (settings.semantic_path)."""
     g = StateGraph(AgentState, context_schema=AgentContext)
     for name, fn in STEPS.items():
-        g.add_node(name, nodes.instrument(name, fn))
+        if name != "plan" or semantic:
+            g.add_node(name, nodes.instrument(name, fn))
     g.add_edge(START, "intent")
     g.add_conditional_edges("intent", routing.after_intent, ["recall", "respond"])
-    g.add_edge("recall", "generate")
+    if semantic:
+        g.add_edge("recall", "plan")
+        g.add_conditional_edges("plan", routing.after_plan, ["validate", "generate"])
+    else:
+        g.add_edge("recall", "generate")
     g.add_edge("generate", "validate")
     g.add_conditional_edges(
         "validate", partial(routing.after_validate, max_retries=max_retries), ["execute", "generate", "fallback"]

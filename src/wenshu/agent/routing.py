@@ -9,6 +9,11 @@ def after_intent(state: AgentState) -> str:
     return "recall" if state["query"].get("intent") == "data" else "respond"
 
 
+def after_plan(state: AgentState) -> str:
+    """A compiled plan goes straight to validation; otherwise the model writes SQL."""
+    return "validate" if (state.get("sql") or {}).get("path") == "plan" else "generate"
+
+
 def after_validate(state: AgentState, *, max_retries: int) -> str:
     part = state["sql"]
     if part.get("sql") and (part.get("validation") or {}).get("passed"):

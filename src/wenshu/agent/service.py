@@ -52,12 +52,25 @@ class Agent:
             max_retries=settings.max_validate_retries,
             max_rounds=settings.max_evaluate_rounds,
             checkpointer=self.checkpointer,
+            semantic=settings.semantic_path,
         )
+        self._semantic: dict[str, tuple[int, object]] = {}
 
     def models(self) -> ModelClient:
         if self._models is None:
             self._models = resolve(self.settings)
         return ModelClient(models=self._models.models, provider=self._models.provider)
+
+    def semantic_model(self, datasource: str):
+        """The datasource's semantic model in force (parsed once per stored version), or None."""
+        from wenshu.semantic.model import parse_model
+
+        found = self.store.semantic.get(datasource) if hasattr(self.store, "semantic") else None
+        if found is None:
+            return None
+        if self._semantic.get(datasource, (None,))[0] != found.version:
+            self._semantic[datasource] = (found.version, parse_model(found.body))
+        return self._semantic[datasource][1]
 
     def ask(self, request: AgentRequest, on_event: EventCallback | None = None) -> AgentResponse:
         question = (request.message or "").strip()
@@ -77,7 +90,7 @@ class Agent:
         ctx = AgentContext(
             settings=self.settings, models=models, validator=self.validator, recall=self.recall,
             catalogs=self.catalogs, datasource_url=record.url, cache=self.store.cache, on_event=on_event,
-            policy=GuardPolicy.from_dict(record.options.get("policy")),
+            policy=GuardPolicy.from_dict(record.options.get("policy")), semantic=self.semantic_model,
         )
         init = {
             "query": {"question": question, "lang": lang, "today": date.today().isoformat(), "datasource": ds_name},

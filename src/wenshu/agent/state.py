@@ -35,6 +35,8 @@ class SchemaPart(TypedDict, total=False):
 
 class SQLPart(TypedDict, total=False):
     sql: str | None
+    path: str  # "plan" when the semantic model's compiler wrote the SQL
+    plan: dict  # the query plan that answered (semantic.plan.QueryPlan)
     attempts: list[dict]  # [{sql, stage, reason}]
     feedback: str | None  # why the next generation must differ
     validation: dict | None

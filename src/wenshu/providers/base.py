@@ -78,11 +78,14 @@ class ModelClient:
                 raise ModelTimeout() from exc
             raise ModelFailure(f"The model failed to answer: {exc}", f"模型调用失败：{exc}") from exc
 
-    def structured(self, role: Role, messages: list[BaseMessage], schema: type[T]) -> T:
-        """Ask for JSON that matches `schema` (constrained where the provider supports it)."""
+    def structured(self, role: Role, messages: list[BaseMessage], schema: type[T], *,
+                   json_schema: dict | None = None) -> T:
+        """Ask for JSON that matches `schema` (constrained where the provider supports it); `json_schema`
+        narrows the constraint (e.g. enums of this datasource's ids) while `schema` parses the answer."""
         response_format = {
             "type": "json_schema",
-            "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": True},
+            "json_schema": {"name": schema.__name__, "schema": json_schema or schema.model_json_schema(),
+                            "strict": True},
         }
         raw = self.text(role, messages, response_format=response_format)
         return parse_json_as(raw, schema)

@@ -1,0 +1,26 @@
+"""A question's time window as dates, for a plan: the time-phrase resolver's bounds, evaluated.
+
+`knowledge.time_phrases` resolves "上个月", "最近30天", "last week" to SQLite date expressions (the
+business calendar lives there); evaluating them in an in-memory SQLite gives plain dates, which the
+plan compiler then writes in any dialect.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date
+
+from wenshu.knowledge.time_phrases import find_windows
+from wenshu.semantic.plan import Window
+
+
+def question_window(question: str) -> Window | None:
+    """The first time window the question names, as [start, end) dates; None when it names none."""
+    windows = find_windows(question, "sqlite")
+    if not windows:
+        return None
+    w = windows[0]
+    end_sql = w.end or "date('now', '+1 day')"  # "to date": through today
+    with sqlite3.connect(":memory:") as conn:
+        start, end = conn.execute(f"SELECT {w.start}, {end_sql}").fetchone()
+    return Window(start=date.fromisoformat(start[:10]), end=date.fromisoformat(end[:10]))
