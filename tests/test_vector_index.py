@@ -163,7 +163,7 @@ def test_migration_6_adopts_vector_tables_created_on_use(tmp_path):
                                  "hash VARCHAR(64) NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL, "
                                  "PRIMARY KEY (datasource, doc_id))")
             conn.exec_driver_sql("INSERT INTO vector_items VALUES ('a', 'x', 'h', 2, ?)", (_unit(1, 0).tobytes(),))
-        assert migrate(engine) == [6]
+        assert migrate(engine, target=6) == [6]
         assert TableVectorIndex(engine).hashes("a") == {"x": "h"}
         assert "embedding_cache" in sa.inspect(engine).get_table_names()
     finally:
