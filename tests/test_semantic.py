@@ -156,3 +156,32 @@ def test_the_cli_compiles_a_plan_and_runs_it_through_the_guard(home):
     assert refused.exit_code == 1 and "plan_not_compilable" in refused.output
     bad = run(app, ["semantic", "compile", "demo", '{"measures": []}'])
     assert bad.exit_code == 1 and "plan_invalid" in bad.output
+
+
+@pytest.mark.parametrize("question, filled, kept", [
+    # the model confuses neighbouring measures: the one the question names answers
+    ("本月每个渠道的销售额是多少", {"measures": ["item_sales"], "dimensions": ["channel"]},
+     {"measures": ["gmv"], "dimensions": ["channel"]}),
+    ("各品类的商品销售额", {"measures": ["gmv"], "dimensions": ["category"]},
+     {"measures": ["item_sales"], "dimensions": ["category"]}),
+    ("上个月各大区的客单价和订单量", {"measures": ["aov", "all_orders"], "dimensions": ["region"]},
+     {"measures": ["aov", "paid_orders"], "dimensions": ["region"]}),
+    # operators the question does not ask for are dropped ...
+    ("上个月各会员等级的下单客户数", {"measures": ["buyers"], "dimensions": ["member_level"], "grain": "month",
+                               "compare": "previous", "share": True, "order": "desc", "limit": 5},
+     {"measures": ["buyers"], "dimensions": ["member_level"]}),
+    # ... and kept when it does, in either language
+    ("各大区销售额的占比，以及环比", {"measures": ["gmv"], "dimensions": ["region"], "share": True, "compare": "previous"},
+     {"measures": ["gmv"], "dimensions": ["region"], "share": True, "compare": "previous"}),
+    ("monthly GMV trend, top 3 months", {"measures": ["gmv"], "grain": "month", "order": "desc", "limit": 3},
+     {"measures": ["gmv"], "grain": "month", "order": "desc", "limit": 3}),
+    ("只看华东的销售额", {"measures": ["gmv"], "filters": [{"dimension": "region", "values": ["华东", "华南"]}]},
+     {"measures": ["gmv"], "filters": [{"dimension": "region", "values": ["华东"]}]}),
+])
+def test_a_filled_plan_keeps_only_what_the_question_says(store, question, filled, kept):
+    from wenshu.semantic.grounding import ground
+    from wenshu.semantic.plan import QueryPlan
+
+    grounded = ground(QueryPlan.model_validate(filled), load(store, "demo"), question)
+    assert grounded.plan.model_dump(exclude_defaults=True) == QueryPlan.model_validate(kept).model_dump(
+        exclude_defaults=True)

@@ -47,7 +47,7 @@ def test_a_plan_whose_measure_the_question_does_not_name_falls_back_to_free_sql(
     fake_model.queue(json.dumps({"measures": ["gmv"]}), FREE_SQL)
     resp = agent.ask(AgentRequest(message="一共有多少笔已支付的订单？"))
     plan = step(resp, "plan")
-    assert plan.status == "skipped" and "names none of the measures" in plan.detail
+    assert plan.status == "skipped" and "names none of the semantic model's measures" in plan.detail
     assert step(resp, "generate").status == "ok" and resp.sql.startswith("SELECT COUNT(*)")
 
 
