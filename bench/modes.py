@@ -71,6 +71,9 @@ def run_pipeline(agent, item: Item, conversation_id: str | None, gold_rows: list
         "prompt_tokens": resp.usage.prompt_tokens, "completion_tokens": resp.usage.completion_tokens,
         "llm_calls": resp.usage.llm_calls, "model_s": round(resp.usage.model_ms / 1000, 2),
         "node_ms": {k: round(v, 1) for k, v in node_ms.items()}, "cached": resp.cached,
+        # which path wrote the SQL that answered: the semantic model's compiler ("plan") or the model ("sql")
+        "path": "plan" if any(s.node == "plan" and s.status == "ok" for s in resp.trace)
+        and not any(s.node == "generate" for s in resp.trace) else "sql",
     }
     if resp.error is not None:
         record.update(correct=False, error_class=_pipeline_failure(resp), detail=resp.error.code)

@@ -48,6 +48,8 @@ def add_arguments(p) -> None:
                    help="pipeline: SQL candidates per question; above 1 their results vote (setting sql_candidates)")
     p.add_argument("--rescore", action="store_true",
                    help="score the stored predictions again (after a change of the scoring rules), then continue")
+    p.add_argument("--semantic", action="store_true",
+                   help="the pipeline tries the semantic model's plan path first (settings.semantic_path)")
     p.add_argument("--fresh", action="store_true", help="ignore predictions of an earlier run of the same file")
     p.set_defaults(func=run)
 
@@ -57,7 +59,8 @@ def _settings(args, home: Path):
 
     model_path = Settings().resolved_model_path  # the user's installed model, before the temp home takes over
     os.environ["WENSHU_HOME"] = str(home)
-    common = {"home": home, "row_limit": MAX_ROWS, "sql_candidates": args.candidates}
+    common = {"home": home, "row_limit": MAX_ROWS, "sql_candidates": args.candidates,
+              "semantic_path": bool(getattr(args, "semantic", False))}
     if args.model == "embedded":
         return Settings(**common, llm_provider="embedded", model_path=model_path), "embedded"
     if args.model == "endpoint":

@@ -49,6 +49,7 @@ def summarize(records: list[dict], set_name: str, model: str) -> tuple[list[dict
         groups = {
             "hardness": lambda r: r["hardness"], "lang": lambda r: r["lang"],
             "turn": lambda r: "follow-up" if r.get("followup_of") else "first",
+            "path": lambda r: r.get("path") or "sql",  # the semantic plan path or free SQL (pipeline mode)
         }
         detail = {}
         for name, key in groups.items():
