@@ -15,6 +15,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from wenshu.agent.context import AgentContext
 from wenshu.agent.prompts import render
 from wenshu.agent.state import AgentState
+from wenshu.contracts import Event
 from wenshu.errors import WenshuError
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.grounding import ground
@@ -56,7 +57,8 @@ def plan_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
         return {}, "skipped", "no semantic model for this datasource"
     try:
         filled = ctx.models.structured("strong", plan_messages(model, q["question"]), QueryPlan,
-                                       json_schema=fill_schema(model))
+                                       json_schema=fill_schema(model),
+                                       on_progress=lambda p: ctx.emit(Event(type="progress", node="plan", data=p)))
     except WenshuError as err:
         return {}, "skipped", f"no plan from the model: {err.en[:120]}"
     grounded = ground(filled, model, q["question"])

@@ -79,7 +79,7 @@ class ModelClient:
             raise ModelFailure(f"The model failed to answer: {exc}", f"模型调用失败：{exc}") from exc
 
     def structured(self, role: Role, messages: list[BaseMessage], schema: type[T], *,
-                   json_schema: dict | None = None) -> T:
+                   json_schema: dict | None = None, on_progress: ProgressCallback | None = None) -> T:
         """Ask for JSON that matches `schema` (constrained where the provider supports it); `json_schema`
         narrows the constraint (e.g. enums of this datasource's ids) while `schema` parses the answer."""
         response_format = {
@@ -87,7 +87,7 @@ class ModelClient:
             "json_schema": {"name": schema.__name__, "schema": json_schema or schema.model_json_schema(),
                             "strict": True},
         }
-        raw = self.text(role, messages, response_format=response_format)
+        raw = self.text(role, messages, response_format=response_format, on_progress=on_progress)
         return parse_json_as(raw, schema)
 
 
