@@ -221,3 +221,9 @@ def test_the_same_plans_give_the_same_results_on_postgresql_and_mariadb(engine, 
         _, expected = run(sqlite_url, plan)
         _, rows = run(url, plan, dialect)
         assert same(_sorted(rows), _sorted(expected)), (plan, rows[:3], expected[:3])
+
+
+def test_a_dialect_without_time_buckets_is_refused_not_crashed():
+    with pytest.raises(PlanNotCompilable) as err:
+        compile_plan(MODEL, QueryPlan.model_validate({"measures": ["gmv"], "grain": "month"}), "clickhouse")
+    assert "clickhouse" in err.value.en

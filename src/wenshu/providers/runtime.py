@@ -144,8 +144,9 @@ def ensure_probed(record: Path, model_path: Path, model_hash: str, wanted: str =
     machine, or a runtime rebuilt, is tested in a child process before the model loads in this one."""
     import hashlib
 
-    stamp = hashlib.sha256(json.dumps([build_info().get("key"), build_info().get("libdir"),
-                                       sorted(cpu_flags() or []), model_hash, wanted]).encode()).hexdigest()
+    info = build_info()
+    stamp = hashlib.sha256(json.dumps([info.get("key"), info.get("libdir"), sorted(cpu_flags() or []), model_hash,
+                                       wanted]).encode()).hexdigest()
     try:
         if json.loads(record.read_text()).get("ok") == stamp:
             return

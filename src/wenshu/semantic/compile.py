@@ -22,7 +22,7 @@ import sqlglot
 from sqlglot import exp
 
 from wenshu.errors import InputError
-from wenshu.semantic.grains import as_text, bucket, round2, sqlglot_name
+from wenshu.semantic.grains import BUCKETS, as_text, bucket, round2, sqlglot_name
 from wenshu.semantic.model import Dimension, Measure, Ratio, SemanticModel
 from wenshu.semantic.paths import Unreachable, joins
 from wenshu.semantic.plan import Filter, QueryPlan, Window
@@ -116,10 +116,11 @@ class _Compiler:
 
     def measure_cte(self, m: Measure, window: Window | None) -> str:
         used: set[str] = {m.table}
-        keys = [f"{self.col(d.table, d.column)} AS d{i}" for i, d in enumerate(self.keys_dims)]
+        groups = [self.col(d.table, d.column) for d in self.keys_dims]
         used.update(d.table for d in self.keys_dims)
         if self.plan.grain:
-            keys.append(f"{bucket(self.dialect, self.plan.grain, self.time_column(m, used))} AS p")
+            groups.append(bucket(self.dialect, self.plan.grain, self.time_column(m, used)))
+        keys = [f"{g} AS {'p' if self.plan.grain and i == len(groups) - 1 else f'd{i}'}" for i, g in enumerate(groups)]
         value = AGG[m.agg].format(e=self.qualify(m.expr, m.table, used) if m.expr else "*")
         where = [f"({self.qualify(m.filter, m.table, used)})"] if m.filter else []
         if window is not None:
@@ -138,12 +139,14 @@ class _Compiler:
             sql += f" JOIN {self.q(h.table)} ON {self.col(lt, lc)} = {self.col(rt, rc)}"
         if where:
             sql += " WHERE " + " AND ".join(where)
-        groups = [k.rsplit(" AS ", 1)[0] for k in keys]
         return sql + (f" GROUP BY {', '.join(groups)}" if groups else "")
 
     # -- the whole query ---------------------------------------------------------------------------
     def run(self) -> Compiled:
         plan = self.plan
+        if self.dialect not in BUCKETS:
+            raise self.fail(f"the semantic layer does not write {self.dialect} SQL yet",
+                            f"语义层暂不支持生成 {self.dialect} 方言的 SQL")
         self.keys_dims = [self.dim(d) for d in plan.dimensions]
         metrics = [self.metric(mid) for mid in plan.measures]
         bases: list[str] = []

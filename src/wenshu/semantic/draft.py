@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from wenshu.semantic.model import GRAINS, Dimension, Measure, Relationship, SemanticModel
+from wenshu.semantic.paths import Forest
 
 NUMERIC = re.compile(r"INT|REAL|NUM|DEC|FLOAT|DOUBLE|MONEY", re.I)
 TEMPORAL = re.compile(r"DATE|TIME", re.I)
@@ -42,24 +43,16 @@ def _is_key(col) -> bool:
 
 
 def _relationships(catalog) -> tuple[list[Relationship], list[str]]:
-    parent: dict[str, str] = {}
-
-    def root(t: str) -> str:
-        while parent.setdefault(t, t) != t:
-            t = parent[t]
-        return t
-
+    forest = Forest()
     out, skipped = [], []
     for table in catalog.tables:
         for col in table.columns:
             if not col.foreign_key or "." not in col.foreign_key:
                 continue
             ref_table = col.foreign_key.split(".")[0]
-            a, b = root(table.name.lower()), root(ref_table.lower())
-            if a == b:  # would close a cycle: a person picks which path is meant
+            if not forest.joins(table.name, ref_table):  # would close a cycle: a person picks the path meant
                 skipped.append(f"{table.name}.{col.name} -> {col.foreign_key}")
                 continue
-            parent[a] = b
             out.append(Relationship.model_validate({
                 "from": f"{table.name}.{col.name}", "to": col.foreign_key,
                 "cardinality": "one_to_one" if col.primary_key else "many_to_one"}))

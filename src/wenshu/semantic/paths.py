@@ -25,6 +25,41 @@ class Unreachable(Exception):
         super().__init__(f"{target} is not a lookup of {start}")
 
 
+class Forest:
+    """Union-find over tables: `joins(a, b)` is False when a and b were already connected (a cycle)."""
+
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def root(self, t: str) -> str:
+        t = t.lower()
+        while self.parent.setdefault(t, t) != t:
+            t = self.parent[t]
+        return t
+
+    def joins(self, a: str, b: str) -> bool:
+        ra, rb = self.root(a), self.root(b)
+        if ra == rb:
+            return False
+        self.parent[ra] = rb
+        return True
+
+
+def reachable(model: SemanticModel) -> dict[str, set[str]]:
+    """Per table (lower case), every table it looks up, transitively."""
+    edges = {t.lower(): {o.lower() for _, o, _ in hops} for t, hops in lookup_edges(model).items()}
+    out: dict[str, set[str]] = {}
+    for start in edges:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in edges.get(todo.pop(), ()):
+                if nxt not in seen and nxt != start:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        out[start] = seen
+    return out
+
+
 def lookup_edges(model: SemanticModel) -> dict[str, list[tuple[str, str, str]]]:
     """table -> [(its column, other table, other column)] along many-to-one (and one-to-one both ways)."""
     edges: dict[str, list[tuple[str, str, str]]] = {}

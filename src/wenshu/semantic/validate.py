@@ -18,6 +18,7 @@ import sqlglot
 from sqlglot import exp
 
 from wenshu.semantic.model import InvalidSemanticModel, SemanticModel
+from wenshu.semantic.paths import Forest, reachable
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class _Checker:
         self.model, self.dialect = model, dialect
         self.columns = {t.name.lower(): {c.name.lower() for c in t.columns} for t in catalog.tables}
         self.problems: list[Problem] = []
-        self.lookups = lookups(model)
+        self.lookups = reachable(model)
 
     def add(self, entry: str, en: str, zh: str) -> None:
         self.problems.append(Problem(entry, en, zh))
@@ -111,42 +112,13 @@ class _Checker:
         return self.problems
 
     def cycles(self) -> None:
-        """Union-find over tables: an edge between two tables already connected closes a cycle."""
-        parent: dict[str, str] = {}
-
-        def root(t: str) -> str:
-            while parent.setdefault(t, t) != t:
-                t = parent[t]
-            return t
-
+        forest = Forest()
         for r in self.model.relationships:
             (ta, _), (tb, _) = r.ends()
-            a, b = root(ta.lower()), root(tb.lower())
-            if a == b:
+            if not forest.joins(ta, tb):
                 self.add(f"relationship {r.from_} -> {r.to}",
                          f"closes a join cycle: {ta} and {tb} are already joined by other relationships",
                          f"形成连接环：{ta} 与 {tb} 已经通过其他关系相连")
-            parent[a] = b
-
-
-def lookups(model: SemanticModel) -> dict[str, set[str]]:
-    """Per table, the tables it reaches by many-to-one (or one-to-one) relationships, transitively."""
-    step: dict[str, set[str]] = {}
-    for r in model.relationships:
-        (ta, _), (tb, _) = r.ends()
-        step.setdefault(ta.lower(), set()).add(tb.lower())
-        if r.cardinality == "one_to_one":
-            step.setdefault(tb.lower(), set()).add(ta.lower())
-    out: dict[str, set[str]] = {}
-    for start in step:
-        seen, todo = set(), [start]
-        while todo:
-            for nxt in step.get(todo.pop(), ()):
-                if nxt not in seen and nxt != start:
-                    seen.add(nxt)
-                    todo.append(nxt)
-        out[start] = seen
-    return out
 
 
 def check(model: SemanticModel, catalog, dialect: str = "sqlite") -> list[Problem]:
