@@ -17,6 +17,7 @@ COMMANDS = {
     "guard": "SQL guard validation time (layers 1-3) over the Spider dev gold queries",
     "readonly": "overhead of the read-only connection (layer 4) versus a plain connection, Spider dev gold queries",
     "recall": "schema recall: gold tables/columns recalled, block tokens, index build time and latency",
+    "runtime": "embedded runtime speed per CPU backend and thread count (prompt and generation tokens/s)",
     "coldstart": "embedded model as a user feels it: cold `wenshu ask` processes, the server, peak RSS",
     "server": "HTTP server: overhead for a cached answer, concurrent streaming conversations (fake model)",
 }
