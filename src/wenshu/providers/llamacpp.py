@@ -47,7 +47,8 @@ def load_llama(path: Path, n_ctx: int, n_threads: int, variant: str = "auto"):
                     "llama-cpp-python is not installed; run `make install` (or `python scripts/build_llama.py`).",
                     "未安装 llama-cpp-python，请运行 `make install`（或 `python scripts/build_llama.py`）。",
                 ) from exc
-            # llama-cpp-python defaults to half the cores for generation; all of them is ~40 % faster here.
+            # llama-cpp-python defaults to half the cores for generation; all of them is 50-75 % faster on 2 cores
+            # (python -m bench runtime).
             threads = n_threads if n_threads > 0 else (os.cpu_count() or 1)
             _INSTANCES[key] = Llama(model_path=str(path), n_ctx=n_ctx, verbose=False, n_threads=threads,
                                     n_threads_batch=threads)
