@@ -162,14 +162,12 @@ def compile_(name: str, plan: str = typer.Argument(..., help="A query plan as JS
 
         from wenshu.errors import InputError
         from wenshu.semantic.compile import compile_plan
-        from wenshu.semantic.library import load
+        from wenshu.semantic.model import parse_model
         from wenshu.semantic.plan import QueryPlan
 
         store = open_knowledge_store()
         record = store.datasources.get(name)
-        model = load(store, name)
-        if model is None:
-            store.semantic.require(name)
+        model = parse_model(store.semantic.require(name).body)
         try:
             parsed = QueryPlan.model_validate_json(plan)
         except ValidationError as exc:
