@@ -6,7 +6,8 @@
   --db-dir DIR [--tables FILE]`, so a new set needs no code.
 - `demo`: the demo datasource's gold set (src/wenshu/demo/data/gold.yaml), with two-turn
   conversations (`followup_of`): the first turn is asked, then the second turn is asked in the same
-  conversation; both are scored, and the follow-ups are also reported on their own.
+  conversation; both are scored, and the follow-ups are also reported on their own. `demo_dev` and
+  `demo_test` are its two halves, fixed by id (gold_split.yaml): tune on dev, only report test.
 - `spider_dev_200`: the routine subset, a stratified sample of 200 spider_dev questions with a fixed
   seed (`SUBSET_SEED`), so every run scores the same questions.
 
@@ -27,6 +28,7 @@ from bench.hardness import hardness
 
 SUBSET_SEED = 200
 SUBSETS = {"spider_dev_200": ("spider_dev", 200)}
+DEMO_SETS = {"demo": None, "demo_dev": "dev", "demo_test": "test"}
 
 
 @dataclass
@@ -40,6 +42,7 @@ class Item:
     lang: str = "en"
     followup_of: str | None = None  # id of the first turn of a two-turn conversation
     problem: str | None = None  # e.g. the database file is missing
+    split: str | None = None  # "dev" | "test" for the demo set's halves
 
 
 def shared_bench_dir() -> Path:
@@ -74,12 +77,12 @@ def load_spider(questions: Path, db_dir: Path, prefix: str) -> list[Item]:
     return items
 
 
-def load_demo(db_path: Path) -> list[Item]:
+def load_demo(db_path: Path, half: str | None = None) -> list[Item]:
     from bench.demo_set import load_gold
 
     return [Item(id=g["id"], question=g["question"], gold_sql=g["sql"].strip(), db_id="demo", db_path=db_path,
                  hardness=hardness(g["sql"]), lang=g.get("lang") or _lang(g["question"]),
-                 followup_of=g.get("followup_of")) for g in load_gold()]  # fmt: skip
+                 followup_of=g.get("followup_of"), split=g["split"]) for g in load_gold(half)]  # fmt: skip
 
 
 def stratified(items: list[Item], n: int, seed: int) -> list[Item]:
@@ -123,12 +126,12 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_spider(base / "spider_dev" / "dev.json", base / "spider_dev" / "database", "dev")
     if name == "spider_dk":
         return name, load_spider(base / "spider_dk" / "Spider-DK.json", base / "spider_dk" / "database", "dk")
-    if name == "demo":
+    if name in DEMO_SETS:
         assert demo_db is not None
-        return name, load_demo(demo_db)
+        return name, load_demo(demo_db, DEMO_SETS[name])
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dk, demo or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dk, demo, demo_dev, demo_test or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)

@@ -1,4 +1,4 @@
-"""The demo question set (src/wenshu/demo/data/gold.yaml)."""
+"""The demo question set (src/wenshu/demo/data/gold.yaml) and its dev/test split (gold_split.yaml)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,19 @@ from importlib.resources import files
 import yaml
 
 
-def load_gold() -> list[dict]:
-    text = files("wenshu.demo.data").joinpath("gold.yaml").read_text(encoding="utf-8")
-    data = yaml.safe_load(text)
-    return data.get("questions", data) if isinstance(data, dict) else data
+def _read(name: str):
+    return yaml.safe_load(files("wenshu.demo.data").joinpath(name).read_text(encoding="utf-8"))
+
+
+def load_split() -> dict[str, str]:
+    """id -> "dev" | "test", fixed by id (see gold_split.yaml for how the halves were drawn)."""
+    return {i: half for half, ids in _read("gold_split.yaml").items() for i in ids}
+
+
+def load_gold(half: str | None = None) -> list[dict]:
+    """The gold items, each with its `split`; only those of one half when `half` is "dev" or "test"."""
+    data = _read("gold.yaml")
+    items = data.get("questions", data) if isinstance(data, dict) else data
+    split = load_split()
+    items = [g | {"split": split.get(g["id"])} for g in items]
+    return [g for g in items if g["split"] == half] if half else items

@@ -31,7 +31,7 @@ from bench.summary import print_tables, summarize
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--set", required=True, help="spider_dev | spider_dev_200 | spider_dk | demo | a Spider-format JSON file")
+    p.add_argument("--set", required=True, help="spider_dev | spider_dev_200 | spider_dk | demo | demo_dev | demo_test | a Spider-format JSON file")
     p.add_argument("--db-dir", help="with a question file: the folder holding <db_id>/<db_id>.sqlite")
     p.add_argument("--tables", help="with a question file: its tables.json (optional)")
     p.add_argument("--limit", type=int, default=None, help="number of questions (default: all)")
@@ -113,7 +113,7 @@ def run(args) -> int:
     home = Path(tempfile.mkdtemp(prefix="wenshu-bench-"))
     settings, model_label = _settings(args, home)
     store = open_store(settings)
-    demo_db = ensure_demo(settings, store) if args.set == "demo" else None
+    demo_db = ensure_demo(settings, store) if args.set in datasets.DEMO_SETS else None
     set_name, items = _items(args, demo_db)
     for db_id, path in sorted({(i.db_id, i.db_path) for i in items if i.db_path and i.db_id != "demo"}):
         store.datasources.add(db_id, f"sqlite:///{path}")
@@ -144,7 +144,7 @@ def run(args) -> int:
                     continue
                 rec = {"id": item.id, "set": set_name, "mode": mode, "model": model_label, "db_id": item.db_id,
                        "question": item.question, "gold_sql": item.gold_sql, "hardness": item.hardness,
-                       "lang": item.lang, "followup_of": item.followup_of}  # fmt: skip
+                       "lang": item.lang, "followup_of": item.followup_of, "split": item.split}  # fmt: skip
                 rec.update(_answer(mode, item, by_id, agent, catalogs, gold_cache, conversations, load_catalog))
                 sink.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 sink.flush()

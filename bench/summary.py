@@ -51,6 +51,8 @@ def summarize(records: list[dict], set_name: str, model: str) -> tuple[list[dict
             "turn": lambda r: "follow-up" if r.get("followup_of") else "first",
             "path": lambda r: r.get("path") or "sql",  # the semantic plan path or free SQL (pipeline mode)
         }
+        if any(r.get("split") for r in rs):
+            groups["split"] = lambda r: r.get("split") or "-"  # the demo set's dev and test halves
         detail = {}
         for name, key in groups.items():
             buckets: dict[str, list[dict]] = defaultdict(list)
@@ -83,6 +85,14 @@ def print_tables(summary: list[dict], breakdown: dict, console: Console | None =
             cells.append(f"{cell['n']}: {cell['accuracy']}" if cell else "-")
         by_bucket.add_row(b, *cells)
     console.print(by_bucket)
+    for group, title in (("split", "Accuracy by half of the demo set (n, %)"), ("path", "Accuracy by path (n, %)")):
+        keys = sorted({k for m in modes for k in breakdown[m].get(group, {})})
+        if len(keys) > 1 or group == "split" and keys:
+            part = Table(group, *modes, title=title)
+            for k in keys:
+                cells = [breakdown[m].get(group, {}).get(k) for m in modes]
+                part.add_row(k, *(f"{c['n']}: {c['accuracy']}" if c else "-" for c in cells))
+            console.print(part)
     errors = Table("error class", *modes, title="Where the wrong answers come from")
     classes = sorted({c for m in modes for c in breakdown[m]["error_classes"]})
     for c in classes:

@@ -92,6 +92,20 @@ def test_demo_smoke_run(tmp_path: Path):
     assert len(expected) >= 3 and [r["n"] for r in data["summary"]] == [len(expected)] * 2
     assert {q["id"] for q in data["questions"]} == {i.id for i in expected}
     assert all(q["error_class"] in ("ok", "wrong_result") for q in data["questions"])
+    assert {q["split"] for q in data["questions"]} <= {"dev", "test"}
+
+
+def test_demo_halves_are_sets_of_their_own(tmp_path: Path):
+    """`--set demo_dev` runs only dev questions, and the summary reports accuracy per half."""
+    halves = {h: {i.id for i in load_demo(Path("unused.sqlite"), h)} for h in ("dev", "test")}
+    assert halves["dev"] and halves["test"] and not halves["dev"] & halves["test"]
+    out = tmp_path / "dev.json"
+    proc = _bench(tmp_path, "--set", "demo_dev", "--limit", "2", "--mode", "pipeline", "--out", str(out),
+                  answer="SELECT count(*) FROM orders")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text())
+    assert {q["id"] for q in data["questions"]} <= halves["dev"]
+    assert list(data["breakdown"]["pipeline"]["split"]) == ["dev"]
 
 
 def test_scoring_rules(tmp_path: Path):
