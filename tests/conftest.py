@@ -27,6 +27,16 @@ def demo_db_file(tmp_path_factory) -> Path:
     return build_demo_db(path, end_date=date.today())
 
 
+@pytest.fixture(scope="session", autouse=True)
+def free_sql_by_default():
+    """The product answers business questions through the semantic plan path first (settings.semantic_path).
+    Tests script the fake model's answers for the free-SQL path, so they run with it off; the plan path's
+    own tests (test_semantic_path.py, the real-model end-to-end test) turn it on explicitly."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("WENSHU_SEMANTIC_PATH", "0")
+        yield
+
+
 @pytest.fixture
 def home(tmp_path, monkeypatch, demo_db_file) -> Path:
     """A fresh WENSHU_HOME with the demo DB already in place (copied, so tests cannot share state)."""

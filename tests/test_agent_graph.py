@@ -34,7 +34,7 @@ def test_happy_path_returns_sql_rows_chart_and_answer(agent, fake_model, home):
     mark = resp.chart["mark"]
     assert (mark["type"] if isinstance(mark, dict) else mark) == "bar"
     assert resp.answer.startswith("共 10 行")
-    assert [n for n, _ in nodes(resp)] == ["intent", "recall", "generate", "validate", "execute", "evaluate", "explain"]
+    assert [n for n, _ in nodes(resp)] == ["intent", "recall", "plan", "generate", "validate", "execute", "evaluate", "explain"]
     assert resp.usage.llm_calls == 1
     kinds = {e.type for e in events}
     assert {"node", "token", "sql", "result", "answer"} <= kinds

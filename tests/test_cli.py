@@ -40,7 +40,7 @@ def test_ask_json_prints_the_agent_response(fake_script):
     assert set(data) >= {"conversation_id", "answer", "sql", "columns", "rows", "row_count", "truncated", "chart",
                          "cached", "trace", "usage", "error"}
     assert data["columns"] == ["city", "orders"] and data["row_count"] == 3 and data["error"] is None
-    assert [t["node"] for t in data["trace"]][:3] == ["intent", "recall", "generate"]
+    assert [t["node"] for t in data["trace"]][:4] == ["intent", "recall", "plan", "generate"]
     assert data["usage"]["llm_calls"] == 1
 
 

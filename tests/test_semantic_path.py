@@ -52,15 +52,26 @@ def test_a_plan_whose_measure_the_question_does_not_name_falls_back_to_free_sql(
 
 
 def test_a_plan_that_would_fan_out_is_not_compiled_and_free_sql_answers(agent, fake_model):
-    fake_model.queue(json.dumps({"measures": ["gmv"], "dimensions": ["category"]}))
-    fake_model.default = ("SELECT cat.category_name AS 品类, ROUND(SUM(oi.quantity * oi.unit_price), 2) AS 销售额 "
+    fake_model.queue(json.dumps({"measures": ["buyers"], "dimensions": ["category"]}))
+    fake_model.default = ("SELECT cat.category_name AS 品类, COUNT(DISTINCT o.customer_id) AS 下单客户数 "
                           "FROM order_items oi JOIN orders o ON o.order_id = oi.order_id JOIN products p ON "
                           "p.product_id = oi.product_id JOIN categories cat ON cat.category_id = p.category_id "
                           "WHERE o.status = 1 GROUP BY cat.category_name")
-    resp = agent.ask(AgentRequest(message="销售额按品类分别是多少"))
+    resp = agent.ask(AgentRequest(message="下单客户数按品类分别是多少"))
     plan = step(resp, "plan")
     assert plan.status == "skipped" and "repeat the measure's rows" in plan.detail
     assert "generate" in [t.node for t in resp.trace] and "category_name" in resp.sql
+
+
+def test_a_split_the_measure_cannot_reach_uses_its_finer_measure_and_says_so(agent, fake_model):
+    """GMV is an order amount: split by category it becomes the line amounts (item_sales), said in the answer."""
+    fake_model.queue(json.dumps({"measures": ["gmv"], "dimensions": ["category"]}))
+    resp = agent.ask(AgentRequest(message="销售额按品类分别是多少"))
+    assert step(resp, "plan").status == "ok" and "item_sales" in step(resp, "plan").detail
+    assert resp.columns == ["品类", "商品销售额"] and "m_item_sales" in resp.sql and "m_gmv" not in resp.sql
+    assert "商品销售额" in resp.answer and "不能按此拆分" in resp.answer
+    measure = next(c for c in resp.plan["chips"] if c["kind"] == "measure")
+    assert measure["options"] and measure["options"][0]["plan"]["measures"] == ["gmv"]
 
 
 def test_what_the_question_does_not_name_is_dropped_from_the_plan(agent, fake_model):
@@ -70,3 +81,63 @@ def test_what_the_question_does_not_name_is_dropped_from_the_plan(agent, fake_mo
     plan = step(resp, "plan")
     assert plan.status == "ok" and "dropped" in plan.detail and "dimension city" in plan.detail
     assert resp.columns == ["销售额"] and len(resp.rows) == 1  # one total: no city split, no region filter
+
+
+def test_a_follow_up_edits_the_previous_plan_with_no_model_call(agent, fake_model):
+    fake_model.queue(json.dumps({"measures": ["gmv"], "dimensions": ["region"]}))
+    first = agent.ask(AgentRequest(message="上个月各大区的销售额"))
+    assert first.plan and first.plan["plan"]["dimensions"] == ["region"]
+    calls = len(fake_model.calls)
+    second = agent.ask(AgentRequest(message="再按渠道分一下", conversation_id=first.conversation_id))
+    assert len(fake_model.calls) == calls  # the plan was edited, not asked for again
+    assert "edited the previous plan" in step(second, "plan").detail
+    assert second.plan["plan"]["dimensions"] == ["region", "channel"] and second.columns[:2] == ["大区", "渠道"]
+    assert second.plan["plan"]["window"] == first.plan["plan"]["window"]
+
+
+def test_the_plan_survives_a_restart(store, fake_model, home):
+    from wenshu.agent.service import Agent
+    from wenshu.providers.base import ModelClient
+    from wenshu.settings import Settings
+
+    def fresh() -> Agent:
+        return Agent(Settings(semantic_path=True), store,
+                     models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
+
+    fake_model.queue(json.dumps({"measures": ["paid_orders"]}))
+    first = fresh().ask(AgentRequest(message="本月的订单量"))
+    again = fresh().ask(AgentRequest(message="换成下单客户数", conversation_id=first.conversation_id))
+    assert again.plan["plan"]["measures"] == ["buyers"] and "COUNT(DISTINCT" in again.sql
+
+
+def test_a_chip_runs_its_plan_with_no_model_call(agent, fake_model):
+    fake_model.queue(json.dumps({"measures": ["gmv"], "dimensions": ["region"], "share": True}))
+    first = agent.ask(AgentRequest(message="上个月各大区销售额的占比"))
+    share = next(c for c in first.plan["chips"] if c["kind"] == "share")
+    calls = len(fake_model.calls)
+    rerun = agent.ask(AgentRequest(message=share["label"], plan=share["remove"], conversation_id=first.conversation_id))
+    assert len(fake_model.calls) == calls and step(rerun, "intent").detail.startswith("data/")
+    assert rerun.columns == ["大区", "销售额"] and "OVER" not in rerun.sql
+    assert [r[0] for r in rerun.rows] and rerun.rows == sorted(rerun.rows, key=lambda r: -r[1])
+    fake_model.queue(FREE_SQL)
+    bad = agent.ask(AgentRequest(message="已支付订单", plan={"measures": ["no_such_measure"]}))
+    assert step(bad, "plan").status == "skipped" and "not a measure" in step(bad, "plan").detail
+
+
+def test_the_api_reads_and_replaces_the_semantic_model_and_runs_a_plan(live_server):
+    client = live_server.client()
+    got = client.get("/api/datasources/demo/semantic")
+    assert got.status_code == 200 and "gmv" in got.json()["measures"]
+    text = got.json()["yaml"]
+    broken = text.replace("expr: pay_amount", "expr: no_such_column", 1)
+    bad = client.put("/api/datasources/demo/semantic", json={"yaml": broken})
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "semantic_model_invalid"
+    assert "measures" in bad.json()["error"]["message"] or "gmv" in bad.json()["error"]["message"]
+    ok = client.put("/api/datasources/demo/semantic", json={"yaml": text.replace("zh: 销售额", "zh: 成交总额", 1)})
+    assert ok.status_code == 200 and ok.json()["version"] == got.json()["version"] + 1
+    assert "成交总额" in client.get("/api/datasources/demo/semantic").json()["yaml"]
+    assert client.get("/api/datasources/nope/semantic").status_code == 404
+    plan = {"measures": ["paid_orders"], "dimensions": ["city_tier"]}
+    ran = client.post("/api/ask", json={"message": "订单量 · 按城市等级", "plan": plan})
+    assert ran.status_code == 200 and ran.json()["plan"]["plan"] == plan
+    assert [r[0] for r in ran.json()["rows"]] == ["一线", "新一线", "二线", "其他"]  # labels, in code order

@@ -134,7 +134,7 @@ def test_task_lifecycle(live_server):
         assert time.monotonic() < deadline
         time.sleep(0.05)
     assert task["status"] == "done" and task["result"]["row_count"] == 10
-    assert task["progress"][:3] == ["intent", "recall", "generate"] and task["progress"][-1] == "explain"
+    assert task["progress"][:4] == ["intent", "recall", "plan", "generate"] and task["progress"][-1] == "explain"
     assert task["result"]["conversation_id"] == created.json()["conversation_id"]
     assert http.delete(f"/api/tasks/{task_id}").json()["status"] == "done"  # finished: left as it is
     unknown = http.get("/api/tasks/nope")

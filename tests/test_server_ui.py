@@ -121,8 +121,8 @@ def test_ask_shows_steps_sql_paged_table_csv_and_chart(open_page, server, tmp_pa
     assert reply.locator(".answer").inner_text().strip()
     assert "SELECT" in reply.locator(".sql-box code").inner_text()
     nodes = reply.locator(".step").evaluate_all("els => els.map(e => [e.dataset.node, e.dataset.status])")
-    assert [n for n, _ in nodes] == ["intent", "recall", "generate", "validate", "execute", "evaluate", "explain"]
-    assert all(s == "ok" for _, s in nodes)
+    assert [n for n, _ in nodes] == ["intent", "recall", "plan", "generate", "validate", "execute", "evaluate", "explain"]
+    assert all(s == "ok" for n, s in nodes if n != "plan") and dict(nodes)["plan"] == "skipped"  # no semantic path
     assert all(t.endswith(" ms") for t in reply.locator(".step-ms").all_text_contents())
 
     assert len(expected) > 20
@@ -329,3 +329,28 @@ def test_sse_parser_handles_split_chunks_comments_and_crlf(open_page):
         {"type": "token", "data": {"text": "SEL"}},
         {"type": "done", "data": {"status": "ok"}},
     ]
+
+
+def test_plan_chips_rerun_a_changed_plan_without_the_model(open_page, server, fake):
+    """A planned answer shows its plan as chips; removing one re-runs the plan, with no model call."""
+    import httpx
+
+    plan = {"measures": ["paid_orders"], "dimensions": ["city_tier"], "share": True}
+    with httpx.Client(base_url=server[0], timeout=30) as http:
+        first = http.post("/api/ask", json={"message": "订单量 · 城市等级 · 占比", "plan": plan}).json()
+    assert first["plan"]["plan"] == plan
+    calls = len(fake.calls)
+    page = open_page(locale="zh-CN")
+    page.goto(f"{server[0]}/#c={first['conversation_id']}")
+    page.reload()  # only the hash changed: load the app on it
+    reply = page.locator(".msg.assistant").last
+    reply.locator('[data-testid="chips"] .chip').first.wait_for()
+    kinds = reply.locator(".chip").evaluate_all("els => els.map(e => e.dataset.kind)")
+    assert kinds == ["measure", "dimension", "share"]
+    reply.locator('.chip[data-kind="share"] [data-testid="chip-remove"]').click()
+    rerun = page.locator(".msg.assistant").last
+    page.wait_for_function("() => document.querySelectorAll('.msg.assistant[data-status=\"ok\"]').length === 2")
+    assert page.locator(".msg.user .bubble").last.inner_text() == "去掉「占比」"
+    assert rerun.locator(".chip").evaluate_all("els => els.map(e => e.dataset.kind)") == ["measure", "dimension"]
+    assert [r[0] for r in body_rows(rerun)] == ["一线", "新一线", "二线", "其他"]
+    assert len(fake.calls) == calls  # neither the first plan nor the chip asked the model

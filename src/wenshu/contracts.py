@@ -12,6 +12,7 @@ class AgentRequest(BaseModel):
     conversation_id: str | None = None
     user_id: str = "local"
     datasource: str | None = None
+    plan: dict | None = None  # a query plan to run as it is (the web UI's chips): no model call
 
 
 class TraceStep(BaseModel):
@@ -42,6 +43,7 @@ class AgentResponse(BaseModel):
     row_count: int = 0
     truncated: bool = False
     chart: dict | None = None
+    plan: dict | None = None  # {plan, chips, notes} when the semantic model's plan answered
     cached: bool = False
     intent: str | None = None
     query_type: str | None = None

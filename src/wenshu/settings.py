@@ -67,8 +67,8 @@ class Settings(BaseSettings):
     )
     history_turns: int = 3
     semantic_path: bool = Field(
-        False, description="Answer a business question through the datasource's semantic model when it names its "
-        "measures (agent/plan.py); off until measured against free SQL (issue 12).")
+        True, description="Answer a business question through the datasource's semantic model when it names its "
+        "measures (agent/plan.py); free SQL answers the rest. Off: free SQL answers everything.")
     sql_candidates: int = Field(
         1, description="SQL candidates per question; above 1, sampled candidates run and their results vote (agent/vote.py)."
     )

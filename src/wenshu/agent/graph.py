@@ -26,19 +26,16 @@ STEPS = {
 }
 
 
-def build_graph(*, max_retries: int = 2, max_rounds: int = 2, checkpointer=None, semantic: bool = False):
-    """`semantic`: the plan step runs between recall and generate (settings.semantic_path)."""
+def build_graph(*, max_retries: int = 2, max_rounds: int = 2, checkpointer=None):
+    """The plan step always runs between recall and generate: it answers when settings.semantic_path is on
+    or the request brings a plan (the web UI's chips), and otherwise hands over to free SQL at once."""
     g = StateGraph(AgentState, context_schema=AgentContext)
     for name, fn in STEPS.items():
-        if name != "plan" or semantic:
-            g.add_node(name, nodes.instrument(name, fn))
+        g.add_node(name, nodes.instrument(name, fn))
     g.add_edge(START, "intent")
     g.add_conditional_edges("intent", routing.after_intent, ["recall", "respond"])
-    if semantic:
-        g.add_edge("recall", "plan")
-        g.add_conditional_edges("plan", routing.after_plan, ["validate", "generate"])
-    else:
-        g.add_edge("recall", "generate")
+    g.add_edge("recall", "plan")
+    g.add_conditional_edges("plan", routing.after_plan, ["validate", "generate"])
     g.add_edge("generate", "validate")
     g.add_conditional_edges(
         "validate", partial(routing.after_validate, max_retries=max_retries), ["execute", "generate", "fallback"]

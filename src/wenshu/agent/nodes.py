@@ -17,7 +17,8 @@ from wenshu.agent.context import AgentContext
 from wenshu.agent.coverage import coverage_feedback
 from wenshu.agent.followup import followup_feedback
 from wenshu.agent.generate import GenerateInput, Turn, build_messages
-from wenshu.agent.intent import IntentAnswer, classify_rules, from_model
+from wenshu.agent.intent import IntentAnswer, IntentResult, classify_rules, from_model, query_type_of
+from wenshu.agent.plan_answer import planned_answer
 from wenshu.agent.prompts import render
 from wenshu.agent.state import AgentState
 from wenshu.agent.vote import choose, make_runner
@@ -60,7 +61,10 @@ def intent_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
     q = state["query"]
     has_history = bool(state.get("turns"))
     catalog = ctx.catalogs.get(q["datasource"], ctx.datasource_url, data_version(ctx.datasource_url))
-    result = classify_rules(q["question"], has_history=has_history, vocabulary=_vocabulary(catalog))
+    if q.get("plan"):  # a plan given with the request (the UI's chips): a data question, no model call
+        result = IntentResult(intent="data", query_type=query_type_of(q["question"]))
+    else:
+        result = classify_rules(q["question"], has_history=has_history, vocabulary=_vocabulary(catalog))
     if result is None:
         prompt = render("intent", tables=", ".join(catalog.table_names()), question=q["question"])
         answer = ctx.models.structured("fast", [HumanMessage(prompt)], IntentAnswer)
@@ -216,17 +220,24 @@ def evaluate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
 
 
 def explain_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
-    update = _explained(state["query"], state["sql"]["sql"], state["result"], ctx)
+    update = _explained(state["query"], state["sql"]["sql"], state["result"], ctx, state["sql"])
     return update, "ok", ""
 
 
-def _explained(q: dict, sql: str, r: dict, ctx: AgentContext) -> dict:
-    answer = ex.summarize(q["lang"], q["query_type"], r["columns"], r["rows"], r["row_count"], r.get("truncated", False))
-    chart = choose_chart(r["columns"], r["rows"], q["query_type"], title=q["question"][:60])
-    turn = {"question": q["question"], "sql": sql,
+def _explained(q: dict, sql: str, r: dict, ctx: AgentContext, part: dict | None = None) -> dict:
+    """The answer, chart and conversation turn; from the plan when the plan path answered."""
+    model = ctx.semantic(q["datasource"]) if ctx.semantic and (part or {}).get("path") == "plan" else None
+    planned = planned_answer(model, part or {}, q, r)
+    if planned:
+        answer, chart = planned["answer"], planned["chart"]
+    else:
+        answer = ex.summarize(q["lang"], q["query_type"], r["columns"], r["rows"], r["row_count"], r.get("truncated", False))
+        chart = choose_chart(r["columns"], r["rows"], q["query_type"], title=q["question"][:60])
+    turn = {"question": q["question"], "sql": sql, "plan": planned["plan"]["plan"] if planned else None,
             "summary": ex.result_summary(r["columns"], r["rows"], r["row_count"])}
     ctx.emit(Event(type="answer", data=answer))
-    return {"meta": {"answer": answer, "chart": chart, "status": "ok"}, "turns": [turn]}
+    meta = {"answer": answer, "chart": chart, "status": "ok", "plan": planned["plan"] if planned else None}
+    return {"meta": meta, "turns": [turn]}
 
 
 def respond_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:

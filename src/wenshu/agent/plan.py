@@ -1,16 +1,22 @@
 """The plan step: a business question through the datasource's semantic model, when it maps onto it.
 
-The model fills a query plan under a JSON schema whose enums are this datasource's measure and
-dimension ids (its vocabulary is the prompt's fixed part, kept as a saved prefix); the time window
-comes from the time-phrase resolver, not the model; `semantic.grounding` keeps only what the question
-names; `semantic.compile` writes the SQL. The answer then goes through the same validate, execute,
-evaluate and explain steps as free SQL. When the datasource has no semantic model, the question names
-none of its measures, or the plan cannot compile, the step says why and free SQL answers.
+Three ways a plan arrives:
+- a first question: the model fills a query plan under a JSON schema whose enums are this
+  datasource's measure and dimension ids (its vocabulary is the prompt's fixed part, kept as a saved
+  prefix); `semantic.grounding` keeps it to what the question says; the time window comes from the
+  time-phrase resolver, not the model;
+- a follow-up to a planned answer: `semantic.edits` changes the previous turn's plan as the follow-up
+  says ("只看华东区", "按城市拆开", "那这周呢"), with no model call;
+- a plan given with the request (the web UI's chips): compiled as it is, with no model call.
+`semantic.compile` writes the SQL, which then goes through the same validate, execute, evaluate and
+explain steps as free SQL. When the datasource has no semantic model, the question names none of its
+measures, or the plan cannot compile, the step says why and free SQL answers.
 """
 
 from __future__ import annotations
 
 from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import ValidationError
 
 from wenshu.agent.context import AgentContext
 from wenshu.agent.prompts import render
@@ -18,11 +24,17 @@ from wenshu.agent.state import AgentState
 from wenshu.contracts import Event
 from wenshu.errors import WenshuError
 from wenshu.semantic.compile import compile_plan
-from wenshu.semantic.grounding import ground
+from wenshu.semantic.edits import edit
+from wenshu.semantic.grounding import ground, prefer_finer
+from wenshu.semantic.mentions import read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import QueryPlan
 from wenshu.semantic.schema import plan_schema
 from wenshu.semantic.windows import question_window
+
+
+class NoPlan(Exception):
+    """Why the plan path does not answer this turn (free SQL does)."""
 
 
 def _words(entry) -> str:
@@ -46,32 +58,66 @@ def fill_schema(model: SemanticModel) -> dict:
     return schema
 
 
-def plan_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
-    q, part = state["query"], dict(state.get("sql") or {})
-    if not ctx.settings.semantic_path or ctx.semantic is None:
-        return {}, "skipped", "semantic path off"
-    if any(t.get("sql") for t in state.get("turns") or []):
-        return {}, "skipped", "a follow-up: free SQL edits the previous answer"
-    model = ctx.semantic(q["datasource"])
-    if model is None:
-        return {}, "skipped", "no semantic model for this datasource"
+def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel) -> tuple[QueryPlan, list[dict], str]:
+    q = state["query"]
     try:
         filled = ctx.models.structured("strong", plan_messages(model, q["question"]), QueryPlan,
                                        json_schema=fill_schema(model),
                                        on_progress=lambda p: ctx.emit(Event(type="progress", node="plan", data=p)))
     except WenshuError as err:
-        return {}, "skipped", f"no plan from the model: {err.en[:120]}"
-    grounded = ground(filled, model, q["question"])
+        raise NoPlan(f"no plan from the model: {err.en[:120]}") from err
+    grounded = ground(filled, model, q["question"], state["schema"].get("values"))
     if grounded.plan is None:
-        return {}, "skipped", grounded.reason
+        raise NoPlan(grounded.reason)
     plan = grounded.plan.model_copy(update={"window": question_window(q["question"])})
+    extra = f" (dropped, not in the question: {', '.join(grounded.dropped)})" if grounded.dropped else ""
+    return plan, grounded.notes, extra
+
+
+def _from_previous(state: AgentState, model: SemanticModel, previous: dict) -> QueryPlan:
+    if not previous.get("plan"):
+        raise NoPlan("a follow-up to a free-SQL answer: free SQL edits it")
+    question = state["query"]["question"]
+    mentions = read(model, question, state["schema"].get("values"))
+    plan = edit(QueryPlan.model_validate(previous["plan"]), mentions, question_window(question), question, model)
+    if plan is None:
+        raise NoPlan("the follow-up changes nothing the plan knows: free SQL answers it with the history")
+    return plan
+
+
+def _plan(state: AgentState, ctx: AgentContext) -> tuple[QueryPlan, list[dict], str, SemanticModel]:
+    q = state["query"]
+    given = q.get("plan")
+    if not given and not ctx.settings.semantic_path:
+        raise NoPlan("semantic path off")
+    model = ctx.semantic(q["datasource"]) if ctx.semantic else None
+    if model is None:
+        raise NoPlan("no semantic model for this datasource")
+    if given:
+        try:
+            return QueryPlan.model_validate(given), [], "given", model
+        except ValidationError as err:
+            raise NoPlan(f"the given plan is not a plan: {err.errors()[0]['msg']}") from err
+    previous = next((t for t in reversed(state.get("turns") or []) if t.get("sql")), None)
+    if previous is not None:
+        return _from_previous(state, model, previous), [], "edited the previous plan", model
+    plan, notes, extra = _from_model(state, ctx, model)
+    return plan, notes, extra, model
+
+
+def plan_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
+    q, part = state["query"], dict(state.get("sql") or {})
+    try:
+        plan, notes, how, model = _plan(state, ctx)
+    except NoPlan as why:
+        return {}, "skipped", str(why)
+    plan, finer = prefer_finer(plan, model)
     try:
         compiled = compile_plan(model, plan, state["schema"]["dialect"], q.get("lang", "zh"))
     except WenshuError as err:
         return {}, "skipped", f"the plan does not compile: {err.en}"
     part.update({"sql": compiled.sql, "attempted": True, "validation": None, "path": "plan",
-                 "plan": plan.model_dump(mode="json", exclude_defaults=True)})
+                 "plan": plan.model_dump(mode="json", exclude_defaults=True), "plan_notes": notes + finer})
     detail = "plan: " + ", ".join(plan.measures) + (f" by {', '.join(plan.dimensions)}" if plan.dimensions else "")
-    if grounded.dropped:
-        detail += f" (dropped, not in the question: {', '.join(grounded.dropped)})"
+    detail += f"; {how}" if how in ("given", "edited the previous plan") else how
     return {"sql": part}, "ok", detail

@@ -24,6 +24,7 @@ def build_response(conversation_id: str, state: dict, usage: UsageMeter) -> Agen
         row_count=result.get("row_count", 0) if ok else 0,
         truncated=bool(result.get("truncated")) if ok else False,
         chart=meta.get("chart") if ok else None,
+        plan=meta.get("plan") if ok else None,
         cached=bool(result.get("cached")) if ok else False,
         intent=query.get("intent"),
         query_type=query.get("query_type"),

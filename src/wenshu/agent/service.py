@@ -52,7 +52,6 @@ class Agent:
             max_retries=settings.max_validate_retries,
             max_rounds=settings.max_evaluate_rounds,
             checkpointer=self.checkpointer,
-            semantic=settings.semantic_path,
         )
         self._semantic: dict[str, tuple[int, object]] = {}
 
@@ -93,7 +92,8 @@ class Agent:
             policy=GuardPolicy.from_dict(record.options.get("policy")), semantic=self.semantic_model,
         )
         init = {
-            "query": {"question": question, "lang": lang, "today": date.today().isoformat(), "datasource": ds_name},
+            "query": {"question": question, "lang": lang, "today": date.today().isoformat(), "datasource": ds_name,
+                      "plan": request.plan},
             "schema": {}, "sql": {}, "result": {}, "meta": {}, "trace": None,
         }
         t0 = time.perf_counter()

@@ -20,6 +20,7 @@ class QueryPart(TypedDict, total=False):
     query_type: str
     followup: bool
     intent_source: str
+    plan: dict | None  # a query plan given with the request (the UI's chips): compiled with no model call
 
 
 class SchemaPart(TypedDict, total=False):
@@ -37,6 +38,7 @@ class SQLPart(TypedDict, total=False):
     sql: str | None
     path: str  # "plan" when the semantic model's compiler wrote the SQL
     plan: dict  # the query plan that answered (semantic.plan.QueryPlan)
+    plan_notes: list[dict]  # ambiguous measure words, a finer measure used for a split (agent.plan_answer)
     attempts: list[dict]  # [{sql, stage, reason}]
     feedback: str | None  # why the next generation must differ
     validation: dict | None
@@ -57,6 +59,7 @@ class ResultPart(TypedDict, total=False):
 class MetaPart(TypedDict, total=False):
     answer: str
     chart: dict | None
+    plan: dict | None  # {plan, chips, notes} when the plan path answered
     status: str  # ok | chitchat | fallback | error
     error: dict | None
 

@@ -50,6 +50,11 @@ class Compiled:
     dialect: str
 
 
+def coded(d: Dimension) -> bool:
+    """Stored numeric codes (1 = 一线) show as their labels; a stored word (app, web) shows as stored."""
+    return bool(d.labels) and all(c.lstrip("-").isdigit() for c in d.labels)
+
+
 def _lit(value) -> str:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return "'" + str(value).replace("'", "''") + "'"
@@ -114,7 +119,7 @@ class _Compiler:
             return f"{column} {'NOT IN' if f.op == 'not_in' else 'IN'} ({', '.join(values)})"
         return f"{column} {OPS[f.op]} {values[0]}"
 
-    def measure_cte(self, m: Measure, window: Window | None) -> str:
+    def measure_cte(self, m: Measure, window: Window | None, filtered: bool = True) -> str:
         used: set[str] = {m.table}
         groups = [self.col(d.table, d.column) for d in self.keys_dims]
         used.update(d.table for d in self.keys_dims)
@@ -126,7 +131,7 @@ class _Compiler:
         if window is not None:
             t = self.time_column(m, used)
             where.append(f"{t} >= {_lit(window.start.isoformat())} AND {t} < {_lit(window.end.isoformat())}")
-        where += [self.condition(f, used) for f in self.plan.filters]
+        where += [self.condition(f, used) for f in self.plan.filters] if filtered else []
         try:
             hops = joins(self.model, m.table, used - {m.table})
         except Unreachable as exc:
@@ -149,12 +154,7 @@ class _Compiler:
                             f"语义层暂不支持生成 {self.dialect} 方言的 SQL")
         self.keys_dims = [self.dim(d) for d in plan.dimensions]
         metrics = [self.metric(mid) for mid in plan.measures]
-        bases: list[str] = []
-        for mt in metrics:
-            for b in ([mt.numerator, mt.denominator] if isinstance(mt, Ratio) else [mt.id]):
-                self.metric(b)
-                if b not in bases:
-                    bases.append(b)
+        bases = self.bases(metrics)
         if plan.compare != "none" and plan.window is None:
             raise self.fail("a comparison needs a time window", "同比/环比需要时间范围")
         if plan.compare != "none" and plan.grain:
@@ -173,11 +173,12 @@ class _Compiler:
             key_of = "k"
         else:
             source, key_of = " CROSS JOIN ".join(names), names[0]
+        self.key_of = key_of
         select, columns = [], []
         for i, d in enumerate(self.keys_dims):
             ref = f"{key_of}.d{i}"
-            if d.labels:
-                cases = " ".join(f"WHEN {_lit(c)} THEN {_lit(label)}" for c, label in d.labels.items())
+            if coded(d):
+                cases = " ".join(f"WHEN {_lit(c)} THEN {_lit(d.label(c, self.lang))}" for c in d.labels)
                 ref = f"CASE {as_text(self.dialect, ref)} {cases} ELSE {as_text(self.dialect, ref)} END"
             select.append(f"{ref} AS {self.q(self.name(d))}")
             columns.append(self.name(d))
@@ -197,15 +198,29 @@ class _Compiler:
                 columns += [f"{self.name(mt)}（{before}）" if self.lang == "zh" else f"{self.name(mt)} ({before})",
                             f"{self.name(mt)}{growth}" if self.lang == "zh" else f"{self.name(mt)} {growth}"]
         if plan.share:
-            first = self.value(metrics[0], "m")
-            over = f"PARTITION BY {key_of}.p" if plan.grain else ""
-            select.append(f"{round2(self.dialect, f'100.0 * {first} / NULLIF(SUM({first}) OVER ({over}), 0)')} AS "
-                          f"{self.q(SHARE[self.lang])}")
+            first = self.value(metrics[0], "m", False)
+            over = f"SUM({first}) OVER ({f'PARTITION BY {key_of}.p' if plan.grain else ''})"
+            if plan.filters and not keys:  # 钻石会员占了多少: the filtered part over the unfiltered whole
+                whole = [self.metric(b) for b in self.bases(metrics[:1])]
+                ctes |= {f"t_{b.id}": self.measure_cte(b, plan.window, filtered=False) for b in whole}
+                source += "".join(f" CROSS JOIN t_{b.id}" for b in whole)
+                over = self.value(metrics[0], "t", False)
+            select.append(f"{round2(self.dialect, f'100.0 * {first} / NULLIF({over}, 0)')} AS {self.q(SHARE[self.lang])}")
             columns.append(SHARE[self.lang])
         sql = "WITH " + ", ".join(f"{n} AS ({s})" for n, s in ctes.items())
         sql += f" SELECT {', '.join(select)} FROM {source}"
         sql += self.ordering(metrics)
         return Compiled(self.pretty(sql), columns, self.dialect)
+
+    def bases(self, metrics) -> list[str]:
+        """The measures that `metrics` read: a ratio's numerator and denominator, each once."""
+        out: list[str] = []
+        for mt in metrics:
+            for b in ([mt.numerator, mt.denominator] if isinstance(mt, Ratio) else [mt.id]):
+                self.metric(b)
+                if b not in out:
+                    out.append(b)
+        return out
 
     def value(self, mt, prefix: str, rounded: bool = True) -> str:
         if isinstance(mt, Ratio):
@@ -225,6 +240,10 @@ class _Compiler:
             out = f" ORDER BY {self.q(self.name(target))} {(plan.order or 'desc').upper()}"
         elif plan.grain:
             out = f" ORDER BY {self.q(PERIOD[self.lang][plan.grain])}"
+        elif self.keys_dims and all(coded(d) for d in self.keys_dims):  # codes have their own order (一线, 新一线…)
+            out = " ORDER BY " + ", ".join(f"{self.key_of}.d{i}" for i in range(len(self.keys_dims)))
+        elif self.keys_dims:  # members by the first measure, largest first, as a bar chart reads
+            out = f" ORDER BY {self.q(self.name(metrics[0]))} DESC"
         return out + (f" LIMIT {plan.limit}" if plan.limit else "")
 
     def pretty(self, sql: str) -> str:

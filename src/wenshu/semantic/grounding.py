@@ -1,25 +1,29 @@
-"""Keep only what a question grounds: a model-filled plan answers only when its measures are named.
+"""Keep a model-filled plan to what the question says: reconcile it with `semantic.mentions`.
 
-A small model fills the plan's fields from lists; this pure check keeps it honest against the words
-the question actually uses. Measures, dimensions and values are checked against the semantic model's
-own words (names and synonyms of every entry, labels of coded dimensions):
-- the measures are those the question names (the longest name wins: 商品销售额 over 销售额): a measure
-  the model chose that the question does not name is dropped, one it names that the model missed is
-  added; with none named, the plan path does not answer and free SQL does;
-- dimensions the question does not name are dropped (a dimension a filter uses stays);
-- filter values the question does not contain are dropped, and so is a filter left with none.
-The operators — a trend's grain, 同比/环比, 占比, top N — are kept only when the question asks for them
-in words of the language itself (`CUES`: Chinese and English operator words, not anything about a
-particular database); a small model otherwise adds them unasked.
+A small model fills the plan's fields from lists; this pure step keeps it honest against the words
+the question uses (the semantic model's names, synonyms and labels, the value index's hits, and the
+language's operator words):
+- measures are those the question names (longest word first): one the model chose that the question
+  does not name is dropped, one it names that the model missed is added; with none named, the plan
+  path does not answer and free SQL does;
+- a dimension stays when the question names it (not just as the word after one of its values, as in
+  "华南大区"); one named after a split word (各, 按, 哪个, by, per) is added when the model missed it;
+- filters are the values the question names, pinned to stored codes (labels, value index); a value
+  the model chose that the question does not contain is dropped;
+- operators follow the question's words: a grain only for a trend or an explicit 每天/monthly; 同比/
+  环比, 占比 and top N only when asked for, with N and direction read from the question;
+- a ranked list of records with nothing to rank by ("the 10 largest refunds") is a detail question:
+  the plan path declines and free SQL answers.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+from wenshu.semantic.mentions import Mentions, read
 from wenshu.semantic.model import SemanticModel
-from wenshu.semantic.plan import QueryPlan
+from wenshu.semantic.paths import reachable
+from wenshu.semantic.plan import Filter, QueryPlan
 
 
 @dataclass
@@ -27,74 +31,132 @@ class Grounded:
     plan: QueryPlan | None  # None: the question does not map onto the model
     reason: str = ""
     dropped: list[str] = field(default_factory=list)
+    mentions: Mentions | None = None
+    notes: list[dict] = field(default_factory=list)  # ambiguous words: which measure answered, which others
 
 
-CUES = {
-    "grain": r"每[天日周月年]|每个?(星期|季度|月)|按(天|日|周|月|季度?|年)|逐[日月年]|各(月|季度|年)|趋势|走势|变化"
-             r"|daily|weekly|monthly|quarterly|yearly|annual|trend|over time|per (day|week|month|quarter|year)"
-             r"|by (day|week|month|quarter|year)|each (day|week|month|quarter|year)",
-    "yoy": r"同比|去年同期|上年同期|year[- ]over[- ]year|\byoy\b|same period last year",
-    "previous": r"环比|上期|上一期|比上|较上|相比上|previous period|period over period|month[- ]over[- ]month|\bmom\b",
-    "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|share|percentage of|proportion",
-    "rank": r"前\s*[0-9一二两三四五六七八九十]+|[0-9]+\s*(名|个|大)|top\s*[0-9]+|bottom\s*[0-9]+|最(高|低|多|少|大|小|好|差)"
-            r"|排名|排行|highest|lowest|most|least|top|bottom|rank",
-}
+def _measures(plan: QueryPlan, m: Mentions) -> list[str]:
+    """The named measures; for a word two measures share, the one the model chose, else the first declared."""
+    named = [next((x for x in plan.measures if x in m.alternatives.get(n, [])), n) for n in m.measures]
+    chosen = [x for x in plan.measures if x in named]
+    return (chosen + [x for x in named if x not in chosen])[:3]
 
 
-def _cue(kind: str, question: str) -> bool:
-    return re.search(CUES[kind], question, re.I) is not None
+def ambiguous(m: Mentions, measures: list[str]) -> list[dict]:
+    """A note per word that names several measures: which one answered, and the others to offer."""
+    notes = []
+    for first, rest in m.alternatives.items():
+        group = [first, *rest]
+        used = next((x for x in group if x in measures), None)
+        if used:
+            notes.append({"kind": "ambiguous", "used": used, "others": [x for x in group if x != used]})
+    return notes
 
 
-def _named(words: list[str], question: str) -> bool:
-    q = question.casefold()
-    return any(w and w.casefold() in q for w in words)
+def prefer_finer(plan: QueryPlan, model: SemanticModel) -> tuple[QueryPlan, list[dict]]:
+    """A measure its split or filter cannot reach (GMV by category) becomes its `finer` measure, if that reaches."""
+    measures, dims, lookups = {x.id: x for x in model.measures}, {d.id: d for d in model.dimensions}, reachable(model)
+    need = {dims[d].table.lower() for d in plan.dimensions if d in dims}
+    need |= {dims[f.dimension].table.lower() for f in plan.filters if f.dimension in dims}
+
+    def reaches(mid: str) -> bool:
+        t = measures[mid].table.lower()
+        return all(n == t or n in lookups.get(t, ()) for n in need)
+
+    out, notes = [], []
+    for mid in plan.measures:
+        me = measures.get(mid)
+        if me is not None and me.finer and not reaches(mid) and reaches(me.finer):
+            out.append(me.finer)
+            notes.append({"kind": "finer", "used": me.finer, "instead_of": mid})
+        else:
+            out.append(mid)
+    if not notes:
+        return plan, []
+    order_by = dict(zip(plan.measures, out)).get(plan.order_by) if plan.order_by else None
+    return plan.model_copy(update={"measures": out, "order_by": order_by}), notes
 
 
-def _measures_named(model: SemanticModel, question: str) -> list[str]:
-    """Measures and ratios the question names, by their longest word; one word inside another
-    named one (销售额 inside 商品销售额) does not count on its own."""
-    q = question.casefold()
-    best = {}
-    for e in [*model.measures, *model.ratios]:
-        hits = [w.casefold() for w in e.words() if w and w.casefold() in q]
-        if hits:
-            best[e.id] = max(hits, key=len)
-    return [i for i, w in best.items() if not any(w != o and w in o for o in best.values())]
+def _filters(plan: QueryPlan, model: SemanticModel, m: Mentions, measures: list[str], question: str) -> list[Filter]:
+    dims = {d.id: d for d in model.dimensions}
+    out: dict[str, Filter] = {}
+    for f in plan.filters:
+        d = dims.get(f.dimension)
+        if d is None:
+            continue
+        codes = {lab.casefold(): c for c, lab in [*d.labels.items(), *d.labels_en.items()]}
+        named = m.values.get(d.id, [])
+        values = [codes.get(str(v).casefold(), str(v)) for v in f.values
+                  if codes.get(str(v).casefold(), str(v)) in named or str(v).casefold() in question.casefold()]
+        if values and f.op in ("in", "not_in", "eq", "ne"):
+            out[d.id] = f.model_copy(update={"values": values})
+    tables, lookups = _tables(model, measures), reachable(model)
+    for did, values in m.values.items():
+        reach = all(dims[did].table.lower() == t or dims[did].table.lower() in lookups.get(t, ())
+                    for t in tables)
+        if did not in out and dims[did].kind != "time" and reach:  # 小程序 of the orders or of the traffic
+            out[did] = Filter(dimension=did, op="in", values=values)
+    return list(out.values())
 
 
-def ground(plan: QueryPlan, model: SemanticModel, question: str) -> Grounded:
-    entries = {e.id: e for e in model.entries()}
+def _reachable_twin(model: SemanticModel, did: str, measures: list[str], m: Mentions) -> str:
+    """A dimension the measures cannot reach, swapped for one they reach that the same word names
+    ("渠道": the orders' channel for orders, the traffic's channel for visitors); else kept as it is."""
+    tables, lookups = _tables(model, measures), reachable(model)
+
+    def reaches(d) -> bool:
+        return all(d.table.lower() == t or d.table.lower() in lookups.get(t, ()) for t in tables)
+
+    dims = {d.id: d for d in model.dimensions}
+    if did not in dims or reaches(dims[did]):
+        return did
+    words = [w.casefold() for w in m.dimension_words.get(did, [])]
+    twin = next((d.id for d in model.dimensions if d.id != did and d.kind == dims[did].kind and reaches(d)
+                 and any(w in x.casefold() for x in d.words() for w in words)), None)
+    return twin or did
+
+
+def _tables(model: SemanticModel, ids: list[str]) -> set[str]:
+    """The tables the measures (a ratio: both of its parts) are computed on, lower case."""
+    measures = {x.id: x for x in model.measures}
+    ratios = {r.id: (r.numerator, r.denominator) for r in model.ratios}
+    return {measures[b].table.lower() for i in ids for b in ratios.get(i, (i,)) if b in measures}
+
+
+def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: list[dict] | None = None) -> Grounded:
+    m = read(model, question, value_hits)
     dropped: list[str] = []
-    named = _measures_named(model, question)
-    chosen = [m for m in plan.measures if m in named]
-    measures = (chosen + [n for n in named if n not in chosen])[:3]  # what the model missed, the question names
-    dropped += [f"measure {m}" for m in plan.measures if m not in measures]
+    measures = _measures(plan, m)
+    dropped += [f"measure {x}" for x in plan.measures if x not in measures]
     if not measures:
         return Grounded(None, "the question names none of the semantic model's measures (the plan chose "
-                        + ", ".join(plan.measures) + ")", dropped)
-    filters = []
-    for f in plan.filters:
-        dim = entries.get(f.dimension)
-        labels = getattr(dim, "labels", {}) or {}
-        values = [v for v in f.values if str(v).casefold() in question.casefold()
-                  or (str(v) in labels and labels[str(v)].casefold() in question.casefold())]
-        if values:
-            filters.append(f.model_copy(update={"values": values}))
-        else:
-            dropped.append(f"filter {f.dimension}")
-    kept_dims = {f.dimension for f in filters}
-    dims = [d for d in plan.dimensions if d in entries and (_named(entries[d].words(), question) or d in kept_dims)]
-    dropped += [f"dimension {d}" for d in plan.dimensions if d not in dims]
-    update = {"measures": measures, "dimensions": dims, "filters": filters,
-              "order_by": plan.order_by if plan.order_by in measures else None}
-    for kind, key, off in (("grain", "grain", None), ("share", "share", False)):
-        if getattr(plan, key) not in (None, False) and not _cue(kind, question):
-            update[key] = off
-            dropped.append(key)
-    if plan.compare != "none" and not _cue(plan.compare, question):
-        update["compare"] = "none"
-        dropped.append(f"compare {plan.compare}")
-    if (plan.limit or plan.order) and not _cue("rank", question):
-        update.update(limit=None, order=None, order_by=None)
+                        + ", ".join(plan.measures) + ")", dropped, m)
+    filters = _filters(plan, model, m, measures, question)
+    dropped += [f"filter {f.dimension}" for f in plan.filters if f.dimension not in {x.dimension for x in filters}]
+    kinds = {d.id: d.kind for d in model.dimensions}
+    filtered = {f.dimension for f in filters}
+    dims = [d for d in plan.dimensions if d in kinds and (d in m.split or d in m.dimensions and d not in filtered)]
+    dims += [d for d in m.split if d not in dims]
+    dims = list(dict.fromkeys(_reachable_twin(model, d, measures, m) for d in dims))
+    time_split = [d for d in dims if kinds[d] == "time"]
+    dims = [d for d in dims if kinds[d] != "time"][:2]
+    dropped += [f"dimension {d}" for d in plan.dimensions if d not in dims and d not in time_split]
+    grain = m.grain or (plan.grain if m.trend else None) or ("day" if time_split else None)
+    if plan.grain and not grain:
+        dropped.append("grain")
+    if m.rank and not dims and not grain:
+        return Grounded(None, "a ranked list of records, not a measure by a dimension: free SQL answers", dropped, m)
+    ranked = m.rank and bool(dims or grain)
+    order_by = plan.order_by if plan.order_by in measures else None
+    update = {
+        "measures": measures, "dimensions": dims, "filters": filters, "grain": grain,
+        "compare": m.compare, "share": m.share,
+        "limit": (m.limit or plan.limit) if ranked else None, "order": m.order if ranked else None,
+        "order_by": order_by if ranked else None,
+    }
+    for key, off in (("compare", "none"), ("share", False)):
+        if getattr(plan, key) not in (off, update[key]):
+            dropped.append(f"{key} {getattr(plan, key)}")
+    if (plan.limit or plan.order) and not ranked:
         dropped.append("top N")
-    return Grounded(plan.model_copy(update=update), "", dropped)
+    return Grounded(plan.model_copy(update=update), "", dropped, m, ambiguous(m, measures))

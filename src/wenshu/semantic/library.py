@@ -43,10 +43,12 @@ def export_text(store, datasource: str, version: int | None = None) -> str:
 
 
 def seed_bundled(store, catalog) -> int | None:
-    """Store the shipped model of a bundled datasource while it has none; returns the version stored."""
+    """Store the shipped model of a bundled datasource while it has none, or a newer shipped one while the
+    version in force is the shipped one (a person's own version is never replaced); returns the version stored."""
     text = bundled_text(catalog.datasource)
-    if not text or store.semantic.count(catalog.datasource):
-        return None
+    current = store.semantic.get(catalog.datasource) if text else None
+    if not text or (current is not None and (current.source != "bundled" or current.body == text)):
+        return None  # none shipped, a person's own version in force, or the shipped one already stored
     try:
         return import_model(store, catalog, text, source="bundled")[0]
     except InvalidSemanticModel as exc:  # the shipped model no longer fits the database: say so, go on

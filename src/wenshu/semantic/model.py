@@ -19,7 +19,7 @@ question uses, which the glossary keeps too — the glossary keeps the words, th
       - {id: aov, zh: 客单价, en: average order value, numerator: gmv, denominator: paid_orders}
     dimensions:
       - {id: order_status, zh: 订单状态, en: order status, table: orders, column: status,
-         labels: {"0": 待支付, "1": 已支付}}
+         labels: {"0": 待支付, "1": 已支付}, labels_en: {"0": pending, "1": paid}}
       - {id: order_date, zh: 下单日期, en: order date, table: orders, column: order_date, kind: time,
          grains: [day, week, month, quarter, year]}
 
@@ -59,6 +59,7 @@ class Measure(Entry):
     filter: str | None = None  # a condition on `table` always applied (e.g. status = 1)
     time: str | None = None  # the column of `table` its time windows use
     unit: str | None = None
+    finer: str | None = None  # a measure at a finer grain used when a split cannot reach this one's table
 
 
 class Ratio(Entry):
@@ -72,7 +73,11 @@ class Dimension(Entry):
     table: str
     column: str
     kind: Literal["category", "time"] = "category"
-    labels: dict[str, str] = Field(default_factory=dict)  # stored code -> label
+    labels: dict[str, str] = Field(default_factory=dict)  # stored code -> label (Chinese, or the only one)
+    labels_en: dict[str, str] = Field(default_factory=dict)  # stored code -> English label
+
+    def label(self, code: str, lang: str) -> str | None:
+        return (self.labels_en.get(code) if lang == "en" else None) or self.labels.get(code)
     grains: list[Literal["day", "week", "month", "quarter", "year"]] = Field(default_factory=list)
 
 
@@ -104,7 +109,7 @@ class SemanticModel(BaseModel):
         data = self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=False)
         for section in ("measures", "ratios", "dimensions"):
             for item in data.get(section, []):
-                for key in ("synonyms", "labels", "grains"):
+                for key in ("synonyms", "labels", "labels_en", "grains"):
                     if key in item and not item[key]:
                         del item[key]
         return yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=120)

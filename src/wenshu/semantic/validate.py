@@ -100,12 +100,19 @@ class _Checker:
                 other, _, column = me.time.rpartition(".")
                 self.reference(entry, me.table, other or me.table, column, "time column")
         measures = {me.id for me in m.measures}
+        for me in m.measures:
+            if me.finer and (me.finer not in measures or me.finer == me.id):
+                self.add(f"measure {me.id}", f"finer '{me.finer}' is not another measure",
+                         f"finer「{me.finer}」不是另一个已定义的度量")
         for ra in m.ratios:
             for part in (ra.numerator, ra.denominator):
                 if part not in measures:
                     self.add(f"ratio {ra.id}", f"'{part}' is not a measure", f"「{part}」不是已定义的度量")
         for d in m.dimensions:
             self.column(f"dimension {d.id}", d.table, d.column)
+            for code in set(d.labels_en) - set(d.labels):
+                self.add(f"dimension {d.id}", f"labels_en has code '{code}' that labels does not",
+                         f"labels_en 中的代码「{code}」不在 labels 中")
             if d.kind == "time" and not d.grains:
                 self.add(f"dimension {d.id}", "a time dimension needs grains (day, week, month, quarter, year)",
                          "时间维度需要 grains（day、week、month、quarter、year）")

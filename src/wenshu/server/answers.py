@@ -37,6 +37,7 @@ def start_answer(
     *,
     create_missing: bool = True,
     sink: Sink | None = None,
+    plan: dict | None = None,
 ) -> Run:
     """Validate, resolve the conversation (creating it when asked to) and queue the answer."""
     question = (message or "").strip()
@@ -51,12 +52,12 @@ def start_answer(
     name = datasource or (rec.datasource if rec else None) or state.settings.default_datasource
     require_datasource(state.store, user, name)
     cid = rec.id if rec else conv.create(user.user_id, name, conversation_id=conversation_id)
-    request = AgentRequest(message=question, conversation_id=cid, user_id=user.user_id, datasource=name)
+    request = AgentRequest(message=question, conversation_id=cid, user_id=user.user_id, datasource=name, plan=plan)
     return state.runner.submit(request, user.user_id, sink=sink)
 
 
 async def answer_and_wait(state: ServerState, user: Principal, message: str, conversation_id: str | None = None,
-                          datasource: str | None = None) -> AgentResponse:
+                          datasource: str | None = None, plan: dict | None = None) -> AgentResponse:
     """Run one answer to the end without blocking the event loop; errors raised before it ran propagate."""
     loop = asyncio.get_running_loop()
     finished: asyncio.Future = loop.create_future()
@@ -68,7 +69,7 @@ async def answer_and_wait(state: ServerState, user: Principal, message: str, con
             except RuntimeError:  # the loop is gone: nobody is waiting any more
                 pass
 
-    run = start_answer(state, user, message, conversation_id, datasource, sink=sink)
+    run = start_answer(state, user, message, conversation_id, datasource, sink=sink, plan=plan)
     try:
         await finished
     finally:

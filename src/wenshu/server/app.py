@@ -25,15 +25,15 @@ from wenshu.server.limits import BodySizeLimit, RateLimiter
 from wenshu.server.metrics import Metrics, MetricsMiddleware
 from wenshu.server.resync import background_resync
 from wenshu.server.routes import ask, audit, conversations, datasources, examples, glossary, health, meta, stream
-from wenshu.server.routes import tasks, web
+from wenshu.server.routes import semantic, tasks, web
 from wenshu.server.routes.meta import wenshu_version
 from wenshu.server.runner import Run, Runner
 from wenshu.settings import Settings, get_settings
 
 log = logging.getLogger("wenshu.server")
 
-ROUTERS = [ask.router, conversations.router, stream.router, tasks.router, datasources.router, audit.router,
-           examples.router, glossary.router, meta.router, health.router, web.router]
+ROUTERS = [ask.router, conversations.router, stream.router, tasks.router, datasources.router, semantic.router,
+           audit.router, examples.router, glossary.router, meta.router, health.router, web.router]
 OPTIONAL_ROUTERS = ["wenshu.server.routes.openai", "wenshu.channels.webhook"]
 REMOTE_MODEL_WORKERS = 32
 

@@ -19,11 +19,27 @@ class AskBody(BaseModel):
         None, min_length=1, max_length=ID_LEN,
         description=f"One of your conversations, or a new id of your choice (at most {ID_LEN} characters).")
     datasource: str | None = None
+    plan: dict | None = Field(None, description="A query plan to run as it is, with no model call (the answer's "
+                              "chips carry these plans).")
 
 
 class MessageBody(BaseModel):
     message: str
     datasource: str | None = None
+    plan: dict | None = Field(None, description="A query plan to run as it is, with no model call.")
+
+
+class SemanticBody(BaseModel):
+    yaml: str = Field(description="The semantic model as YAML (docs/semantic.md).")
+
+
+class SemanticOut(BaseModel):
+    datasource: str
+    version: int
+    source: str
+    yaml: str
+    measures: list[str]
+    dimensions: list[str]
 
 
 class ConversationCreate(BaseModel):

@@ -5,6 +5,7 @@
 - a category column + one numeric measure          -> bar, sorted by the measure, horizontal when
   there are more than 8 categories
 - the same with query_type "share", at most 8 non-negative values -> arc (pie)
+- a category column + several measures with query_type "compare" -> grouped bars
 - anything else (a single row or value, text only, no measure, more than 50 bars, ...) -> None
 """
 
@@ -186,6 +187,21 @@ def _bar_or_pie(title, records, fields, rows, c, m, query_type) -> dict | None:
     return _spec(title, records, {"type": "bar"}, enc)
 
 
+def _grouped_bar(title, records, fields, c, measures) -> dict:
+    """Several measures per category side by side (a comparison: this period next to the earlier one)."""
+    names = [fields[i] for i in measures]
+    key = "series" if "series" not in fields else "_series"
+    val = "value" if "value" not in fields else "_value"
+    enc = {
+        "x": {"field": _ref(fields[c]), "type": "nominal", "title": fields[c], "sort": None},
+        "xOffset": {"field": key, "type": "nominal", "sort": names},
+        "y": {"field": val, "type": "quantitative", "title": None},
+        "color": {"field": key, "type": "nominal", "title": None, "sort": names},
+        "tooltip": [{"field": _ref(fields[c])}, {"field": key}, {"field": val}],
+    }
+    return _spec(title, records, {"type": "bar"}, enc, [{"fold": [_ref(n) for n in names], "as": [key, val]}])
+
+
 def choose_chart(columns: list[str], rows: list[list], query_type: str | None = None, title: str = "") -> dict | None:
     """A Vega-Lite v5 spec with inline data for this result, or None when no chart fits."""
     if not columns or len(rows) < 2:
@@ -210,6 +226,8 @@ def choose_chart(columns: list[str], rows: list[list], query_type: str | None = 
         if series is not None and len({str(r[series]) for r in rows}) > MAX_SERIES:
             return None
         return _line(title, records, fields, rows, t, quant, series)
+    if query_type == "compare" and len(nominal) == 1 and 2 <= len(quant) <= MAX_SERIES and len(rows) <= MAX_BARS:
+        return _grouped_bar(title, records, fields, nominal[0], quant)
     if nominal and len(quant) == 1:
         # Prefer a label column over an id column (city_name over city_id).
         category = sorted(nominal, key=lambda i: bool(_ID_NAME_RE.search(str(columns[i]))))[0]

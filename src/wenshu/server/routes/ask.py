@@ -15,4 +15,4 @@ router = APIRouter(tags=["ask"])
 @router.post("/api/ask", operation_id="ask", response_model=AgentResponse)
 async def ask(body: AskBody, state: StateDep, user: CurrentUser) -> AgentResponse:
     """Answer a question; a new conversation is created unless `conversation_id` names one of yours."""
-    return await answer_and_wait(state, user, body.message, body.conversation_id, body.datasource)
+    return await answer_and_wait(state, user, body.message, body.conversation_id, body.datasource, body.plan)

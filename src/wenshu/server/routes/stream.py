@@ -28,7 +28,7 @@ async def stream_message(conversation_id: str, body: MessageBody, state: StateDe
     owned_conversation(state, user, conversation_id)
     bridge = StreamBridge()
     run = start_answer(state, user, body.message, conversation_id, body.datasource, create_missing=False,
-                       sink=bridge.sink)
+                       sink=bridge.sink, plan=body.plan)
     events = stream_run(run, bridge, state.runner, lang, state.settings.sse_ping_s)
     return StreamingResponse(events, media_type="text/event-stream", headers=SSE_HEADERS)
 

@@ -21,7 +21,7 @@ def _task(state, user, task_id: str):
 
 @router.post("", operation_id="tasks_create", response_model=TaskCreated, status_code=202)
 def create_task(body: AskBody, state: StateDep, user: CurrentUser) -> TaskCreated:
-    run = start_answer(state, user, body.message, body.conversation_id, body.datasource)
+    run = start_answer(state, user, body.message, body.conversation_id, body.datasource, plan=body.plan)
     return TaskCreated(task_id=run.id, conversation_id=run.conversation_id)
 
 

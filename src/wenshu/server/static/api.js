@@ -120,6 +120,6 @@ export const api = {
   renameConversation: (id, title) => request("PATCH", `/api/conversations/${encodeURIComponent(id)}`, { title }),
   deleteConversation: (id) => request("DELETE", `/api/conversations/${encodeURIComponent(id)}`),
   stop: (id) => request("POST", `/api/conversations/${encodeURIComponent(id)}/stop`, {}),
-  ask: (id, message, datasource, onEvent, signal) =>
-    stream(`/api/conversations/${encodeURIComponent(id)}/messages`, { message, datasource }, onEvent, signal),
+  ask: (id, message, datasource, onEvent, signal, plan) =>
+    stream(`/api/conversations/${encodeURIComponent(id)}/messages`, { message, datasource, plan }, onEvent, signal),
 };

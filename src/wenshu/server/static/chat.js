@@ -1,7 +1,7 @@
 // The chat pane: the message list, the composer (send / stop) and the streaming of one answer.
 
 import { api, ApiError } from "./api.js";
-import { label } from "./i18n.js";
+import { label, t } from "./i18n.js";
 import { el } from "./dom.js";
 import { assistantMessage, userMessage } from "./message.js";
 
@@ -34,7 +34,7 @@ export function createChat({ list, form, input, sendButton, stopButton, state, o
     for (const msg of messages) {
       if (msg.role === "user") list.append(userMessage(msg.content));
       else {
-        const m = assistantMessage();
+        const m = assistantMessage({ onPlan: runPlan });
         list.append(m.element);
         m.fromStored(msg);
       }
@@ -50,12 +50,18 @@ export function createChat({ list, form, input, sendButton, stopButton, state, o
     return conv.id;
   }
 
-  async function ask(text) {
+  // A chip was removed or swapped: ask again with that plan (no model call on the server).
+  function runPlan(text, plan, removed) {
+    const what = removed ? t("chipWithout", { x: text }) : t("chipSwitch", { x: text });
+    return ask(what, plan);
+  }
+
+  async function ask(text, plan) {
     const question = (text || "").trim();
     if (!question || controller) return;
     if (list.querySelector(".welcome")) list.replaceChildren();
     list.append(userMessage(question));
-    const reply = assistantMessage();
+    const reply = assistantMessage({ onPlan: runPlan });
     list.append(reply.element);
     scrollDown();
     input.value = "";
@@ -70,7 +76,7 @@ export function createChat({ list, form, input, sendButton, stopButton, state, o
         if (ev.type === "done") finished = true;
         reply.onEvent(ev);
         scrollDown();
-      }, controller.signal);
+      }, controller.signal, plan);
       if (!finished) reply.finish("stopped");
     } catch (err) {
       if (err.name === "AbortError") reply.finish("stopped");

@@ -7,6 +7,7 @@ import { el } from "./dom.js";
 import { createSteps } from "./steps.js";
 import { createTable } from "./table.js";
 import { createChart } from "./chart.js";
+import { createChips } from "./chips.js";
 
 export function userMessage(text) {
   return el("article", { class: "msg user" }, el("div", { class: "bubble" }, text));
@@ -32,10 +33,12 @@ function sqlBlock(sql) {
   return el("div", { class: "sql-box", "data-testid": "sql" }, head, el("pre", {}, code));
 }
 
-export function assistantMessage() {
+// onPlan(text, plan, removed): run a changed plan (a chip was removed or swapped) in the same conversation.
+export function assistantMessage({ onPlan } = {}) {
   const steps = createSteps();
   const slots = {
     answer: el("div", { class: "answer", "data-testid": "answer" }),
+    plan: el("div", { class: "slot-plan" }),
     sql: el("div", { class: "slot-sql" }),
     table: el("div", { class: "slot-table" }),
     chart: el("div", { class: "slot-chart" }),
@@ -63,6 +66,7 @@ export function assistantMessage() {
   function fromResponse(resp) {
     if (!resp) return;
     if (resp.answer) setAnswer(resp.answer);
+    if (resp.plan && onPlan) slots.plan.replaceChildren(createChips(resp.plan, onPlan));
     if (!slots.sql.firstChild) setSql(resp.sql);
     if (!slots.table.firstChild) setTable(resp);
     if (!slots.chart.firstChild) setChart(resp.chart);

@@ -1,0 +1,202 @@
+"""An answer from the plan that produced it: the explanation, the chart and the chips.
+
+The plan says what the numbers are, so the explanation states the measure, the scope (filters), the
+window and the comparison in the user's language ("2026-11-01 至 2026-11-30 华东 销售额为
+1,938,093.20 元，环比 +12.30 %"), without a model call. The chart follows the plan: a trend is a line,
+a share a pie (or bars), a comparison grouped bars, a split bars. The chips (measure, dimension,
+filter, window, grain, comparison, share, top N) each carry the plan without them and the plans of
+their alternatives, so the web UI re-runs a changed plan with no model and no plan logic of its own.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from wenshu.i18n import pick
+from wenshu.semantic.model import SemanticModel
+from wenshu.semantic.plan import QueryPlan
+from wenshu.sql.charts import choose_chart
+
+GRAIN = {"day": ("day", "天"), "week": ("week", "周"), "month": ("month", "月"), "quarter": ("quarter", "季度"),
+         "year": ("year", "年")}
+COMPARE = {"yoy": ("year over year", "同比"), "previous": ("vs previous period", "环比")}
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return f"{v:,.2f}"
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f"{v:,}"
+    return "—" if v is None else str(v)
+
+
+class PlanView:
+    """Names, columns and chips of one plan on one semantic model, in one language."""
+
+    def __init__(self, model: SemanticModel, plan: QueryPlan, lang: str, notes: list[dict] | None = None):
+        self.model, self.plan, self.lang, self.notes = model, plan, "zh" if lang == "zh" else "en", notes or []
+        self.entries = {e.id: e for e in model.entries()}
+
+    def name(self, eid: str) -> str:
+        e = self.entries.get(eid)
+        return eid if e is None else (e.zh if self.lang == "zh" else e.en)
+
+    def unit(self, eid: str) -> str:
+        u = getattr(self.entries.get(eid), "unit", None) or ""
+        return "" if not u or (self.lang == "en" and not u.isascii()) else (u if u == "%" else f" {u}")
+
+    def value_label(self, did: str, value) -> str:
+        d = self.entries.get(did)
+        return (d.label(str(value), self.lang) if d is not None and hasattr(d, "label") else None) or str(value)
+
+    def window_text(self) -> str:
+        w = self.plan.window
+        if w is None:
+            return ""
+        last = w.end - timedelta(days=1)
+        if last == w.start:
+            return w.start.isoformat()
+        return f"{w.start.isoformat()} {pick(self.lang, 'to', '至')} {last.isoformat()}"
+
+    def scope(self) -> str:
+        parts = [self.window_text()]
+        for f in self.plan.filters:
+            values = "、".join(self.value_label(f.dimension, v) for v in f.values)
+            parts.append(f"{self.name(f.dimension)}{'≠' if f.op in ('not_in', 'ne') else '='}{values}")
+        return pick(self.lang, ", ".join(p for p in parts if p), "，".join(p for p in parts if p))
+
+    # -- the explanation ------------------------------------------------------------------------------
+    def explain(self, columns: list[str], rows: list[list]) -> str:
+        p, lang = self.plan, self.lang
+        first = p.measures[0]
+        keys = len(p.dimensions) + (1 if p.grain else 0)
+        step = 3 if p.compare != "none" else 1
+        scope = self.scope()
+        head = pick(lang, f"{scope}: " if scope else "", f"{scope}，" if scope else "")
+        if not rows:
+            text = head + pick(lang, "no matching data.", "没有符合条件的数据。")
+        elif keys == 0:
+            parts = []
+            for i, mid in enumerate(p.measures):
+                v = rows[0][i * step]
+                part = pick(lang, f"{self.name(mid)} is {_fmt(v)}{self.unit(mid)}", f"{self.name(mid)}为 {_fmt(v)}{self.unit(mid)}")
+                if p.compare != "none":
+                    growth, before = rows[0][i * step + 2], rows[0][i * step + 1]
+                    sign = "+" if isinstance(growth, (int, float)) and growth > 0 else ""
+                    word = COMPARE[p.compare][lang == "zh"]
+                    part += pick(lang, f", {sign}{_fmt(growth)} % {word} (before: {_fmt(before)}{self.unit(mid)})",
+                                 f"，{word} {sign}{_fmt(growth)} %（对比期 {_fmt(before)}{self.unit(mid)}）")
+                parts.append(part)
+            if p.share:
+                parts.append(pick(lang, f"{_fmt(rows[0][-1])} % of the total", f"占总体的 {_fmt(rows[0][-1])} %"))
+            text = head + pick(lang, "; ".join(parts) + ".", "；".join(parts) + "。")
+        elif p.grain:
+            v0, v1 = rows[0][keys], rows[-1][keys]
+            g = GRAIN[p.grain][lang == "zh"]
+            text = head + pick(lang, f"{self.name(first)} by {g}: from {_fmt(v0)} ({rows[0][keys - 1]}) to {_fmt(v1)} "
+                               f"({rows[-1][keys - 1]}), {len(rows)} periods.",
+                               f"{self.name(first)}按{g}：从 {_fmt(v0)}（{rows[0][keys - 1]}）到 {_fmt(v1)}"
+                               f"（{rows[-1][keys - 1]}），共 {len(rows)} 期。")
+        else:
+            col = len(columns) - 1 if p.share else keys
+            best = min(rows, key=lambda r: r[col] if r[col] is not None else float("inf")) if p.order == "asc" else \
+                max(rows, key=lambda r: r[col] if r[col] is not None else float("-inf"))
+            label = " / ".join(str(x) for x in best[:len(p.dimensions)])
+            what = pick(lang, "share" if p.share else self.name(first), "占比" if p.share else self.name(first))
+            unit = " %" if p.share else self.unit(first)
+            by = pick(lang, " and ".join(self.name(d) for d in p.dimensions), "、".join(self.name(d) for d in p.dimensions))
+            low = p.order == "asc"
+            text = head + pick(lang, f"{self.name(first)} by {by}, {len(rows)} rows; the {'lowest' if low else 'highest'} "
+                               f"{what} is {label} with {_fmt(best[col])}{unit}.",
+                               f"按{by}的{self.name(first)}，共 {len(rows)} 行；{what}{'最低' if low else '最高'}的是 "
+                               f"{label}（{_fmt(best[col])}{unit}）。")
+        return text + "".join(self.note(n) for n in self.notes)
+
+    def note(self, n: dict) -> str:
+        if n["kind"] == "finer":
+            return pick(self.lang, f" {self.name(n['instead_of'])} cannot be split this way, so this is "
+                        f"{self.name(n['used'])}.", f"{self.name(n['instead_of'])}不能按此拆分，这里用的是"
+                        f"「{self.name(n['used'])}」。")
+        others = ", ".join(self.name(o) for o in n["others"])
+        return pick(self.lang, f" Computed as {self.name(n['used'])}; also possible: {others}.",
+                    f"按「{self.name(n['used'])}」计算；也可以选择：{others}。")
+
+    # -- the chart --------------------------------------------------------------------------------------
+    def chart(self, columns: list[str], rows: list[list], title: str) -> dict | None:
+        p = self.plan
+        keys = len(p.dimensions) + (1 if p.grain else 0)
+        if p.grain:
+            picked = list(range(keys)) + [keys + i * (3 if p.compare != "none" else 1) for i in range(len(p.measures))]
+            return _project(columns, rows, picked, "trend", title)
+        if p.share and keys:
+            return _project(columns, rows, [*range(keys), len(columns) - 1], "share", title)
+        if p.compare != "none" and keys == 1:
+            return _project(columns, rows, [0, 1, 2], "compare", title)
+        if p.compare != "none" and keys == 0:
+            before, now = pick(self.lang, "earlier period", "对比期"), pick(self.lang, "this period", "本期")
+            return choose_chart([pick(self.lang, "period", "时期"), self.name(p.measures[0])],
+                                [[before, rows[0][1]], [now, rows[0][0]]] if rows else [], "compare", title)
+        if keys:
+            return _project(columns, rows, [*range(keys), keys], "top_n" if p.limit else "aggregate", title)
+        return None
+
+
+def _project(columns: list[str], rows: list[list], picked: list[int], kind: str, title: str) -> dict | None:
+    return choose_chart([columns[i] for i in picked], [[r[i] for i in picked] for r in rows], kind, title=title)
+
+
+def chips(view: PlanView) -> list[dict]:
+    """One chip per part of the plan: its label, the plan without it (None when it cannot go) and the
+    plans of its alternatives, so a click re-runs a plan with no model."""
+    p, lang, out = view.plan, view.lang, []
+
+    def plan_with(**update) -> dict:
+        return p.model_copy(update=update).model_dump(mode="json", exclude_defaults=True)
+
+    others = {n["used"]: n["others"] for n in view.notes if n["kind"] == "ambiguous"}
+    others |= {n["used"]: [n["instead_of"]] for n in view.notes if n["kind"] == "finer"}
+    for mid in p.measures:
+        rest = [m for m in p.measures if m != mid]
+        options = [{"label": view.name(o), "plan": plan_with(measures=[o if m == mid else m for m in p.measures],
+                                                             order_by=None)} for o in others.get(mid, [])]
+        out.append({"kind": "measure", "id": mid, "label": view.name(mid),
+                    "remove": plan_with(measures=rest, order_by=None) if rest else None, "options": options})
+    for did in p.dimensions:
+        out.append({"kind": "dimension", "id": did, "label": pick(lang, f"by {view.name(did)}", f"按{view.name(did)}"),
+                    "remove": plan_with(dimensions=[d for d in p.dimensions if d != did]), "options": []})
+    for f in p.filters:
+        values = "、".join(view.value_label(f.dimension, v) for v in f.values)
+        out.append({"kind": "filter", "id": f.dimension, "label": f"{view.name(f.dimension)}: {values}",
+                    "remove": plan_with(filters=[x for x in p.filters if x is not f]), "options": []})
+    if p.window is not None:
+        out.append({"kind": "window", "id": "window", "label": view.window_text(),
+                    "remove": plan_with(window=None, compare="none"), "options": []})
+    if p.grain:
+        out.append({"kind": "grain", "id": p.grain, "label": pick(lang, f"by {GRAIN[p.grain][0]}", f"按{GRAIN[p.grain][1]}"),
+                    "remove": plan_with(grain=None), "options": [
+                        {"label": pick(lang, f"by {GRAIN[g][0]}", f"按{GRAIN[g][1]}"), "plan": plan_with(grain=g)}
+                        for g in GRAIN if g != p.grain]})
+    if p.compare != "none":
+        other = "previous" if p.compare == "yoy" else "yoy"
+        out.append({"kind": "compare", "id": p.compare, "label": COMPARE[p.compare][lang == "zh"],
+                    "remove": plan_with(compare="none"),
+                    "options": [{"label": COMPARE[other][lang == "zh"], "plan": plan_with(compare=other)}]})
+    if p.share:
+        out.append({"kind": "share", "id": "share", "label": pick(lang, "share of total", "占比"),
+                    "remove": plan_with(share=False), "options": []})
+    if p.limit:
+        label = pick(lang, f"{'bottom' if p.order == 'asc' else 'top'} {p.limit}",
+                     f"{'后' if p.order == 'asc' else '前'} {p.limit}")
+        out.append({"kind": "top", "id": "top", "label": label, "remove": plan_with(limit=None, order=None, order_by=None),
+                    "options": []})
+    return out
+
+
+def planned_answer(model: SemanticModel | None, part: dict, q: dict, r: dict) -> dict | None:
+    """{answer, chart, plan view} for a result the plan path produced; None for free SQL."""
+    if model is None or part.get("path") != "plan" or not part.get("plan"):
+        return None
+    view = PlanView(model, QueryPlan.model_validate(part["plan"]), q.get("lang", "zh"), part.get("plan_notes"))
+    return {"answer": view.explain(r["columns"], r["rows"]),
+            "chart": view.chart(r["columns"], r["rows"], q["question"][:60]),
+            "plan": {"plan": part["plan"], "chips": chips(view), "notes": part.get("plan_notes") or []}}

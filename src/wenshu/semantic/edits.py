@@ -1,0 +1,53 @@
+"""A follow-up edits the previous turn's plan instead of regenerating SQL.
+
+"只看华东区" adds a filter, "换成按销量排" swaps the measure, "按城市拆开" adds a dimension, "那这周呢"
+moves the window, "和去年同期比" adds a comparison. The edits are read from the follow-up with the
+same `semantic.mentions` as a first question; what the follow-up does not touch stays as it was.
+A follow-up that changes nothing the plan knows returns None: free SQL answers it with the history.
+"""
+
+from __future__ import annotations
+
+import re
+
+from wenshu.semantic.mentions import Mentions
+from wenshu.semantic.model import SemanticModel
+from wenshu.semantic.plan import Filter, QueryPlan, Window
+
+ADD = r"加上|再加|还有|以及|同时|顺便|也看|也要|\balso\b|\bas well\b|\btoo\b|\badd\b"
+DROP_FILTERS = r"不限|所有|全部|全国|整体|\ball\b|\boverall\b|\bin total\b"
+
+
+def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str, model: SemanticModel) -> QueryPlan | None:
+    """The previous plan changed as the follow-up says, or None when it says nothing the plan knows."""
+    update: dict = {}
+    if m.measures:
+        keep = previous.measures if re.search(ADD, question, re.I) else []
+        update["measures"] = (keep + [x for x in m.measures if x not in keep])[:3]
+        if previous.order_by and previous.order_by not in update["measures"]:
+            update["order_by"] = None
+    filters = {f.dimension: f for f in previous.filters}
+    if re.search(DROP_FILTERS, question, re.I) and not m.values:
+        filters = {}
+    kinds = {d.id: d.kind for d in model.dimensions}
+    for did, values in m.values.items():
+        if kinds.get(did) != "time":
+            filters[did] = Filter(dimension=did, op="in", values=values)
+    if list(filters.values()) != previous.filters:
+        update["filters"] = list(filters.values())
+    split = [d for d in m.split if kinds.get(d) == "category" and d not in previous.dimensions]
+    if split:
+        update["dimensions"] = (previous.dimensions + split)[-2:]
+    if window is not None and window != previous.window:
+        update["window"] = window
+    if m.grain and m.grain != previous.grain:
+        update["grain"] = m.grain
+    if m.compare != "none":
+        update["compare"] = m.compare
+    if m.share:
+        update["share"] = True
+    if m.rank and (m.limit or m.order):
+        update.update(limit=m.limit or previous.limit, order=m.order)
+    if not update:
+        return None
+    return previous.model_copy(update=update)

@@ -1,0 +1,180 @@
+"""What a question says, read against a semantic model's own words: measures, dimensions, values, operators.
+
+Everything here comes from the model (names, synonyms and labels of its entries), the value index's
+hits and the operator words of the language itself (`CUES`: Chinese and English words for a trend,
+同比/环比, 占比, top N) — never from a particular question set. A small model's plan is then
+reconciled with it (`semantic.grounding`), and a follow-up's edits are read from it
+(`semantic.edits`).
+
+- Words are matched longest first and each stretch of the question counts once: 商品销售额 is not
+  also 销售额, yet "毛利和毛利率" names both 毛利 and 毛利率. ASCII words match on word boundaries.
+- A dimension is `split` (the answer has one row per member) when a split word comes just before its
+  name (各, 每个, 按, 不同, 哪个, "5个", by, per, each, which); a name right after one of its own values
+  ("华南大区") is a filter, not a split.
+- Values are a dimension's labels (Chinese or English) or the value index's hits on its column.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from wenshu.semantic.model import Dimension, SemanticModel
+
+_NUM = r"(\d+|[一二两三四五六七八九十]{1,3})"
+_COUNTED = r"\s*(名|个|大|家|款|位)(?!月|星期|季度|小时|周|工作日)"  # 5个城市, not 一个月
+_CN = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+CUES = {
+    "trend": r"趋势|走势|变化趋势|trend|over time",
+    "yoy": r"同比|去年同期|上年同期|year[- ]over[- ]year|\byoy\b|same period last year",
+    "previous": r"环比|上期|上一期|比上|较上|相比上|比前一|较前一|前一(周|个?月|天|日|季度|年)相比|previous period"
+                r"|period over period|month[- ]over[- ]month|week[- ]over[- ]week|\bmom\b|\bwow\b"
+                r"|(than|versus|vs\.?|compared (to|with)) the (week|month|day|quarter|year) before",
+    "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|\bshare\b|percentage of|proportion|what percent",
+    "rank": r"前\s*" + _NUM + r"\s*(名|个|位|家|款|大|的|$)|" + _NUM + _COUNTED + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
+            r"|排名|排行|highest|lowest|most|least|fewest|top|bottom|rank|best|worst|largest|smallest|biggest",
+    "ascending": r"最(低|少|小|差)|倒数|后\s*" + _NUM + r"\s*(名|个|位|家|款|的)|lowest|least|fewest|bottom|smallest|worst",
+    "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|which|what (day|week|month|year)",
+}
+GRAIN_WORDS = {
+    "day": r"每天|每日|按天|按日|逐日|日均|哪天|哪一天|daily|per day|by day|each day|which day|what day",
+    "week": r"每周|每个?星期|按周|逐周|哪周|哪一周|weekly|per week|by week|each week|which week",
+    "month": r"每月|每个月|按月|逐月|月度|各月|哪个月|哪月|monthly|per month|by month|each month|which month",
+    "quarter": r"每个?季度|按季度|各季度|季度趋势|quarterly|per quarter|by quarter|each quarter",
+    "year": r"每年|按年|各年|逐年|年度趋势|yearly|annual|per year|by year|each year",
+}
+SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|所有|" + _NUM
+                          + r"\s*[个名大家款位]|前\s*" + _NUM + r"\s*[个名大家款位]?的?)\s*$"
+                          r"|\b(by|per|each|every|for each|across|which|what|all|top\s*\d+|\d+)\s+(\w+\s+)?$", re.I)
+
+
+def cue(kind: str, question: str) -> bool:
+    return re.search(CUES[kind], question, re.I) is not None
+
+
+def number(text: str) -> int | None:
+    if text.isdigit():
+        return int(text)
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        return (_CN.get(tens, 1) if tens else 1) * 10 + (_CN.get(ones, 0) if ones else 0)
+    return _CN.get(text)
+
+
+def top_n(question: str) -> int | None:
+    """The N of "前N", "top N", "N个城市", "最高的5个"; None when the question names no number."""
+    for pat in (r"(?:前|后)\s*" + _NUM + r"\s*(?:名|个|位|家|款|大|的|$)", r"(?:top|bottom)\s*(\d+)", _NUM + _COUNTED,
+                r"\b(?:the\s+)?(\d+)\s+(?:\w+\s+)?with"):
+        m = re.search(pat, question, re.I)
+        if m and (n := number(m.group(1))):
+            return n
+    return 1 if cue("single", question) and cue("rank", question) else None
+
+
+def explicit_grain(question: str) -> str | None:
+    for grain, words in GRAIN_WORDS.items():
+        if re.search(words, question, re.I):
+            return grain
+    return None
+
+
+@dataclass
+class Spans:
+    """Matches of a set of entries' words, longest first, each stretch of the question used once."""
+
+    hits: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # entry id -> spans
+    others: dict[str, list[str]] = field(default_factory=dict)  # entry id -> other ids the same word names
+
+    @classmethod
+    def find(cls, question: str, words: dict[str, list[str]], taken: list[tuple[int, int]] | None = None) -> Spans:
+        q = question.casefold()
+        pairs = sorted(((w.casefold(), eid) for eid, ws in words.items() for w in ws if w and w.strip()),
+                       key=lambda p: -len(p[0]))
+        used = list(taken or [])
+        out: dict[str, list[tuple[int, int]]] = {}
+        owners: dict[str, list[str]] = {}
+        for word, eid in pairs:
+            owners.setdefault(word, []).append(eid)
+        others: dict[str, list[str]] = {}
+        for word, eid in pairs:
+            pat = rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])" if word.isascii() else re.escape(word)
+            for m in re.finditer(pat, q):
+                span = m.span()
+                if not any(span[0] < e and s < span[1] for s, e in used):
+                    used.append(span)
+                    out.setdefault(eid, []).append(span)
+                    rest = [o for o in owners[word] if o != eid]
+                    if rest:
+                        others[eid] = rest
+        return cls(out, others)
+
+    def ids(self) -> list[str]:
+        return sorted(self.hits, key=lambda i: min(s for s, _ in self.hits[i]))
+
+    def spans(self) -> list[tuple[int, int]]:
+        return [s for v in self.hits.values() for s in v]
+
+
+def label_words(d: Dimension) -> dict[str, list[str]]:
+    """stored code -> the words that name it (the code itself when it reads as a word, its labels)."""
+    out: dict[str, list[str]] = {}
+    for code in {*d.labels, *d.labels_en}:
+        words = [d.labels.get(code, ""), d.labels_en.get(code, "")]
+        if not code.lstrip("-").isdigit() and len(code) > 1:
+            words.append(code)
+        out[code] = [w for w in words if w]
+    return out
+
+
+@dataclass
+class Mentions:
+    measures: list[str]
+    alternatives: dict[str, list[str]]  # a measure chosen for a word -> the other measures that word names
+    dimensions: list[str]  # named anywhere (not counting a name right after one of its values)
+    split: list[str]  # named right after a split word: one row per member
+    dimension_words: dict[str, list[str]]  # dimension id -> the words of the question that named it
+    values: dict[str, list[str]]  # dimension id -> stored values the question names
+    grain: str | None
+    compare: str  # "yoy" | "previous" | "none"
+    share: bool
+    trend: bool
+    rank: bool
+    limit: int | None
+    order: str | None  # "desc" | "asc" when ranked
+
+
+def read(model: SemanticModel, question: str, value_hits: list[dict] | None = None) -> Mentions:
+    metrics = Spans.find(question, {e.id: e.words() for e in [*model.measures, *model.ratios]})
+    values: dict[str, list[str]] = {}
+    value_spans: list[tuple[int, int]] = []
+    for d in model.dimensions:
+        found = Spans.find(question, label_words(d), metrics.spans())
+        for code in found.ids():
+            values.setdefault(d.id, []).append(code)
+        value_spans += found.spans()
+    by_column = {(d.table, d.column): d.id for d in model.dimensions}
+    q = question.casefold()
+    for hit in value_hits or []:
+        did = by_column.get((hit.get("table"), hit.get("column")))
+        label = str(hit.get("label") or hit.get("value") or "")
+        if did and label and label.casefold() in q and str(hit["value"]) not in values.get(did, []):
+            values.setdefault(did, []).append(str(hit["value"]))
+            start = q.find(label.casefold())
+            value_spans.append((start, start + len(label)))
+    dims = Spans.find(question, {d.id: d.words() for d in model.dimensions}, metrics.spans() + value_spans)
+    named, split = [], []
+    for did in dims.ids():
+        after_value = all(any(e == s for _, e in value_spans) for s, _ in dims.hits[did])
+        if not after_value:
+            named.append(did)
+        if any(SPLIT_BEFORE.search(question[:s]) for s, _ in dims.hits[did]):
+            split.append(did)
+    compare = "yoy" if cue("yoy", question) else "previous" if cue("previous", question) else "none"
+    rank = cue("rank", question)
+    return Mentions(
+        measures=metrics.ids(), alternatives=metrics.others, dimensions=named, split=split, values=values,
+        dimension_words={d: [question[s:e] for s, e in spans] for d, spans in dims.hits.items()}, grain=explicit_grain(question),
+        compare=compare, share=cue("share", question), trend=cue("trend", question), rank=rank,
+        limit=top_n(question) if rank else None,
+        order=("asc" if cue("ascending", question) else "desc") if rank else None,
+    )

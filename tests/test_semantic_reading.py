@@ -1,0 +1,135 @@
+"""Reading a question against the semantic model (`semantic.mentions`), reconciling a model's plan with it
+(`semantic.grounding`), editing a plan by a follow-up (`semantic.edits`) and the answer a plan gives
+(`agent.plan_answer`). Pure functions on the demo's bundled model; the questions are written here."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from wenshu.semantic.library import bundled_text
+from wenshu.semantic.model import parse_model
+from wenshu.semantic.plan import QueryPlan, Window
+
+MODEL = parse_model(bundled_text("demo"))
+HIT_EAST = [{"table": "regions", "column": "region_name", "value": "华东", "label": "华东", "matched": "华东"}]
+
+
+def grounded(question: str, filled: dict | None = None, hits=None) -> dict | None:
+    from wenshu.semantic.grounding import ground
+
+    got = ground(QueryPlan.model_validate(filled or {"measures": ["pv"]}), MODEL, question, hits)
+    return None if got.plan is None else got.plan.model_dump(exclude_defaults=True)
+
+
+@pytest.mark.parametrize("question, plan", [
+    # the model chose nothing useful: what the question says still makes the plan
+    ("每个品牌的毛利和毛利率分别是多少", {"measures": ["gross_profit", "gross_margin"], "dimensions": ["brand"]}),
+    ("按会员等级看下单客户数", {"measures": ["buyers"], "dimensions": ["member_level"]}),
+    ("访客数最少的2个渠道", {"measures": ["uv"], "dimensions": ["traffic_channel"], "order": "asc", "limit": 2}),
+    ("Which city tier had the most new customers?", {"measures": ["new_customers"], "dimensions": ["city_tier"],
+                                                     "order": "desc", "limit": 1}),
+    ("退款金额每月的走势", {"measures": ["refund_amount"], "grain": "month"}),
+    ("Weekly refund rate", {"measures": ["refund_rate"], "grain": "week"}),
+    ("华东大区的客单价，和去年同期比", {"measures": ["aov"], "compare": "yoy",
+                               "filters": [{"dimension": "region", "values": ["华东"]}]}),
+    ("钻石会员贡献了多少比例的销售额", None),  # 比例 alone is not 占比: no share asked, still a total
+    ("钻石会员的销售额占比", {"measures": ["gmv"], "share": True,
+                           "filters": [{"dimension": "member_level", "values": ["3"]}]}),
+])
+def test_what_the_question_says_makes_the_plan(question, plan):
+    got = grounded(question, hits=HIT_EAST)
+    if plan is None:
+        assert got is not None and not got.get("share")
+    else:
+        assert got == QueryPlan.model_validate(plan).model_dump(exclude_defaults=True)
+
+
+def test_a_value_the_model_did_not_pick_becomes_a_filter_and_its_dimension_is_not_a_split():
+    got = grounded("华东区域的订单量", {"measures": ["paid_orders"], "dimensions": ["region"]}, HIT_EAST)
+    assert got == {"measures": ["paid_orders"], "filters": [{"dimension": "region", "values": ["华东"]}]}
+
+
+def test_a_label_two_dimensions_share_filters_the_one_the_measure_reaches():
+    got = grounded("App 渠道的浏览量")
+    assert got["filters"] == [{"dimension": "traffic_channel", "values": ["app"]}]
+    got = grounded("App 渠道的订单量")
+    assert got["filters"] == [{"dimension": "channel", "values": ["app"]}]
+
+
+def test_one_stretch_of_words_names_one_measure_but_each_word_counts():
+    assert grounded("商品销售额")["measures"] == ["item_sales"]  # not also 销售额
+    assert grounded("毛利和毛利率")["measures"] == ["gross_profit", "gross_margin"]
+
+
+def test_a_ranked_list_of_records_declines_and_counting_words_are_not_a_rank():
+    assert grounded("退款金额最高的5笔退款") is None
+    got = grounded("最近一个月的订单量")
+    assert "limit" not in got and "order" not in got
+
+
+def test_a_word_two_measures_share_is_answered_by_one_and_offers_the_other():
+    from wenshu.semantic.grounding import ground
+
+    text = bundled_text("demo").replace("synonyms: [销售件数,", "synonyms: [走量, 销售件数,").replace(
+        "synonyms: [订单数,", "synonyms: [走量, 订单数,")
+    model = parse_model(text)
+    got = ground(QueryPlan(measures=["pv"]), model, "上个月的走量")
+    assert got.plan.measures == ["paid_orders"]  # declared first
+    assert got.notes == [{"kind": "ambiguous", "used": "paid_orders", "others": ["units_sold"]}]
+    got = ground(QueryPlan(measures=["units_sold"]), model, "上个月的走量")
+    assert got.plan.measures == ["units_sold"] and got.notes[0]["others"] == ["paid_orders"]
+
+
+LAST_MONTH = Window(start=date(2026, 5, 1), end=date(2026, 6, 1))
+FIRST = QueryPlan(measures=["gmv"], dimensions=["region"], window=LAST_MONTH, order="desc", limit=3)
+
+
+def edited(question: str, plan: QueryPlan = FIRST, hits=None) -> dict | None:
+    from wenshu.semantic.edits import edit
+    from wenshu.semantic.mentions import read
+    from wenshu.semantic.windows import question_window
+
+    got = edit(plan, read(MODEL, question, hits), question_window(question), question, MODEL)
+    return None if got is None else got.model_dump(mode="json", exclude_defaults=True)
+
+
+def test_follow_ups_edit_the_previous_plan():
+    assert edited("换成订单量")["measures"] == ["paid_orders"]
+    assert edited("再加上订单量")["measures"] == ["gmv", "paid_orders"]
+    assert edited("只看华东的", hits=HIT_EAST)["filters"] == [{"dimension": "region", "values": ["华东"]}]
+    assert edited("再按渠道分一下")["dimensions"] == ["region", "channel"]
+    assert edited("和去年同期比呢")["compare"] == "yoy"
+    moved = edited("那本周呢")
+    assert moved["window"]["start"] != "2026-05-01" and moved["measures"] == ["gmv"] and moved["limit"] == 3
+    assert edited("按月看趋势")["grain"] == "month"
+    assert edited("谢谢") is None  # nothing the plan knows: free SQL (with the history) answers
+
+
+def test_the_answer_chart_and_chips_come_from_the_plan():
+    from wenshu.agent.plan_answer import PlanView, chips
+
+    plan = QueryPlan(measures=["gmv"], filters=[{"dimension": "region", "values": ["华东"]}], window=LAST_MONTH,
+                     compare="previous")
+    view = PlanView(MODEL, plan, "zh")
+    text = view.explain(["销售额", "销售额（上期）", "销售额环比%"], [[1200.5, 1000.0, 20.05]])
+    assert text.startswith("2026-05-01 至 2026-05-31，大区=华东，销售额为 1,200.50 元，环比 +20.05 %")
+    assert view.chart(["销售额", "销售额（上期）", "销售额环比%"], [[1200.5, 1000.0, 20.05]], "t")["mark"]["type"] == "bar"
+    kinds = {c["kind"]: c for c in chips(view)}
+    assert set(kinds) == {"measure", "filter", "window", "compare"}
+    assert kinds["filter"]["remove"].get("filters", []) == [] and kinds["compare"]["options"][0]["plan"]["compare"] == "yoy"
+    assert kinds["measure"]["remove"] is None  # the only measure cannot go
+    assert "window" not in kinds["window"]["remove"] and kinds["window"]["remove"].get("compare", "none") == "none"
+
+    en = PlanView(MODEL, QueryPlan(measures=["paid_orders"], dimensions=["city_tier"], share=True), "en")
+    rows = [["tier 1", 10, 50.0], ["new tier 1", 6, 30.0], ["tier 2", 4, 20.0]]
+    assert en.explain(["city tier", "orders", "share %"], rows) == (
+        "orders by city tier, 3 rows; the highest share is tier 1 with 50.00 %.")
+    assert en.chart(["city tier", "orders", "share %"], rows, "t")["mark"]["type"] == "arc"
+    trend = PlanView(MODEL, QueryPlan(measures=["uv", "pv"], grain="day"), "en")
+    spec = trend.chart(["day", "visitors", "page views"], [["2026-05-01", 1, 5], ["2026-05-02", 2, 6]], "t")
+    assert spec["mark"]["type"] == "line"
+    versus = PlanView(MODEL, QueryPlan(measures=["gmv"], dimensions=["region"], window=LAST_MONTH, compare="yoy"), "zh")
+    spec = versus.chart(["大区", "销售额", "销售额（去年同期）", "销售额同比%"], [["华东", 5.0, 4.0, 25.0], ["华南", 3.0, 2.0, 50.0]], "t")
+    assert spec["mark"]["type"] == "bar" and "xOffset" in spec["encoding"]
