@@ -57,3 +57,18 @@ def test_the_prompt_carries_the_windows_and_drops_examples_on_follow_ups():
     follow = _user_message(question="按城市拆开", history=[Turn("上周的订单量", "SELECT 2")])
     assert "SELECT 2" in follow and "Q1" not in follow
     assert "Time windows" not in _user_message(question="各城市的订单量")
+
+
+@pytest.mark.parametrize("question, today, first, last", [
+    ("去年双十一的退款金额", "2026-12-01", "2025-11-11", "2025-11-11"),
+    ("双11卖了多少", "2026-12-01", "2026-11-11", "2026-11-11"),  # alone: the latest one up to today
+    ("双11卖了多少", "2026-06-01", "2025-11-11", "2025-11-11"),
+    ("今年国庆假期每天的访客数", "2026-12-01", "2026-10-01", "2026-10-07"),
+    ("revenue on Christmas last year", "2026-03-01", "2025-12-25", "2025-12-25"),
+    ("last year's Singles' Day orders", "2026-03-01", "2025-11-11", "2025-11-11"),
+])
+def test_named_shopping_and_public_days_resolve_to_their_dates(question, today, first, last):
+    (w,) = find_windows(question)
+    conn = sqlite3.connect(":memory:")
+    start, end = conn.execute(f"SELECT {w.start}, date({w.end}, '-1 day')".replace("'now'", f"'{today}'")).fetchone()
+    assert (start, end) == (first, last)

@@ -9,7 +9,8 @@ The business calendar (shared with the demo's examples and gold set): weeks run 
 "上周 / last week" is the previous full week, "本周 / this week" this Monday to today; "上个月" the
 previous calendar month; "本月 / 今年" to date; "去年" the previous calendar year; "最近N天 / last N
 days" today and the N-1 days before; "最近N个月 / last N months" and "最近N周" the N complete months
-(weeks) before the current one; quarters are calendar quarters.
+(weeks) before the current one; quarters are calendar quarters. Named days (双十一, 双十二, 国庆假期,
+元旦, Christmas) are that year's with 今年/去年/前年 (this/last year), and the latest one alone.
 
 Only SQLite expressions are produced for now; other dialects get no hints (the model is on its own).
 """
@@ -85,6 +86,41 @@ _COUNTED: list[tuple[str, object]] = [
 ]
 
 
+# Shopping and public days of the Gregorian calendar: (words, month, day, days). With 今年/去年/前年 (this,
+# last year) before them they mean that year's; alone, the latest one up to today.
+_DAYS = [
+    (r"双十一|双11|光棍节|singles'? day|double 11", 11, 11, 1),
+    (r"双十二|双12|double 12", 12, 12, 1),
+    (r"618大促|618当天|618购物节", 6, 18, 1),
+    (r"国庆(?:节)?(?:假期|黄金周|期间)|national day (?:holiday|golden week)", 10, 1, 7),
+    (r"国庆节|国庆当天|national day", 10, 1, 1),
+    (r"元旦|new year'?s day", 1, 1, 1),
+    (r"圣诞节?|christmas(?: day)?", 12, 25, 1),
+]
+_YEARS = {"今年": 0, "this year": 0, "去年": 1, "last year": 1, "前年": 2, "the year before last": 2}
+
+
+def _day_window(years_back: int | None, month: int, day: int, days: int) -> tuple[str, str]:
+    def on(back: int) -> str:
+        return f"date('now', 'start of year', '-{back} years', '+{month - 1} months', '+{day - 1} days')"
+
+    start = on(years_back) if years_back is not None else \
+        f"(CASE WHEN {on(0)} <= date('now') THEN {on(0)} ELSE {on(1)} END)"
+    return start, f"date({start}, '+{days} days')"
+
+
+def _named_days(question: str) -> list[tuple[int, int, TimeWindow]]:
+    years = "|".join(re.escape(y) for y in _YEARS)
+    found = []
+    for words, month, day, days in _DAYS:
+        pattern = rf"(?:({years})(?:'s)?\s*(?:的)?\s*)?(?:{words})(?:\s+({years}))?"
+        for m in re.finditer(pattern, question, flags=re.I):
+            said = m.group(1) or m.group(2)
+            back = _YEARS.get(said.lower()) if said else None
+            found.append((m.start(), m.end(), TimeWindow(m.group(0), *_day_window(back, month, day, days))))
+    return found
+
+
 def find_windows(question: str, dialect: str = "sqlite") -> list[TimeWindow]:
     """The relative time phrases of `question`, in order of appearance, without overlaps."""
     if dialect not in ("sqlite", ""):
@@ -95,6 +131,7 @@ def find_windows(question: str, dialect: str = "sqlite") -> list[TimeWindow]:
             n = _number(m.group(1))
             if n and 0 < n <= 3660:
                 found.append((m.start(), m.end(), TimeWindow(m.group(0), *make(n))))
+    found += _named_days(question)
     for pattern, (start, end) in _FIXED:
         for m in re.finditer(pattern, question, flags=re.I):
             found.append((m.start(), m.end(), TimeWindow(m.group(0), start, end)))
