@@ -290,3 +290,20 @@ def test_outcome_layers_are_ordered(catalog):
     # a statement-class problem wins over an unknown table; an unknown table over a cartesian product
     assert check("DELETE FROM nope", "sqlite", catalog).layer == 1
     assert check("SELECT * FROM nope, orders", "sqlite", catalog).layer == 2
+
+
+@pytest.mark.parametrize("dialect", ["mysql", "sqlite", "postgres"])
+@pytest.mark.parametrize("sql", [
+    "SELECT name FROM singer /*! UNION SELECT user FROM mysql.user */",
+    "SELECT name FROM singer /*M!100000 UNION SELECT 1 */",
+    "SELECT name /*!50000 , password */ FROM singer",
+])
+def test_mysql_executable_comments_are_refused(sql, dialect):
+    """MySQL and MariaDB run the text of /*! */ comments: what the parser sees as a comment is code there."""
+    out = check(sql, dialect)
+    assert not out.passed and out.layer == 1 and out.code == "sql_executable_comment", out
+
+
+def test_ordinary_comments_and_literals_that_look_alike_pass():
+    assert check("SELECT name /* the singer's name */ FROM singer -- /*! not code after -- */", "mysql").passed
+    assert check("SELECT name FROM singer WHERE name = '/*! text */'", "mysql").passed

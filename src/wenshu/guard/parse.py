@@ -1,7 +1,8 @@
 """Layer 1a: turn text into exactly one sqlglot tree, or a refusal.
 
-Empty text, oversized text, nesting too deep for the parser, text sqlglot cannot parse and
-several statements are refused here; sqlglot is never allowed to raise past this module.
+Empty text, oversized text, nesting too deep for the parser, MySQL executable comments (`/*! */`),
+text sqlglot cannot parse and several statements are refused here; sqlglot is never allowed to raise
+past this module.
 """
 
 from __future__ import annotations
@@ -52,6 +53,17 @@ def _parse_error_text(err: Exception) -> str:
     return text[:200]
 
 
+def _executable_comment(text: str, dialect: str) -> bool:
+    """A `/*! ... */` or `/*M! ... */` comment: MySQL and MariaDB run its text as part of the statement, so
+    what the parser sees as a comment may be a UNION over `mysql.user`. Refused in every dialect (a query
+    never needs one), since the same text could be sent to a MySQL datasource."""
+    try:
+        tokens = sqlglot.tokenize(text, read=dialect or None)
+    except Exception:  # noqa: BLE001 - the parser reports the syntax error
+        return "/*!" in text or "/*M!" in text.upper()
+    return any(c.lstrip().startswith(("!", "M!", "m!")) for t in tokens for c in t.comments)
+
+
 def too_complex(why: str) -> Problem:
     return Problem(
         "sql_too_complex", f"The SQL is too complex to check safely: {why}.",
@@ -71,6 +83,11 @@ def parse_one(sql: str, dialect: str, *, max_chars: int = MAX_SQL_CHARS) -> exp.
         )  # fmt: skip
     if _too_deep(text, MAX_DEPTH):
         return too_complex(f"parentheses are nested more than {MAX_DEPTH} levels deep")
+    if _executable_comment(text, dialect):
+        return Problem(
+            "sql_executable_comment", "The SQL contains a /*! ... */ comment, which MySQL and MariaDB execute as code.",
+            "Return the query without comments.",
+        )  # fmt: skip
     try:
         statements = [s for s in sqlglot.parse(text, read=dialect or None) if s is not None]
     except RecursionError:
