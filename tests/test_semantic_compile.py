@@ -207,6 +207,8 @@ PLANS = [
     {"measures": ["refund_amount"], "grain": "quarter", "window": YEAR_AGO, "dimensions": ["refund_reason"]},
     {"measures": ["new_customers"], "grain": "year", "dimensions": ["gender"]},
     {"measures": ["gmv"], "grain": "day", "window": WINDOW, "filters": [{"dimension": "city_tier", "values": ["一线"]}]},
+    {"measures": ["paid_orders", "aov"], "window": WINDOW, "filters": [{"dimension": "category", "values": ["母婴玩具"]}]},
+    {"measures": ["gmv"], "share": True, "window": WINDOW, "filters": [{"dimension": "member_level", "values": ["钻石"]}]},
 ]
 
 
@@ -245,3 +247,27 @@ def test_the_same_plans_give_the_same_results_on_duckdb(data, sqlite_url):
         rows = [tuple(float(v) if isinstance(v, Decimal) else v for v in r) for r in cursor.fetchall()]
         rows = [tuple(v.isoformat()[:10] if isinstance(v, date) else v for v in r) for r in rows]
         assert same(_sorted(rows), _sorted(expected)), (plan, rows[:3], expected[:3])
+
+
+def test_an_item_level_filter_keeps_orders_that_have_such_an_item_without_fan_out(sqlite_url):
+    """Orders filtered by a category are the orders with an item of it (EXISTS), each counted once."""
+    category = gold(sqlite_url, "SELECT category_name FROM categories ORDER BY category_id LIMIT 1")[0][0]
+    cols, rows = run(sqlite_url, {"measures": ["paid_orders", "buyers"], "window": WINDOW,
+                                  "filters": [{"dimension": "category", "values": [category]}]})
+    expected = gold(sqlite_url, f"""
+        SELECT COUNT(DISTINCT o.order_id), COUNT(DISTINCT o.customer_id) FROM orders o
+        JOIN order_items i ON i.order_id = o.order_id JOIN products p ON p.product_id = i.product_id
+        JOIN categories cat ON cat.category_id = p.category_id WHERE cat.category_name = '{category}'
+        AND {PAID_LAST_MONTH}""")
+    assert cols == ["订单量", "下单客户数"] and same(rows, expected) and rows[0][0] > 0
+    with pytest.raises(PlanNotCompilable):  # filtering is fine; splitting by it would repeat the orders
+        compile_plan(MODEL, QueryPlan.model_validate({"measures": ["paid_orders"], "dimensions": ["category"]}))
+
+
+def test_the_share_of_a_filtered_part_answers_with_the_share_alone(sqlite_url):
+    cols, rows = run(sqlite_url, {"measures": ["gmv"], "share": True, "window": WINDOW,
+                                  "filters": [{"dimension": "member_level", "values": ["3"]}]})
+    expected = gold(sqlite_url, f"""
+        SELECT ROUND(100.0 * SUM(CASE WHEN cu.member_level = 3 THEN o.pay_amount ELSE 0 END) / SUM(o.pay_amount), 2)
+        FROM orders o JOIN customers cu ON cu.customer_id = o.customer_id WHERE {PAID_LAST_MONTH}""")
+    assert cols == ["占比%"] and same(rows, expected)

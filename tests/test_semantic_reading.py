@@ -133,3 +133,16 @@ def test_the_answer_chart_and_chips_come_from_the_plan():
     versus = PlanView(MODEL, QueryPlan(measures=["gmv"], dimensions=["region"], window=LAST_MONTH, compare="yoy"), "zh")
     spec = versus.chart(["大区", "销售额", "销售额（去年同期）", "销售额同比%"], [["华东", 5.0, 4.0, 25.0], ["华南", 3.0, 2.0, 50.0]], "t")
     assert spec["mark"]["type"] == "bar" and "xOffset" in spec["encoding"]
+
+
+def test_a_value_the_measures_cannot_be_filtered_by_sends_the_question_to_free_sql():
+    hit = [{"table": "refunds", "column": "reason", "value": "质量问题", "label": "质量问题", "matched": "质量问题"}]
+    assert grounded("质量问题的访客数", hits=hit) is None  # traffic has no refunds: no plan, not a silent drop
+    got = grounded("质量问题的退款金额", hits=hit)
+    assert got["filters"] == [{"dimension": "refund_reason", "values": ["质量问题"]}]
+
+
+def test_an_item_level_value_filters_orders_through_their_items():
+    hit = [{"table": "categories", "column": "category_name", "value": "母婴玩具", "label": "母婴玩具", "matched": "母婴玩具"}]
+    got = grounded("上周有母婴玩具商品的订单量", hits=hit)
+    assert got == {"measures": ["paid_orders"], "filters": [{"dimension": "category", "values": ["母婴玩具"]}]}

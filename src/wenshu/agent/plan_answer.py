@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from wenshu.i18n import pick
+from wenshu.semantic.compile import share_only
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import QueryPlan
 from wenshu.sql.charts import choose_chart
@@ -75,6 +76,9 @@ class PlanView:
         head = pick(lang, f"{scope}: " if scope else "", f"{scope}，" if scope else "")
         if not rows:
             text = head + pick(lang, "no matching data.", "没有符合条件的数据。")
+        elif share_only(p):
+            text = head + pick(lang, f"{_fmt(rows[0][-1])} % of all {self.name(first)}.",
+                               f"占全部{self.name(first)}的 {_fmt(rows[0][-1])} %。")
         elif keys == 0:
             parts = []
             for i, mid in enumerate(p.measures):

@@ -40,7 +40,11 @@ class SQLPart(TypedDict, total=False):
     plan: dict  # the query plan that answered (semantic.plan.QueryPlan)
     plan_notes: list[dict]  # ambiguous measure words, a finer measure used for a split (agent.plan_answer)
     attempts: list[dict]  # [{sql, stage, reason}]
-    feedback: str | None  # why the next generation must differ
+    attempted: bool  # an SQL was produced this turn (generate or plan); the next generate is a retry
+    raw: str  # the model's text the SQL was extracted from (first 2,000 characters)
+    repairs: list[str]  # what sql.repair fixed in code before the guard
+    kept: dict  # {sql, result}: the last answer that ran, for the graceful fallback
+    vote: str  # how the self-consistency vote chose (sql_candidates > 1)
     validation: dict | None
     retries: int  # regenerations after a validation or execution failure
     eval_rounds: int  # regenerations after an unsatisfied evaluation

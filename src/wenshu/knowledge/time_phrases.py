@@ -78,11 +78,11 @@ _FIXED: list[tuple[str, tuple[str, str | None]]] = [
 ]
 _COUNTED: list[tuple[str, object]] = [
     (rf"(?:最近|近|过去|前){_NUM}\s*(?:天|日)", _days),
-    (rf"\b(?:last|past|previous)\s+(\d+)\s+days?\b", _days),
+    (rf"\b(?:last|past|previous)\s+(\d+)\s+(?:full\s+|complete\s+|whole\s+)?days?\b", _days),
     (rf"(?:最近|近|过去|前){_NUM}\s*(?:个)?(?:周|星期)", _weeks),
-    (rf"\b(?:last|past|previous)\s+(\d+)\s+weeks?\b", _weeks),
+    (rf"\b(?:last|past|previous)\s+(\d+)\s+(?:full\s+|complete\s+|whole\s+)?weeks?\b", _weeks),
     (rf"(?:最近|近|过去|前){_NUM}\s*个月", _months),
-    (rf"\b(?:last|past|previous)\s+(\d+)\s+months?\b", _months),
+    (rf"\b(?:last|past|previous)\s+(\d+)\s+(?:full\s+|complete\s+|whole\s+)?months?\b", _months),
 ]
 
 

@@ -24,7 +24,7 @@ from sqlglot import exp
 from wenshu.errors import InputError
 from wenshu.semantic.grains import BUCKETS, as_text, bucket, round2, sqlglot_name
 from wenshu.semantic.model import Dimension, Measure, Ratio, SemanticModel
-from wenshu.semantic.paths import Unreachable, joins
+from wenshu.semantic.paths import Unreachable, joins, reachable, semi_join
 from wenshu.semantic.plan import Filter, QueryPlan, Window
 
 AGG = {"sum": "SUM({e})", "avg": "AVG({e})", "min": "MIN({e})", "max": "MAX({e})", "count": "COUNT({e})",
@@ -50,6 +50,12 @@ class Compiled:
     dialect: str
 
 
+def share_only(plan: QueryPlan) -> bool:
+    """A share of a filtered part with nothing to split by answers with the share alone."""
+    return plan.share and bool(plan.filters) and not plan.dimensions and not plan.grain and plan.compare == "none" \
+        and len(plan.measures) == 1
+
+
 def coded(d: Dimension) -> bool:
     """Stored numeric codes (1 = 一线) show as their labels; a stored word (app, web) shows as stored."""
     return bool(d.labels) and all(c.lstrip("-").isdigit() for c in d.labels)
@@ -67,6 +73,7 @@ class _Compiler:
         self.measures = {m.id: m for m in model.measures}
         self.ratios = {r.id: r for r in model.ratios}
         self.dims = {d.id: d for d in model.dimensions}
+        self.lookups = reachable(model)
 
     # -- names -------------------------------------------------------------------------------
     def q(self, name: str) -> str:
@@ -119,6 +126,21 @@ class _Compiler:
             return f"{column} {'NOT IN' if f.op == 'not_in' else 'IN'} ({', '.join(values)})"
         return f"{column} {OPS[f.op]} {values[0]}"
 
+    def exists(self, m: Measure, f: Filter) -> str:
+        target = self.dim(f.dimension).table
+        try:
+            sj = semi_join(self.model, m.table, target)
+        except Unreachable as exc:
+            raise self.fail(f"measure {m.id} (on {m.table}) cannot be filtered by {target}",
+                            f"度量 {m.id}（{m.table} 表）不能按 {target} 筛选") from exc
+        cond = self.condition(f, set())
+        sql = f"EXISTS (SELECT 1 FROM {self.q(sj.child)}"
+        for h in sj.hops:
+            lt, lc, rt, rc = h.on
+            sql += f" JOIN {self.q(h.table)} ON {self.col(lt, lc)} = {self.col(rt, rc)}"
+        ct, cc, st, sc = sj.on
+        return sql + f" WHERE {self.col(ct, cc)} = {self.col(st, sc)} AND {cond})"
+
     def measure_cte(self, m: Measure, window: Window | None, filtered: bool = True) -> str:
         used: set[str] = {m.table}
         groups = [self.col(d.table, d.column) for d in self.keys_dims]
@@ -131,7 +153,11 @@ class _Compiler:
         if window is not None:
             t = self.time_column(m, used)
             where.append(f"{t} >= {_lit(window.start.isoformat())} AND {t} < {_lit(window.end.isoformat())}")
-        where += [self.condition(f, used) for f in self.plan.filters] if filtered else []
+        for f in self.plan.filters if filtered else []:
+            if self.dim(f.dimension).table.lower() in self.lookups.get(m.table.lower(), set()) | {m.table.lower()}:
+                where.append(self.condition(f, used))
+            else:  # an item-level filter on an order-level measure: the orders that have such an item
+                where.append(self.exists(m, f))
         try:
             hops = joins(self.model, m.table, used - {m.table})
         except Unreachable as exc:
@@ -186,6 +212,8 @@ class _Compiler:
             select.append(f"{key_of}.p AS {self.q(PERIOD[self.lang][plan.grain])}")
             columns.append(PERIOD[self.lang][plan.grain])
         for mt in metrics:
+            if share_only(plan):
+                break  # 钻石会员占销售额的百分比: the share is the answer
             value = self.value(mt, "m")
             select.append(f"{value} AS {self.q(self.name(mt))}")
             columns.append(self.name(mt))

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from wenshu.semantic.mentions import Mentions, read
 from wenshu.semantic.model import SemanticModel
-from wenshu.semantic.paths import reachable
+from wenshu.semantic.paths import filterable, reachable
 from wenshu.semantic.plan import Filter, QueryPlan
 
 
@@ -90,9 +90,9 @@ def _filters(plan: QueryPlan, model: SemanticModel, m: Mentions, measures: list[
                   if codes.get(str(v).casefold(), str(v)) in named or str(v).casefold() in question.casefold()]
         if values and f.op in ("in", "not_in", "eq", "ne"):
             out[d.id] = f.model_copy(update={"values": values})
-    tables, lookups = _tables(model, measures), reachable(model)
+    tables, reach_of = _tables(model, measures), filterable(model)
     for did, values in m.values.items():
-        reach = all(dims[did].table.lower() == t or dims[did].table.lower() in lookups.get(t, ())
+        reach = all(dims[did].table.lower() == t or dims[did].table.lower() in reach_of.get(t, ())
                     for t in tables)
         if did not in out and dims[did].kind != "time" and reach:  # 小程序 of the orders or of the traffic
             out[did] = Filter(dimension=did, op="in", values=values)
@@ -132,8 +132,12 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         return Grounded(None, "the question names none of the semantic model's measures (the plan chose "
                         + ", ".join(plan.measures) + ")", dropped, m)
     filters = _filters(plan, model, m, measures, question)
-    dropped += [f"filter {f.dimension}" for f in plan.filters if f.dimension not in {x.dimension for x in filters}]
     kinds = {d.id: d.kind for d in model.dimensions}
+    lost = [d for d in m.values if kinds[d] != "time" and d not in {f.dimension for f in filters}]
+    if lost and not any(f.dimension in m.values for f in filters):  # 母婴玩具 named, nothing can filter by it
+        return Grounded(None, f"the question names a value of {lost[0]}, which the measures cannot be filtered by",
+                        dropped, m)
+    dropped += [f"filter {f.dimension}" for f in plan.filters if f.dimension not in {x.dimension for x in filters}]
     filtered = {f.dimension for f in filters}
     dims = [d for d in plan.dimensions if d in kinds and (d in m.split or d in m.dimensions and d not in filtered)]
     dims += [d for d in m.split if d not in dims]

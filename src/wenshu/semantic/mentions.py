@@ -164,7 +164,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     dims = Spans.find(question, {d.id: d.words() for d in model.dimensions}, metrics.spans() + value_spans)
     named, split = [], []
     for did in dims.ids():
-        after_value = all(any(e == s for _, e in value_spans) for s, _ in dims.hits[did])
+        after_value = all(any(e <= s and not question[e:s].strip() for _, e in value_spans) for s, _ in dims.hits[did])
         if not after_value:
             named.append(did)
         if any(SPLIT_BEFORE.search(question[:s]) for s, _ in dims.hits[did]):

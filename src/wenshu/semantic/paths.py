@@ -3,7 +3,9 @@
 A measure is only ever joined to tables its rows look up: following a relationship from its many side
 to its one side (or across a one-to-one) keeps one row per measure row, so an aggregation over the
 joined rows is the aggregation over the measure's own rows. A dimension on a table reached the other
-way (orders → order_items) would repeat the measure's rows; `path` refuses it.
+way (orders → order_items) would repeat the measure's rows; `path` refuses it. Such a table can still
+filter the measure's rows without joining them (`semi_join`: the orders that have an item of a
+category), never split them.
 """
 
 from __future__ import annotations
@@ -99,4 +101,40 @@ def joins(model: SemanticModel, start: str, targets: set[str]) -> list[Hop]:
         for hop in path(model, start, target):
             if hop.table not in {h.table for h in out}:
                 out.append(hop)
+    return out
+
+
+@dataclass(frozen=True)
+class SemiJoin:
+    """Filter `start`'s rows by `target` through a table that looks `start` up: EXISTS, never a join."""
+
+    child: str  # a table whose rows look up `start` (order_items for orders)
+    on: tuple[str, str, str, str]  # (child, its column, start, start's column)
+    hops: list[Hop]  # from the child to `target`
+
+
+def semi_join(model: SemanticModel, start: str, target: str) -> SemiJoin:
+    """The shortest way to filter `start` by `target` through one child table; raises Unreachable."""
+    found = []
+    for r in model.relationships:
+        (ta, ca), (tb, cb) = r.ends()
+        if tb.lower() == start.lower() and r.cardinality == "many_to_one":
+            try:
+                found.append(SemiJoin(ta, (ta, ca, tb, cb), path(model, ta, target)))
+            except Unreachable:
+                continue
+    if not found:
+        raise Unreachable(start, target)
+    return min(found, key=lambda s: len(s.hops))
+
+
+def filterable(model: SemanticModel) -> dict[str, set[str]]:
+    """Per table (lower case), every table that can filter its rows: its lookups, and through each table
+    that looks it up, that table and its lookups."""
+    lookups = reachable(model)
+    out = {t: set(v) for t, v in lookups.items()}
+    for r in model.relationships:
+        (ta, _), (tb, _) = r.ends()
+        if r.cardinality == "many_to_one":
+            out.setdefault(tb.lower(), set()).update({ta.lower()} | lookups.get(ta.lower(), set()))
     return out
