@@ -131,3 +131,13 @@ def test_settings_come_from_wenshu_toml_and_env(home, monkeypatch):
 
     s = get_settings()
     assert s.row_limit == 77 and s.llm_model == "from-env" and s.home == home
+
+
+def test_ask_through_the_semantic_plan_prints_the_plan(fake_script, monkeypatch):
+    """The product default: a business question the semantic model covers is answered by a plan."""
+    fake_script(json.dumps({"measures": ["paid_orders"], "dimensions": ["city"]}))
+    monkeypatch.setenv("WENSHU_SEMANTIC_PATH", "1")
+    reset_settings_cache()
+    out = run("ask", "上个月订单量最多的3个城市")
+    assert out.exit_code == 0, out.output
+    assert "查询计划：订单量 · 按城市 · " in out.stdout and "前 3" in out.stdout and "WITH m_paid_orders" in out.stdout

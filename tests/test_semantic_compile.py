@@ -271,3 +271,17 @@ def test_the_share_of_a_filtered_part_answers_with_the_share_alone(sqlite_url):
         SELECT ROUND(100.0 * SUM(CASE WHEN cu.member_level = 3 THEN o.pay_amount ELSE 0 END) / SUM(o.pay_amount), 2)
         FROM orders o JOIN customers cu ON cu.customer_id = o.customer_id WHERE {PAID_LAST_MONTH}""")
     assert cols == ["占比%"] and same(rows, expected)
+
+
+def test_a_ratio_across_tables_splits_by_conformed_dimensions(sqlite_url):
+    """Paid orders (orders.channel) over visitors (daily_traffic.channel): each side splits by the channel
+    column it reaches, and the two meet on the shared codes."""
+    cols, rows = run(sqlite_url, {"measures": ["conversion_rate"], "dimensions": ["traffic_channel"],
+                                  "window": WINDOW, "order": "desc"})
+    expected = gold(sqlite_url, f"""
+        SELECT t.channel, ROUND(100.0 * o.n / t.uv, 2) FROM
+          (SELECT channel, SUM(uv) AS uv FROM daily_traffic WHERE stat_date >= '{WINDOW['start']}'
+           AND stat_date < '{WINDOW['end']}' GROUP BY channel) t
+          JOIN (SELECT channel, COUNT(*) AS n FROM orders o WHERE {PAID_LAST_MONTH} GROUP BY channel) o
+          ON o.channel = t.channel ORDER BY 2 DESC""")
+    assert cols == ["流量渠道", "转化率"] and same(rows, expected) and len(rows) == 3

@@ -27,7 +27,7 @@ def grounded(question: str, filled: dict | None = None, hits=None) -> dict | Non
     # the model chose nothing useful: what the question says still makes the plan
     ("每个品牌的毛利和毛利率分别是多少", {"measures": ["gross_profit", "gross_margin"], "dimensions": ["brand"]}),
     ("按会员等级看下单客户数", {"measures": ["buyers"], "dimensions": ["member_level"]}),
-    ("访客数最少的2个渠道", {"measures": ["uv"], "dimensions": ["traffic_channel"], "order": "asc", "limit": 2}),
+    ("访客数最少的2个渠道", {"measures": ["uv"], "dimensions": ["channel"], "order": "asc", "limit": 2}),  # conformed
     ("Which city tier had the most new customers?", {"measures": ["new_customers"], "dimensions": ["city_tier"],
                                                      "order": "desc", "limit": 1}),
     ("退款金额每月的走势", {"measures": ["refund_amount"], "grain": "month"}),
@@ -52,9 +52,13 @@ def test_a_value_the_model_did_not_pick_becomes_a_filter_and_its_dimension_is_no
 
 
 def test_a_label_two_dimensions_share_filters_the_one_the_measure_reaches():
-    got = grounded("App 渠道的浏览量")
-    assert got["filters"] == [{"dimension": "traffic_channel", "values": ["app"]}]
-    got = grounded("App 渠道的订单量")
+    from wenshu.semantic.compile import compile_plan
+
+    got = grounded("App 渠道的浏览量")  # the traffic's channel conforms to the orders' one
+    assert got["filters"] in ([{"dimension": "traffic_channel", "values": ["app"]}],
+                              [{"dimension": "channel", "values": ["app"]}])
+    assert '"daily_traffic"."channel" IN (\'app\')' in compile_plan(MODEL, QueryPlan.model_validate(got)).sql
+    got = grounded("App 渠道的退款金额")  # refunds reach the orders' channel only
     assert got["filters"] == [{"dimension": "channel", "values": ["app"]}]
 
 
@@ -146,3 +150,34 @@ def test_an_item_level_value_filters_orders_through_their_items():
     hit = [{"table": "categories", "column": "category_name", "value": "母婴玩具", "label": "母婴玩具", "matched": "母婴玩具"}]
     got = grounded("上周有母婴玩具商品的订单量", hits=hit)
     assert got == {"measures": ["paid_orders"], "filters": [{"dimension": "category", "values": ["母婴玩具"]}]}
+
+
+@pytest.mark.parametrize("question, part", [
+    ("Top 5 products by units sold this year", {"dimensions": ["product"], "limit": 5, "order": "desc"}),
+    ("Revenue across regions last month", {"dimensions": ["region"]}),
+    ("Compare this month's revenue with last month", {"compare": "previous"}),
+    ("revenue vs the previous week", {"compare": "previous"}),
+    ("本月的销售额和上个月相比", {"compare": "previous"}),
+])
+def test_english_plurals_and_comparison_words_are_read(question, part):
+    got = grounded(question)
+    assert {k: got.get(k) for k in part} == part, got
+
+
+def test_a_period_to_date_compares_with_the_same_days_of_the_period_before():
+    def before(start, end):
+        w = Window(start=date.fromisoformat(start), end=date.fromisoformat(end)).shifted("previous")
+        return w.start.isoformat(), w.end.isoformat()
+
+    assert before("2026-12-01", "2026-12-04") == ("2026-11-01", "2026-11-04")  # this month so far
+    assert before("2026-11-30", "2026-12-02") == ("2026-11-23", "2026-11-25")  # this week so far (from Monday)
+    assert before("2026-11-01", "2026-12-01") == ("2026-10-01", "2026-11-01")  # last month
+    assert before("2026-11-23", "2026-11-30") == ("2026-11-16", "2026-11-23")  # last week
+    assert before("2026-11-05", "2026-11-12") == ("2026-10-29", "2026-11-05")  # any 7 days
+
+
+def test_a_value_of_conformed_dimensions_filters_once_on_the_one_the_measures_reach():
+    plan = QueryPlan(measures=["refund_amount"], dimensions=["refund_reason"], window=LAST_MONTH)
+    assert edited("只看App渠道", plan)["filters"] == [{"dimension": "channel", "values": ["app"]}]
+    assert grounded("App 的访客数和订单量")["filters"] in ([{"dimension": "channel", "values": ["app"]}],
+                                                        [{"dimension": "traffic_channel", "values": ["app"]}])

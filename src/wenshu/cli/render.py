@@ -30,6 +30,9 @@ def render_response(console: Console, resp: AgentResponse, lang: str) -> None:
             console.print(pick(lang, f"[dim]… {resp.row_count} rows in all[/]", f"[dim]… 共 {resp.row_count} 行[/]"))
     style = "red" if resp.error else "bold green"
     console.print(f"[{style}]{resp.answer}[/]")
+    if resp.plan:  # the semantic model's plan answered: its parts, as the web UI's chips show them
+        chips = " · ".join(c["label"] for c in resp.plan.get("chips", []))
+        console.print(pick(lang, f"[dim]plan: {chips}[/]", f"[dim]查询计划：{chips}[/]"))
     if resp.chart:
         mark = resp.chart.get("mark")
         kind = mark.get("type") if isinstance(mark, dict) else mark

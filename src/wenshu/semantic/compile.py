@@ -116,8 +116,13 @@ class _Compiler:
                             f"度量 {m.id} 没有时间列，无法按时间范围或趋势统计")
         return self.qualify(m.time, m.table, used)
 
-    def condition(self, f: Filter, used: set[str]) -> str:
-        d = self.dim(f.dimension)
+    def reaching(self, d: Dimension, m: Measure) -> Dimension:
+        """`d`, or the dimension conforming to it that `m`'s table reaches (the traffic's channel for visitors)."""
+        near = self.lookups.get(m.table.lower(), set()) | {m.table.lower()}
+        return next((c for c in self.model.conformed(d.id) if c.table.lower() in near), d)
+
+    def condition(self, f: Filter, used: set[str], d: Dimension | None = None) -> str:
+        d = d or self.dim(f.dimension)
         used.add(d.table)
         codes = {label: code for code, label in d.labels.items()}
         values = [_lit(codes[v]) if isinstance(v, str) and v in codes else _lit(v) for v in f.values]
@@ -143,8 +148,9 @@ class _Compiler:
 
     def measure_cte(self, m: Measure, window: Window | None, filtered: bool = True) -> str:
         used: set[str] = {m.table}
-        groups = [self.col(d.table, d.column) for d in self.keys_dims]
-        used.update(d.table for d in self.keys_dims)
+        split = [self.reaching(d, m) for d in self.keys_dims]
+        groups = [self.col(d.table, d.column) for d in split]
+        used.update(d.table for d in split)
         if self.plan.grain:
             groups.append(bucket(self.dialect, self.plan.grain, self.time_column(m, used)))
         keys = [f"{g} AS {'p' if self.plan.grain and i == len(groups) - 1 else f'd{i}'}" for i, g in enumerate(groups)]
@@ -154,8 +160,9 @@ class _Compiler:
             t = self.time_column(m, used)
             where.append(f"{t} >= {_lit(window.start.isoformat())} AND {t} < {_lit(window.end.isoformat())}")
         for f in self.plan.filters if filtered else []:
-            if self.dim(f.dimension).table.lower() in self.lookups.get(m.table.lower(), set()) | {m.table.lower()}:
-                where.append(self.condition(f, used))
+            d = self.reaching(self.dim(f.dimension), m)
+            if d.table.lower() in self.lookups.get(m.table.lower(), set()) | {m.table.lower()}:
+                where.append(self.condition(f, used, d))
             else:  # an item-level filter on an order-level measure: the orders that have such an item
                 where.append(self.exists(m, f))
         try:

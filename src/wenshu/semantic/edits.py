@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from wenshu.semantic.grounding import value_filters
 from wenshu.semantic.mentions import Mentions
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import Filter, QueryPlan, Window
@@ -30,9 +31,9 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     if re.search(DROP_FILTERS, question, re.I) and not m.values:
         filters = {}
     kinds = {d.id: d.kind for d in model.dimensions}
-    for did, values in m.values.items():
-        if kinds.get(did) != "time":
-            filters[did] = Filter(dimension=did, op="in", values=values)
+    for did, values in value_filters(model, m, update.get("measures", previous.measures)).items():
+        filters.pop(next((c.id for c in model.conformed(did) if c.id in filters), did), None)
+        filters[did] = Filter(dimension=did, op="in", values=values)
     if list(filters.values()) != previous.filters:
         update["filters"] = list(filters.values())
     split = [d for d in m.split if kinds.get(d) == "category" and d not in previous.dimensions]

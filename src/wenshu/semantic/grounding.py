@@ -90,28 +90,40 @@ def _filters(plan: QueryPlan, model: SemanticModel, m: Mentions, measures: list[
                   if codes.get(str(v).casefold(), str(v)) in named or str(v).casefold() in question.casefold()]
         if values and f.op in ("in", "not_in", "eq", "ne"):
             out[d.id] = f.model_copy(update={"values": values})
-    tables, reach_of = _tables(model, measures), filterable(model)
-    for did, values in m.values.items():
-        reach = all(dims[did].table.lower() == t or dims[did].table.lower() in reach_of.get(t, ())
-                    for t in tables)
-        if did not in out and dims[did].kind != "time" and reach:  # 小程序 of the orders or of the traffic
+    for did, values in value_filters(model, m, measures).items():
+        if not {c.id for c in model.conformed(did)} & set(out):
             out[did] = Filter(dimension=did, op="in", values=values)
     return list(out.values())
+
+
+def value_filters(model: SemanticModel, m: Mentions, measures: list[str]) -> dict[str, list[str]]:
+    """dimension id -> the values the question names, for the dimensions the measures can be filtered by
+    ("小程序" is a channel of the orders and of the traffic: one filter, on the one the measures reach)."""
+    tables, reach_of, out = _tables(model, measures), filterable(model), {}
+    for did, values in m.values.items():
+        d = next(x for x in model.dimensions if x.id == did)
+        twins = {c.id for c in model.conformed(did)}
+        if d.kind != "time" and _reaches(model, did, tables, reach_of) and not twins & set(out):
+            out[did] = values
+    return out
+
+
+def _reaches(model: SemanticModel, did: str, tables: set[str], reach_of: dict[str, set[str]]) -> bool:
+    """Whether every table of `tables` reaches `did` (or a dimension conforming to it)."""
+    return all(any(c.table.lower() == t or c.table.lower() in reach_of.get(t, ()) for c in model.conformed(did))
+               for t in tables)
 
 
 def _reachable_twin(model: SemanticModel, did: str, measures: list[str], m: Mentions) -> str:
     """A dimension the measures cannot reach, swapped for one they reach that the same word names
     ("渠道": the orders' channel for orders, the traffic's channel for visitors); else kept as it is."""
     tables, lookups = _tables(model, measures), reachable(model)
-
-    def reaches(d) -> bool:
-        return all(d.table.lower() == t or d.table.lower() in lookups.get(t, ()) for t in tables)
-
     dims = {d.id: d for d in model.dimensions}
-    if did not in dims or reaches(dims[did]):
+    if did not in dims or _reaches(model, did, tables, lookups):
         return did
     words = [w.casefold() for w in m.dimension_words.get(did, [])]
-    twin = next((d.id for d in model.dimensions if d.id != did and d.kind == dims[did].kind and reaches(d)
+    twin = next((d.id for d in model.dimensions if d.id != did and d.kind == dims[did].kind
+                 and _reaches(model, d.id, tables, lookups)
                  and any(w in x.casefold() for x in d.words() for w in words)), None)
     return twin or did
 

@@ -28,6 +28,9 @@ CUES = {
     "trend": r"趋势|走势|变化趋势|trend|over time",
     "yoy": r"同比|去年同期|上年同期|year[- ]over[- ]year|\byoy\b|same period last year",
     "previous": r"环比|上期|上一期|比上|较上|相比上|比前一|较前一|前一(周|个?月|天|日|季度|年)相比|previous period"
+                r"|(和|与|跟|同|对比)(上个?月|上周|上星期|上季度|上一?年|昨天|前一天|上期)(相?比|对比)"
+                r"|compar\w*\b.{0,40}\b(with|to|against)\s+(the\s+)?(last|previous|prior)\s+(day|week|month|quarter|year|period)"
+                r"|\b(vs\.?|versus)\s+(the\s+)?(last|previous|prior)\s+(day|week|month|quarter|year|period)"
                 r"|period over period|month[- ]over[- ]month|week[- ]over[- ]week|\bmom\b|\bwow\b"
                 r"|(than|versus|vs\.?|compared (to|with)) the (week|month|day|quarter|year) before",
     "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|\bshare\b|percentage of|proportion|what percent",
@@ -78,6 +81,15 @@ def explicit_grain(question: str) -> str | None:
     return None
 
 
+def _plural(word: str) -> str:
+    """An English word with its plural: city|cities, brand|brands, channel|channels."""
+    if not word[-1:].isalpha():
+        return re.escape(word)
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return re.escape(word[:-1]) + "(?:y|ies)"
+    return re.escape(word) + "(?:es|s)?"
+
+
 @dataclass
 class Spans:
     """Matches of a set of entries' words, longest first, each stretch of the question used once."""
@@ -97,7 +109,7 @@ class Spans:
             owners.setdefault(word, []).append(eid)
         others: dict[str, list[str]] = {}
         for word, eid in pairs:
-            pat = rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])" if word.isascii() else re.escape(word)
+            pat = rf"(?<![a-z0-9]){_plural(word)}(?![a-z0-9])" if word.isascii() else re.escape(word)
             for m in re.finditer(pat, q):
                 span = m.span()
                 if not any(span[0] < e and s < span[1] for s, e in used):

@@ -79,6 +79,9 @@ class Dimension(Entry):
     def label(self, code: str, lang: str) -> str | None:
         return (self.labels_en.get(code) if lang == "en" else None) or self.labels.get(code)
     grains: list[Literal["day", "week", "month", "quarter", "year"]] = Field(default_factory=list)
+    # dimensions of other tables with the same members (the orders' channel and the traffic's channel):
+    # a measure that cannot reach this one splits and filters by the one of them it reaches
+    conforms: list[str] = Field(default_factory=list)
 
 
 class Relationship(BaseModel):
@@ -105,11 +108,18 @@ class SemanticModel(BaseModel):
     def entries(self) -> list[Entry]:
         return [*self.measures, *self.ratios, *self.dimensions]
 
+    def conformed(self, did: str) -> list[Dimension]:
+        """`did` and the dimensions that conform to it, declared on either side."""
+        dims = {d.id: d for d in self.dimensions}
+        ids = [did, *(dims[did].conforms if did in dims else []),
+               *(d.id for d in self.dimensions if did in d.conforms)]
+        return [dims[i] for i in dict.fromkeys(ids) if i in dims]
+
     def to_yaml(self) -> str:
         data = self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=False)
         for section in ("measures", "ratios", "dimensions"):
             for item in data.get(section, []):
-                for key in ("synonyms", "labels", "labels_en", "grains"):
+                for key in ("synonyms", "labels", "labels_en", "grains", "conforms"):
                     if key in item and not item[key]:
                         del item[key]
         return yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=120)

@@ -30,13 +30,20 @@ class Window(BaseModel):
     end: date  # exclusive
 
     def shifted(self, compare: str) -> Window:
-        """The earlier period a comparison reads: a year before (yoy), or the period just before."""
+        """The earlier period a comparison reads: a year before (yoy), or the period just before. A period
+        to date compares with the same days of the one before: this month so far with the same days of
+        last month, this week so far with the same weekdays of last week."""
         if compare == "yoy":
             return Window(start=_add_months(self.start, -12), end=_add_months(self.end, -12))
-        if _is_months(self):
-            months = (self.end.year - self.start.year) * 12 + self.end.month - self.start.month
-            return Window(start=_add_months(self.start, -months), end=self.start)
-        return Window(start=self.start - (self.end - self.start), end=self.start)
+        months = (self.end.year - self.start.year) * 12 + self.end.month - self.start.month
+        if self.start.day == 1 and self.end.day != 1:
+            months += 1  # to date: a whole number of months back
+        if self.start.day == 1 and months:
+            return Window(start=_add_months(self.start, -months), end=_add_months(self.end, -months))
+        days = (self.end - self.start).days
+        if self.start.weekday() == 0 and days < 7:
+            days = 7  # this week so far
+        return Window(start=self.start - timedelta(days=days), end=self.end - timedelta(days=days))
 
 
 class QueryPlan(BaseModel):
@@ -58,7 +65,3 @@ def _add_months(d: date, months: int) -> date:
     year, month = d.year + y, m + 1
     last = (date(year + (month == 12), month % 12 + 1, 1) - timedelta(days=1)).day
     return date(year, month, min(d.day, last))
-
-
-def _is_months(w: Window) -> bool:
-    return w.start.day == 1 and w.end.day == 1 and w.end > w.start

@@ -110,6 +110,10 @@ class _Checker:
                     self.add(f"ratio {ra.id}", f"'{part}' is not a measure", f"「{part}」不是已定义的度量")
         for d in m.dimensions:
             self.column(f"dimension {d.id}", d.table, d.column)
+            for other in d.conforms:
+                if other == d.id or other not in {x.id for x in m.dimensions}:
+                    self.add(f"dimension {d.id}", f"conforms to '{other}', which is not another dimension",
+                             f"conforms 中的「{other}」不是另一个已定义的维度")
             for code in set(d.labels_en) - set(d.labels):
                 self.add(f"dimension {d.id}", f"labels_en has code '{code}' that labels does not",
                          f"labels_en 中的代码「{code}」不在 labels 中")
