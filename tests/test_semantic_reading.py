@@ -181,3 +181,14 @@ def test_a_value_of_conformed_dimensions_filters_once_on_the_one_the_measures_re
     assert edited("只看App渠道", plan)["filters"] == [{"dimension": "channel", "values": ["app"]}]
     assert grounded("App 的访客数和订单量")["filters"] in ([{"dimension": "channel", "values": ["app"]}],
                                                         [{"dimension": "traffic_channel", "values": ["app"]}])
+
+
+@pytest.mark.parametrize("question, part", [
+    ("List the five biggest cities by GMV last month", {"dimensions": ["city"], "limit": 5, "order": "desc"}),
+    ("GMV and orders for the top ten cities", {"dimensions": ["city"], "limit": 10}),
+    ("the average order value of all customers last month", {"dimensions": None, "limit": None}),  # all: a total
+    ("所有城市的销售额合计", {"dimensions": None}),
+])
+def test_number_words_rank_and_all_means_a_total(question, part):
+    got = grounded(question)
+    assert {k: got.get(k) for k in part} == part, got

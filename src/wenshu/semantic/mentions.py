@@ -23,6 +23,9 @@ from wenshu.semantic.model import Dimension, SemanticModel
 
 _NUM = r"(\d+|[一二两三四五六七八九十]{1,3})"
 _COUNTED = r"\s*(名|个|大|家|款|位)(?!月|星期|季度|小时|周|工作日)"  # 5个城市, not 一个月
+_EN = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+       "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20}
+_EN_NUM = r"(\d+|" + "|".join(_EN) + r")"
 _CN = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 CUES = {
     "trend": r"趋势|走势|变化趋势|trend|over time",
@@ -46,9 +49,10 @@ GRAIN_WORDS = {
     "quarter": r"每个?季度|按季度|各季度|季度趋势|quarterly|per quarter|by quarter|each quarter",
     "year": r"每年|按年|各年|逐年|年度趋势|yearly|annual|per year|by year|each year",
 }
-SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|所有|" + _NUM
+SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + _NUM
                           + r"\s*[个名大家款位]|前\s*" + _NUM + r"\s*[个名大家款位]?的?)\s*$"
-                          r"|\b(by|per|each|every|for each|across|which|what|all|top\s*\d+|\d+)\s+(\w+\s+)?$", re.I)
+                          r"|\b(by|per|each|every|for each|across|which|what|top\s*" + _EN_NUM + r"|" + _EN_NUM
+                          + r")\s+(\w+\s+)?$", re.I)
 
 
 def cue(kind: str, question: str) -> bool:
@@ -58,6 +62,8 @@ def cue(kind: str, question: str) -> bool:
 def number(text: str) -> int | None:
     if text.isdigit():
         return int(text)
+    if text.lower() in _EN:
+        return _EN[text.lower()]
     if "十" in text:
         tens, _, ones = text.partition("十")
         return (_CN.get(tens, 1) if tens else 1) * 10 + (_CN.get(ones, 0) if ones else 0)
@@ -66,8 +72,9 @@ def number(text: str) -> int | None:
 
 def top_n(question: str) -> int | None:
     """The N of "前N", "top N", "N个城市", "最高的5个"; None when the question names no number."""
-    for pat in (r"(?:前|后)\s*" + _NUM + r"\s*(?:名|个|位|家|款|大|的|$)", r"(?:top|bottom)\s*(\d+)", _NUM + _COUNTED,
-                r"\b(?:the\s+)?(\d+)\s+(?:\w+\s+)?with"):
+    for pat in (r"(?:前|后)\s*" + _NUM + r"\s*(?:名|个|位|家|款|大|的|$)", r"\b(?:top|bottom)\s*" + _EN_NUM, _NUM + _COUNTED,
+                r"\b" + _EN_NUM + r"\s+(?:most|least|highest|lowest|largest|smallest|biggest|best|worst)\b",
+                r"\b(?:the\s+)?" + _EN_NUM + r"\s+(?:\w+\s+)?(?:with|by|that|which)\b"):
         m = re.search(pat, question, re.I)
         if m and (n := number(m.group(1))):
             return n
