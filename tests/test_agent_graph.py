@@ -158,3 +158,21 @@ def test_a_language_the_model_answers_badly_ends_in_an_honest_fallback(agent, fa
     assert resp.error.code == "unanswerable" and "rephrase" in resp.answer
     assert "no SQL" in " ".join(t.detail for t in resp.trace)
     assert store.audit.query(limit=1)[0]["question"] == "Combien de commandes le mois dernier ?"
+
+
+def test_the_settings_given_to_the_agent_are_the_guard_s_bounds(store, fake_model):
+    """Not the process-wide settings: an agent built with a tight plan limit refuses what the default allows."""
+    from wenshu.agent.service import Agent
+    from wenshu.providers.base import ModelClient
+    from wenshu.settings import Settings
+
+    scan = "SELECT COUNT(*) AS n FROM orders o JOIN order_items i ON i.order_id = o.order_id"  # scans all orders
+    tight = Agent(Settings(plan_sqlite_max_scan_rows=1000, max_validate_retries=0), store,
+                  models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
+    assert tight.validator.plan_limits.sqlite_max_scan_rows == 1000
+    fake_model.queue(scan)
+    resp = tight.ask(AgentRequest(message="订单明细一共有多少行"))
+    assert resp.error is not None and "above the limit of 1,000" in " ".join(t.detail for t in resp.trace)
+    roomy = Agent(Settings(), store, models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
+    fake_model.queue(scan)
+    assert roomy.ask(AgentRequest(message="订单明细一共有多少行")).error is None

@@ -18,6 +18,7 @@ from wenshu.agent.graph import build_graph
 from wenshu.agent.response import build_response, usage_of
 from wenshu.contracts import AgentRequest, AgentResponse
 from wenshu.errors import EmptyQuestion, NotFound, RunCancelled, WenshuError
+from wenshu.guard.guard import Guard
 from wenshu.guard.policy import GuardPolicy
 from wenshu.i18n import detect_lang
 from wenshu.knowledge.catalog import load_catalog
@@ -26,7 +27,7 @@ from wenshu.knowledge.recall import SchemaRecall
 from wenshu.providers.base import ModelClient
 from wenshu.providers.registry import resolve
 from wenshu.settings import Settings
-from wenshu.sql.validate import BasicValidator, SQLValidator
+from wenshu.sql.validate import SQLValidator
 
 
 class Agent:
@@ -42,7 +43,7 @@ class Agent:
         self.settings = settings
         self.store = store
         self._models = models
-        self.validator = validator or BasicValidator()
+        self.validator = validator or Guard.from_settings(settings)
         self.recall = recall or build_recall(settings, store)
         self.catalogs = CatalogSource(load_catalog, store=store)
         settings.ensure_home()

@@ -73,7 +73,7 @@ def check(
         if guard is None:
             from wenshu.guard import Guard
 
-            guard = Guard(row_limit=settings().row_limit)
+            guard = Guard.from_settings(settings())
         use = dialect or db_dialect
         if batch:
             _batch(guard, use, catalog, url)

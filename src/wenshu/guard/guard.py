@@ -65,6 +65,15 @@ class Guard:
         self.max_size, self.max_recursion = _resource_bounds(max_size, max_recursion)
         self._visible: tuple[Catalog, Catalog] | None = None
 
+    @classmethod
+    def from_settings(cls, settings, policy: GuardPolicy | None = None) -> Guard:
+        """A guard whose every bound comes from `settings` (row limit, plan limits, layer 3 bounds), not from
+        the process-wide settings: what the caller passes in is what the guard enforces."""
+        plan = _plan_module()
+        return cls(policy, row_limit=settings.row_limit,
+                   plan_limits=plan.PlanLimits.from_settings(settings) if plan is not None else None,
+                   max_size=settings.guard_max_size, max_recursion=settings.guard_max_recursion)
+
     def validate(self, sql: str, *, dialect: str, catalog: Catalog | None = None,
                  row_limit: int | None = None) -> ValidationOutcome:
         """The `SQLValidator` form: the row limit comes with each call (None = no limit)."""

@@ -22,7 +22,7 @@ def guard_for(settings: Settings, datasource: str, store=None):
     record = store.datasources.get(datasource)
     catalog = current_catalog(store, datasource, record.url)
     policy = GuardPolicy.from_dict(record.options.get("policy"))
-    return Guard(policy, row_limit=settings.row_limit), catalog, record.url, catalog.dialect
+    return Guard.from_settings(settings, policy), catalog, record.url, catalog.dialect
 
 
 def run_checked(settings: Settings, store, sql: str, datasource: str, validator: Guard | None = None) -> AgentResponse:
