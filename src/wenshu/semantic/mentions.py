@@ -38,9 +38,10 @@ CUES = {
                 r"|(than|versus|vs\.?|compared (to|with)) the (week|month|day|quarter|year) before",
     "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|\bshare\b|percentage of|proportion|what percent",
     "rank": r"前\s*" + _NUM + r"\s*(名|个|位|家|款|大|的|$)|" + _NUM + _COUNTED + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
-            r"|排名|排行|highest|lowest|most|least|fewest|top|bottom|rank|best|worst|largest|smallest|biggest",
-    "ascending": r"最(低|少|小|差)|倒数|后\s*" + _NUM + r"\s*(名|个|位|家|款|的)|lowest|least|fewest|bottom|smallest|worst",
-    "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|which|what (day|week|month|year)",
+            r"|排名|排行|\b(highest|lowest|most|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest|biggest)\b",
+    "ascending": r"最(低|少|小|差)|倒数|后\s*" + _NUM + r"\s*(名|个|位|家|款|的)"
+                 r"|\b(lowest|least|fewest|bottom|smallest|worst)\b",
+    "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|\bwhich\b|\bwhat (day|week|month|year)\b",
 }
 GRAIN_WORDS = {
     "day": r"每天|每日|按天|按日|逐日|日均|哪天|哪一天|daily|per day|by day|each day|which day|what day",
