@@ -192,3 +192,11 @@ def test_a_value_of_conformed_dimensions_filters_once_on_the_one_the_measures_re
 def test_number_words_rank_and_all_means_a_total(question, part):
     got = grounded(question)
     assert {k: got.get(k) for k in part} == part, got
+
+
+def test_one_value_that_cannot_filter_declines_even_when_another_can():
+    hits = HIT_EAST + [{"table": "daily_traffic", "column": "channel", "value": "app", "label": "App", "matched": "App"}]
+    assert grounded("华东 App 的访客数", hits=hits) is None  # traffic has no region: 华东 would be dropped
+    filters = grounded("华东 App 的订单量", hits=hits)["filters"]
+    assert sorted(filters, key=lambda f: f["dimension"]) == [
+        {"dimension": "channel", "values": ["app"]}, {"dimension": "region", "values": ["华东"]}]

@@ -145,8 +145,9 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
                         + ", ".join(plan.measures) + ")", dropped, m)
     filters = _filters(plan, model, m, measures, question)
     kinds = {d.id: d.kind for d in model.dimensions}
-    lost = [d for d in m.values if kinds[d] != "time" and d not in {f.dimension for f in filters}]
-    if lost and not any(f.dimension in m.values for f in filters):  # 母婴玩具 named, nothing can filter by it
+    kept = {c.id for f in filters for c in model.conformed(f.dimension)}
+    lost = [d for d in m.values if kinds[d] != "time" and d not in kept]
+    if lost:  # a value named that nothing can filter the measures by: never answer as if it were not said
         return Grounded(None, f"the question names a value of {lost[0]}, which the measures cannot be filtered by",
                         dropped, m)
     dropped += [f"filter {f.dimension}" for f in plan.filters if f.dimension not in {x.dimension for x in filters}]
