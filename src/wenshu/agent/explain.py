@@ -5,7 +5,8 @@ from __future__ import annotations
 from wenshu.i18n import pick
 
 
-def _fmt(v) -> str:
+def fmt_value(v) -> str:
+    """A result value as the answer shows it: thousands separators, money to 2 decimals."""
     if isinstance(v, float):
         return f"{v:,.2f}"
     if isinstance(v, int) and not isinstance(v, bool):
@@ -27,7 +28,7 @@ def summarize(lang: str, query_type: str, columns: list[str], rows: list[list], 
         return pick(lang, "The query ran but found no matching rows.", "查询已执行，但没有符合条件的数据。")
     if row_count == 1 and len(columns) <= 3:
         pairs = "，".join if lang == "zh" else ", ".join
-        body = pairs(f"{c} = {_fmt(v)}" for c, v in zip(columns, rows[0]))
+        body = pairs(f"{c} = {fmt_value(v)}" for c, v in zip(columns, rows[0]))
         return pick(lang, f"Result: {body}.", f"结果：{body}。")
     m = _measure_index(rows)
     head = pick(lang, f"{row_count:,} rows", f"共 {row_count:,} 行")
@@ -41,20 +42,20 @@ def summarize(lang: str, query_type: str, columns: list[str], rows: list[list], 
         last = rows[-1]
         return head + pick(
             lang,
-            f"; {columns[m]} went from {_fmt(first[m])} ({first[label_i]}) to {_fmt(last[m])} ({last[label_i]}).",
-            f"；{columns[m]} 从 {_fmt(first[m])}（{first[label_i]}）变为 {_fmt(last[m])}（{last[label_i]}）。",
+            f"; {columns[m]} went from {fmt_value(first[m])} ({first[label_i]}) to {fmt_value(last[m])} ({last[label_i]}).",
+            f"；{columns[m]} 从 {fmt_value(first[m])}（{first[label_i]}）变为 {fmt_value(last[m])}（{last[label_i]}）。",
         )
     top = max(rows, key=lambda r: r[m] if r[m] is not None else float("-inf"))
     return head + pick(
         lang,
-        f"; the highest {columns[m]} is {top[label_i]} with {_fmt(top[m])}.",
-        f"；{columns[m]} 最高的是 {top[label_i]}，为 {_fmt(top[m])}。",
+        f"; the highest {columns[m]} is {top[label_i]} with {fmt_value(top[m])}.",
+        f"；{columns[m]} 最高的是 {top[label_i]}，为 {fmt_value(top[m])}。",
     )
 
 
 def result_summary(columns: list[str], rows: list[list], row_count: int) -> str:
     """A one-line summary stored in conversation memory for follow-ups."""
-    preview = "; ".join(", ".join(_fmt(v) for v in r) for r in rows[:3])
+    preview = "; ".join(", ".join(fmt_value(v) for v in r) for r in rows[:3])
     return f"{row_count} rows, columns ({', '.join(columns)}); first: {preview}"[:300]
 
 

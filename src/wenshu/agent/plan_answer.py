@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from wenshu.agent.explain import fmt_value as _fmt
 from wenshu.i18n import pick
 from wenshu.semantic.compile import share_only
 from wenshu.semantic.model import SemanticModel
@@ -21,14 +22,6 @@ from wenshu.sql.charts import choose_chart
 GRAIN = {"day": ("day", "天"), "week": ("week", "周"), "month": ("month", "月"), "quarter": ("quarter", "季度"),
          "year": ("year", "年")}
 COMPARE = {"yoy": ("year over year", "同比"), "previous": ("vs previous period", "环比")}
-
-
-def _fmt(v) -> str:
-    if isinstance(v, float):
-        return f"{v:,.2f}"
-    if isinstance(v, int) and not isinstance(v, bool):
-        return f"{v:,}"
-    return "—" if v is None else str(v)
 
 
 class PlanView:

@@ -31,7 +31,6 @@ class Grounded:
     plan: QueryPlan | None  # None: the question does not map onto the model
     reason: str = ""
     dropped: list[str] = field(default_factory=list)
-    mentions: Mentions | None = None
     notes: list[dict] = field(default_factory=list)  # ambiguous words: which measure answered, which others
 
 
@@ -142,14 +141,14 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     dropped += [f"measure {x}" for x in plan.measures if x not in measures]
     if not measures:
         return Grounded(None, "the question names none of the semantic model's measures (the plan chose "
-                        + ", ".join(plan.measures) + ")", dropped, m)
+                        + ", ".join(plan.measures) + ")", dropped)
     filters = _filters(plan, model, m, measures, question)
     kinds = {d.id: d.kind for d in model.dimensions}
     kept = {c.id for f in filters for c in model.conformed(f.dimension)}
     lost = [d for d in m.values if kinds[d] != "time" and d not in kept]
     if lost:  # a value named that nothing can filter the measures by: never answer as if it were not said
         return Grounded(None, f"the question names a value of {lost[0]}, which the measures cannot be filtered by",
-                        dropped, m)
+                        dropped)
     dropped += [f"filter {f.dimension}" for f in plan.filters if f.dimension not in {x.dimension for x in filters}]
     filtered = {f.dimension for f in filters}
     dims = [d for d in plan.dimensions if d in kinds and (d in m.split or d in m.dimensions and d not in filtered)]
@@ -162,7 +161,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     if plan.grain and not grain:
         dropped.append("grain")
     if m.rank and not dims and not grain:
-        return Grounded(None, "a ranked list of records, not a measure by a dimension: free SQL answers", dropped, m)
+        return Grounded(None, "a ranked list of records, not a measure by a dimension: free SQL answers", dropped)
     ranked = m.rank and bool(dims or grain)
     order_by = plan.order_by if plan.order_by in measures else None
     update = {
@@ -176,4 +175,4 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
             dropped.append(f"{key} {getattr(plan, key)}")
     if (plan.limit or plan.order) and not ranked:
         dropped.append("top N")
-    return Grounded(plan.model_copy(update=update), "", dropped, m, ambiguous(m, measures))
+    return Grounded(plan.model_copy(update=update), "", dropped, ambiguous(m, measures))
