@@ -72,3 +72,34 @@ def test_named_shopping_and_public_days_resolve_to_their_dates(question, today, 
     conn = sqlite3.connect(":memory:")
     start, end = conn.execute(f"SELECT {w.start}, date({w.end}, '-1 day')".replace("'now'", f"'{today}'")).fetchone()
     assert (start, end) == (first, last)
+
+
+@pytest.mark.parametrize("question, today, first, last", [
+    ("10月的销售额", "2026-12-01", "2026-10-01", "2026-10-31"),
+    ("10月的销售额", "2026-03-15", "2025-10-01", "2025-10-31"),  # the latest October that has started
+    ("2025年2月各城市的订单量", "2026-12-01", "2025-02-01", "2025-02-28"),
+    ("十二月份的退款", "2026-12-01", "2026-12-01", "2026-12-31"),
+    ("revenue in October", "2026-12-01", "2026-10-01", "2026-10-31"),
+    ("orders in Sept 2025", "2026-12-01", "2025-09-01", "2025-09-30"),
+    ("2026-03 orders", "2026-12-01", "2026-03-01", "2026-03-31"),
+    ("三季度的毛利", "2026-12-01", "2026-07-01", "2026-09-30"),
+    ("2025年第四季度", "2026-12-01", "2025-10-01", "2025-12-31"),
+    ("GMV for Q1 2026", "2026-12-01", "2026-01-01", "2026-03-31"),
+    ("GMV in 2025", "2026-12-01", "2025-01-01", "2025-12-31"),
+    ("2024年的销售额", "2026-12-01", "2024-01-01", "2024-12-31"),
+    ("11月11日的订单", "2026-12-01", "2026-11-11", "2026-11-11"),
+    ("orders on Nov 3rd", "2026-12-01", "2026-11-03", "2026-11-03"),
+    ("visitors over the past two weeks", "2026-12-01", "2026-11-16", "2026-11-29"),
+])
+def test_named_months_quarters_years_and_dates_resolve_to_their_dates(question, today, first, last):
+    (w,) = find_windows(question)
+    conn = sqlite3.connect(":memory:")
+    start, end = conn.execute(f"SELECT {w.start}, date({w.end}, '-1 day')".replace("'now'", f"'{today}'")).fetchone()
+    assert (start, end) == (first, last)
+
+
+@pytest.mark.parametrize("question", ["最近三个月的订单", "每月的销售额", "上一季度的GMV", "May I see sales by city?",
+                                      "orders over 2000 yuan", "each quarter", "sales in may be lower"])
+def test_words_that_only_look_like_named_periods_are_not_read_as_them(question):
+    phrases = [w.phrase for w in find_windows(question)]
+    assert not any(p in ("May", "may", "一季度", "2000") for p in phrases), phrases

@@ -9,8 +9,8 @@ The business calendar (shared with the demo's examples and gold set): weeks run 
 "上周 / last week" is the previous full week, "本周 / this week" this Monday to today; "上个月" the
 previous calendar month; "本月 / 今年" to date; "去年" the previous calendar year; "最近N天 / last N
 days" today and the N-1 days before; "最近N个月 / last N months" and "最近N周" the N complete months
-(weeks) before the current one; quarters are calendar quarters. Named days (双十一, 双十二, 国庆假期,
-元旦, Christmas) are that year's with 今年/去年/前年 (this/last year), and the latest one alone.
+(weeks) before the current one; quarters are calendar quarters. Named days, months, quarters and years
+("双十一", "10月", "Q3 2025", "in 2025") are resolved by `knowledge.named_periods`.
 
 Only SQLite expressions are produced for now; other dialects get no hints (the model is on its own).
 """
@@ -20,8 +20,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from wenshu.knowledge.named_periods import named_periods
+
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _NUM = r"(\d+|[一二两三四五六七八九十]{1,3})"
+_EN_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+             "ten": 10, "eleven": 11, "twelve": 12, "fourteen": 14, "fifteen": 15, "thirty": 30, "sixty": 60, "ninety": 90}
+_EN_NUM = r"(\d+|" + "|".join(_EN_WORDS) + r")"
 _Q_START = "date('now', 'start of month', '-' || ((CAST(strftime('%m', 'now') AS INTEGER) - 1) % 3) || ' months')"
 
 
@@ -39,6 +44,8 @@ class TimeWindow:
 def _number(text: str) -> int | None:
     if text.isdigit():
         return int(text)
+    if text.lower() in _EN_WORDS:
+        return _EN_WORDS[text.lower()]
     if text == "十":
         return 10
     if "十" in text:  # 十二, 二十, 二十四
@@ -78,47 +85,12 @@ _FIXED: list[tuple[str, tuple[str, str | None]]] = [
 ]
 _COUNTED: list[tuple[str, object]] = [
     (rf"(?:最近|近|过去|前){_NUM}\s*(?:天|日)", _days),
-    (rf"\b(?:last|past|previous)\s+(\d+)\s+(?:full\s+|complete\s+|whole\s+)?days?\b", _days),
+    (rf"\b(?:last|past|previous)\s+{_EN_NUM}\s+(?:full\s+|complete\s+|whole\s+)?days?\b", _days),
     (rf"(?:最近|近|过去|前){_NUM}\s*(?:个)?(?:周|星期)", _weeks),
-    (rf"\b(?:last|past|previous)\s+(\d+)\s+(?:full\s+|complete\s+|whole\s+)?weeks?\b", _weeks),
+    (rf"\b(?:last|past|previous)\s+{_EN_NUM}\s+(?:full\s+|complete\s+|whole\s+)?weeks?\b", _weeks),
     (rf"(?:最近|近|过去|前){_NUM}\s*个月", _months),
-    (rf"\b(?:last|past|previous)\s+(\d+)\s+(?:full\s+|complete\s+|whole\s+)?months?\b", _months),
+    (rf"\b(?:last|past|previous)\s+{_EN_NUM}\s+(?:full\s+|complete\s+|whole\s+)?months?\b", _months),
 ]
-
-
-# Shopping and public days of the Gregorian calendar: (words, month, day, days). With 今年/去年/前年 (this,
-# last year) before them they mean that year's; alone, the latest one up to today.
-_DAYS = [
-    (r"双十一|双11|光棍节|singles'? day|double 11", 11, 11, 1),
-    (r"双十二|双12|double 12", 12, 12, 1),
-    (r"618大促|618当天|618购物节", 6, 18, 1),
-    (r"国庆(?:节)?(?:假期|黄金周|期间)|national day (?:holiday|golden week)", 10, 1, 7),
-    (r"国庆节|国庆当天|national day", 10, 1, 1),
-    (r"元旦|new year'?s day", 1, 1, 1),
-    (r"圣诞节?|christmas(?: day)?", 12, 25, 1),
-]
-_YEARS = {"今年": 0, "this year": 0, "去年": 1, "last year": 1, "前年": 2, "the year before last": 2}
-
-
-def _day_window(years_back: int | None, month: int, day: int, days: int) -> tuple[str, str]:
-    def on(back: int) -> str:
-        return f"date('now', 'start of year', '-{back} years', '+{month - 1} months', '+{day - 1} days')"
-
-    start = on(years_back) if years_back is not None else \
-        f"(CASE WHEN {on(0)} <= date('now') THEN {on(0)} ELSE {on(1)} END)"
-    return start, f"date({start}, '+{days} days')"
-
-
-def _named_days(question: str) -> list[tuple[int, int, TimeWindow]]:
-    years = "|".join(re.escape(y) for y in _YEARS)
-    found = []
-    for words, month, day, days in _DAYS:
-        pattern = rf"(?:({years})(?:'s)?\s*(?:的)?\s*)?(?:{words})(?:\s+({years}))?"
-        for m in re.finditer(pattern, question, flags=re.I):
-            said = m.group(1) or m.group(2)
-            back = _YEARS.get(said.lower()) if said else None
-            found.append((m.start(), m.end(), TimeWindow(m.group(0), *_day_window(back, month, day, days))))
-    return found
 
 
 def find_windows(question: str, dialect: str = "sqlite") -> list[TimeWindow]:
@@ -131,7 +103,7 @@ def find_windows(question: str, dialect: str = "sqlite") -> list[TimeWindow]:
             n = _number(m.group(1))
             if n and 0 < n <= 3660:
                 found.append((m.start(), m.end(), TimeWindow(m.group(0), *make(n))))
-    found += _named_days(question)
+    found += [(s, e, TimeWindow(question[s:e], start, end)) for s, e, start, end in named_periods(question)]
     for pattern, (start, end) in _FIXED:
         for m in re.finditer(pattern, question, flags=re.I):
             found.append((m.start(), m.end(), TimeWindow(m.group(0), start, end)))

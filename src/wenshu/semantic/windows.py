@@ -15,7 +15,8 @@ from wenshu.semantic.plan import Window
 
 
 def question_window(question: str) -> Window | None:
-    """The first time window the question names, as [start, end) dates; None when it names none."""
+    """The first time window the question names, as [start, end) dates, ending today at the latest (a
+    period still running is "to date"); None when it names none."""
     windows = find_windows(question, "sqlite")
     if not windows:
         return None
@@ -23,4 +24,5 @@ def question_window(question: str) -> Window | None:
     end_sql = w.end or "date('now', '+1 day')"  # "to date": through today
     with sqlite3.connect(":memory:") as conn:
         start, end = conn.execute(f"SELECT {w.start}, {end_sql}").fetchone()
-    return Window(start=date.fromisoformat(start[:10]), end=date.fromisoformat(end[:10]))
+        today = conn.execute("SELECT date('now', '+1 day')").fetchone()[0]
+    return Window(start=date.fromisoformat(start[:10]), end=date.fromisoformat(min(end, today)[:10]))
