@@ -6,7 +6,7 @@ from wenshu.knowledge.bm25 import BM25
 from wenshu.knowledge.catalog import Catalog, ColumnInfo, TableInfo
 from wenshu.knowledge.documents import build_documents, clean_value, schema_hash
 from wenshu.knowledge.tokenize import ngrams, split_identifier, stem, tokens
-from wenshu.knowledge.value_index import ValueIndex
+from wenshu.knowledge.value_index import ValueEntry, ValueIndex, romanized
 
 
 def test_identifiers_split_into_words():
@@ -57,6 +57,15 @@ def test_values_exact_enum_and_fuzzy():
     fuzzy = idx.match("orders shipped to San Fransisco")
     assert fuzzy and fuzzy[0].value == "San Francisco" and fuzzy[0].score < 1.0
     assert idx.match("order 1 of x") == []  # numbers and one-letter values never match
+
+
+def test_short_chinese_names_match_their_pinyin_exactly_and_never_fuzzily():
+    idx = ValueIndex(sum(([ValueEntry("cities", "city_name", v, v)] + [ValueEntry("cities", "city_name", v, r, exact_only=True)
+                                                                       for r in romanized(v)] for v in ("上海", "重庆", "李宁")), []))
+    hits = {(h.value, h.matched) for h in idx.match("GMV in Shanghai, Chongqing and for Li Ning")}
+    assert hits == {("上海", "shanghai"), ("重庆", "chongqing"), ("李宁", "li ning")}
+    assert idx.match("shanghal orders") == []  # a misspelling never reaches a romanized name
+    assert romanized("波司登长款羽绒服") == [] and romanized("App") == []  # long names and words stay as they are
 
 
 def test_binary_and_control_values_are_dropped():

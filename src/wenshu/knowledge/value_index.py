@@ -3,7 +3,9 @@
 Values come from each column's sampled distinct values and enum labels. A question's n-grams
 (`tokenize.ngrams`) are matched exactly (case-insensitive) and then fuzzily (rapidfuzz ratio) against
 values of a similar length (narrowed by shared character bigrams when there are many). A hit pins
-`{table, column, value}`; for an enum label the value is the stored code ("1" for 已支付).
+`{table, column, value}`; for an enum label the value is the stored code ("1" for 已支付). Short Chinese
+names are also indexed in pinyin, matched exactly ("Shanghai" names 上海), so English questions reach
+Chinese data.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import bisect
 from collections import defaultdict
 from dataclasses import dataclass
 
+from pypinyin import lazy_pinyin
 from rapidfuzz import fuzz, process
 
 from wenshu.knowledge.catalog import Catalog
@@ -29,6 +32,7 @@ class ValueEntry:
     column: str
     value: str  # what SQL compares against (the stored code for an enum label)
     label: str  # what a person types
+    exact_only: bool = False  # a romanized form: matched as written, never fuzzily
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,18 @@ def _matchable(label: str) -> bool:
     return len(label) >= 3 and label not in STOPWORDS
 
 
+def romanized(label: str) -> list[str]:
+    """A short Chinese name in pinyin as English text writes it: 上海 -> shanghai, 李宁 -> li ning.
+    Only names of two to four characters (places, brands, people), where pinyin is the usual spelling."""
+    if not (2 <= len(label) <= 4 and _CJK.fullmatch(label)):
+        return []
+    syllables = lazy_pinyin(label, errors="ignore")
+    if len(syllables) != len(label):
+        return []
+    out = ["".join(syllables)] + ([" ".join(syllables)] if len(label) == 2 else [])
+    return [r for r in out if len(r) >= 4]
+
+
 def _bigrams(text: str) -> set[str]:
     return {text[i : i + 2] for i in range(len(text) - 1)} or {text}
 
@@ -71,7 +87,7 @@ class ValueIndex:
             key = _norm(e.label)
             if _matchable(key):
                 self.exact[key].append(e)
-        self.labels = list(self.exact)
+        self.labels = [k for k, es in self.exact.items() if not all(e.exact_only for e in es)]  # the fuzzy pool
         self.by_length = sorted(self.labels, key=len)
         self.lengths = [len(label) for label in self.by_length]
         self.by_bigram: dict[str, list[int]] = defaultdict(list)
@@ -86,8 +102,9 @@ class ValueIndex:
             for col in table.columns:
                 codes = {label: code for code, label in col.enum.items()}
                 for label in column_values(col):
-                    value = codes.get(label, label)
-                    entries.append(ValueEntry(table.name, col.name, clean_value(value) or label, label))
+                    value = clean_value(codes.get(label, label)) or label
+                    entries.append(ValueEntry(table.name, col.name, value, label))
+                    entries += [ValueEntry(table.name, col.name, value, r, exact_only=True) for r in romanized(label)]
         return cls(entries)
 
     def __len__(self) -> int:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from wenshu.semantic.mentions import Mentions, read
+from wenshu.semantic.mentions import Mentions, label_words, read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.paths import filterable, reachable
 from wenshu.semantic.plan import Filter, QueryPlan
@@ -83,7 +83,7 @@ def _filters(plan: QueryPlan, model: SemanticModel, m: Mentions, measures: list[
         d = dims.get(f.dimension)
         if d is None:
             continue
-        codes = {lab.casefold(): c for c, lab in [*d.labels.items(), *d.labels_en.items()]}
+        codes = {w.casefold(): c for c, words in label_words(d).items() for w in words}
         named = m.values.get(d.id, [])
         values = [codes.get(str(v).casefold(), str(v)) for v in f.values
                   if codes.get(str(v).casefold(), str(v)) in named or str(v).casefold() in question.casefold()]

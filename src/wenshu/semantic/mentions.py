@@ -29,7 +29,9 @@ _EN_NUM = r"(\d+|" + "|".join(_EN) + r")"
 _CN = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 CUES = {
     "trend": r"趋势|走势|变化趋势|trend|over time",
-    "yoy": r"同比|去年同期|上年同期|year[- ]over[- ]year|\byoy\b|same period last year",
+    "yoy": r"同比|去年同(期|月|一个月|季度|周|一天|日)|上年同期|去年的同一|year[- ](over|on)[- ]year|\byoy\b"
+           r"|same (period|day|week|month|quarter|time) (of |in )?(last|the (previous|prior)) year"
+           r"|\b(a|one) year (ago|earlier|before)|\b(with|to|against|than|vs\.?|versus) (the same \w+ )?last year\b",
     "previous": r"环比|上期|上一期|比上|较上|相比上|比前一|较前一|前一(周|个?月|天|日|季度|年)相比|previous period"
                 r"|(和|与|跟|同|对比)(上个?月|上周|上星期|上季度|上一?年|昨天|前一天|上期)(相?比|对比)"
                 r"|compar\w*\b.{0,40}\b(with|to|against)\s+(the\s+)?(last|previous|prior)\s+(day|week|month|quarter|year|period)"
@@ -136,10 +138,10 @@ class Spans:
 
 
 def label_words(d: Dimension) -> dict[str, list[str]]:
-    """stored code -> the words that name it (the code itself when it reads as a word, its labels)."""
+    """stored code -> the words that name it (the code itself when it reads as a word, its labels, aliases)."""
     out: dict[str, list[str]] = {}
-    for code in {*d.labels, *d.labels_en}:
-        words = [d.labels.get(code, ""), d.labels_en.get(code, "")]
+    for code in {*d.labels, *d.labels_en, *d.aliases}:
+        words = [d.labels.get(code, ""), d.labels_en.get(code, ""), *d.aliases.get(code, [])]
         if not code.lstrip("-").isdigit() and len(code) > 1:
             words.append(code)
         out[code] = [w for w in words if w]
@@ -185,8 +187,9 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     named, split = [], []
     for did in dims.ids():
         after_value = all(any(e <= s and not question[e:s].strip() for _, e in value_spans) for s, _ in dims.hits[did])
-        if not after_value:
-            named.append(did)
+        if after_value:
+            continue  # "华南大区", "tier 1 cities": the name of the value's own kind, not a split
+        named.append(did)
         if any(SPLIT_BEFORE.search(question[:s]) for s, _ in dims.hits[did]):
             split.append(did)
     compare = "yoy" if cue("yoy", question) else "previous" if cue("previous", question) else "none"

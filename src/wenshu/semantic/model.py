@@ -20,6 +20,8 @@ question uses, which the glossary keeps too — the glossary keeps the words, th
     dimensions:
       - {id: order_status, zh: 订单状态, en: order status, table: orders, column: status,
          labels: {"0": 待支付, "1": 已支付}, labels_en: {"0": pending, "1": paid}}
+      - {id: region, zh: 大区, en: region, table: regions, column: region_name,
+         aliases: {华东: [East China], 华北: [North China]}}
       - {id: order_date, zh: 下单日期, en: order date, table: orders, column: order_date, kind: time,
          grains: [day, week, month, quarter, year]}
 
@@ -75,6 +77,8 @@ class Dimension(Entry):
     kind: Literal["category", "time"] = "category"
     labels: dict[str, str] = Field(default_factory=dict)  # stored code -> label (Chinese, or the only one)
     labels_en: dict[str, str] = Field(default_factory=dict)  # stored code -> English label
+    # stored value -> other names people use for it (another language, a short form): 华东 -> East China
+    aliases: dict[str, list[str]] = Field(default_factory=dict)
 
     def label(self, code: str, lang: str) -> str | None:
         return (self.labels_en.get(code) if lang == "en" else None) or self.labels.get(code)
@@ -119,7 +123,7 @@ class SemanticModel(BaseModel):
         data = self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=False)
         for section in ("measures", "ratios", "dimensions"):
             for item in data.get(section, []):
-                for key in ("synonyms", "labels", "labels_en", "grains", "conforms"):
+                for key in ("synonyms", "labels", "labels_en", "aliases", "grains", "conforms"):
                     if key in item and not item[key]:
                         del item[key]
         return yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=120)

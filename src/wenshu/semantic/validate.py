@@ -114,6 +114,9 @@ class _Checker:
                 if other == d.id or other not in {x.id for x in m.dimensions}:
                     self.add(f"dimension {d.id}", f"conforms to '{other}', which is not another dimension",
                              f"conforms 中的「{other}」不是另一个已定义的维度")
+            for code in set(d.aliases) - set(d.labels) if d.labels else ():
+                self.add(f"dimension {d.id}", f"aliases has code '{code}' that labels does not",
+                         f"aliases 中的代码「{code}」不在 labels 中")
             for code in set(d.labels_en) - set(d.labels):
                 self.add(f"dimension {d.id}", f"labels_en has code '{code}' that labels does not",
                          f"labels_en 中的代码「{code}」不在 labels 中")
