@@ -104,6 +104,7 @@ def test_follow_ups_edit_the_previous_plan():
     assert edited("再加上订单量")["measures"] == ["gmv", "paid_orders"]
     assert edited("只看华东的", hits=HIT_EAST)["filters"] == [{"dimension": "region", "values": ["华东"]}]
     assert edited("再按渠道分一下")["dimensions"] == ["region", "channel"]
+    assert edited("换成按渠道看")["dimensions"] == edited("break it down by channel instead")["dimensions"] == ["channel"]
     assert edited("和去年同期比呢")["compare"] == "yoy"
     moved = edited("那本周呢")
     assert moved["window"]["start"] != "2026-05-01" and moved["measures"] == ["gmv"] and moved["limit"] == 3
@@ -158,6 +159,11 @@ def test_an_item_level_value_filters_orders_through_their_items():
     ("Compare this month's revenue with last month", {"compare": "previous"}),
     ("revenue vs the previous week", {"compare": "previous"}),
     ("本月的销售额和上个月相比", {"compare": "previous"}),
+    ("GMV last month against the same month last year", {"compare": "yoy"}),
+    ("How do this quarter's orders compare with a year earlier?", {"compare": "yoy"}),
+    ("上个月的订单量，和去年同月比", {"compare": "yoy"}),
+    ("Revenue from tier 1 cities last month", {"dimensions": None,
+                                               "filters": [{"dimension": "city_tier", "values": ["1"]}]}),
 ])
 def test_english_plurals_and_comparison_words_are_read(question, part):
     got = grounded(question)
@@ -192,6 +198,19 @@ def test_a_value_of_conformed_dimensions_filters_once_on_the_one_the_measures_re
 def test_number_words_rank_and_all_means_a_total(question, part):
     got = grounded(question)
     assert {k: got.get(k) for k in part} == part, got
+
+
+def test_values_named_in_english_filter_by_their_stored_chinese_values():
+    hits = [{"table": "cities", "column": "city_name", "value": "上海", "label": "shanghai", "matched": "shanghai"}]
+    assert grounded("How many buyers were there in Shanghai last month?", hits=hits)["filters"] == [
+        {"dimension": "city", "values": ["上海"]}]
+    assert grounded("Revenue in East China by city")["filters"] == [{"dimension": "region", "values": ["华东"]}]
+    filled = {"measures": ["gmv"], "filters": [{"dimension": "category", "values": ["home appliances"]}]}
+    assert grounded("sales of home appliances", filled)["filters"] == [{"dimension": "category",
+                                                                       "values": ["家用电器"]}]
+    assert edited("what about South China?", QueryPlan(measures=["gmv"], filters=[
+        {"dimension": "region", "values": ["华东"]}], window=LAST_MONTH))["filters"] == [
+        {"dimension": "region", "values": ["华南"]}]
 
 
 def test_one_value_that_cannot_filter_declines_even_when_another_can():

@@ -52,9 +52,12 @@ def plan_messages(model: SemanticModel, question: str) -> list:
 
 
 def fill_schema(model: SemanticModel) -> dict:
-    """The plan's schema for the model: the window is the resolver's, never the model's."""
+    """The plan's schema for the model: what only a model can choose. The window is the resolver's, and
+    comparison, share and direction are read from the question's own words (`semantic.grounding`), so
+    the model is not asked for them: fewer tokens to write, nothing to overrule."""
     schema = plan_schema(model)
-    schema["properties"].pop("window", None)
+    for key in ("window", "compare", "share", "order"):
+        schema["properties"].pop(key, None)
     return schema
 
 

@@ -1,6 +1,7 @@
 """A follow-up edits the previous turn's plan instead of regenerating SQL.
 
-"只看华东区" adds a filter, "换成按销量排" swaps the measure, "按城市拆开" adds a dimension, "那这周呢"
+"只看华东区" adds a filter, "换成按销量排" swaps the measure, "按城市拆开" adds a dimension ("换成按渠道看"
+swaps it), "那这周呢"
 moves the window, "和去年同期比" adds a comparison. The edits are read from the follow-up with the
 same `semantic.mentions` as a first question; what the follow-up does not touch stays as it was.
 A follow-up that changes nothing the plan knows returns None: free SQL answers it with the history.
@@ -16,6 +17,7 @@ from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import Filter, QueryPlan, Window
 
 ADD = r"加上|再加|还有|以及|同时|顺便|也看|也要|\balso\b|\bas well\b|\btoo\b|\badd\b"
+SWAP = r"换成|换为|改成|改为|改按|换按|而不是|instead|rather than|switch to|change to"
 DROP_FILTERS = r"不限|所有|全部|全国|整体|\ball\b|\boverall\b|\bin total\b"
 
 
@@ -38,7 +40,8 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
         update["filters"] = list(filters.values())
     split = [d for d in m.split if kinds.get(d) == "category" and d not in previous.dimensions]
     if split:
-        update["dimensions"] = (previous.dimensions + split)[-2:]
+        keep = [] if re.search(SWAP, question, re.I) else previous.dimensions
+        update["dimensions"] = (keep + split)[-2:]
     if window is not None and window != previous.window:
         update["window"] = window
     if m.grain and m.grain != previous.grain:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Grain = Literal["day", "week", "month", "quarter", "year"]
 Op = Literal["in", "not_in", "eq", "ne", "gt", "gte", "lt", "lte"]
@@ -58,6 +58,12 @@ class QueryPlan(BaseModel):
     order: Literal["desc", "asc"] | None = None
     order_by: str | None = None  # a measure id of the plan; default the first
     limit: int | None = Field(None, ge=1, le=10_000)
+
+    @field_validator("limit", mode="before")
+    @classmethod
+    def _no_limit(cls, value):
+        """A limit of 0 or less is no limit (constrained decoding cannot hold a model to a minimum)."""
+        return None if isinstance(value, int | float) and not isinstance(value, bool) and value < 1 else value
 
 
 def _add_months(d: date, months: int) -> date:
