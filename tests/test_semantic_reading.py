@@ -162,6 +162,8 @@ def test_an_item_level_value_filters_orders_through_their_items():
     ("GMV last month against the same month last year", {"compare": "yoy"}),
     ("How do this quarter's orders compare with a year earlier?", {"compare": "yoy"}),
     ("上个月的订单量，和去年同月比", {"compare": "yoy"}),
+    ("New customer sign-ups by week", {"measures": ["new_customers"], "grain": "week"}),  # singular of a plural name
+    ("Revenue split by membership level as percentages", {"share": True, "dimensions": ["member_level"]}),
     ("Revenue from tier 1 cities last month", {"dimensions": None,
                                                "filters": [{"dimension": "city_tier", "values": ["1"]}]}),
 ])

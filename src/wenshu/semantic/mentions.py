@@ -38,7 +38,8 @@ CUES = {
                 r"|\b(vs\.?|versus)\s+(the\s+)?(last|previous|prior)\s+(day|week|month|quarter|year|period)"
                 r"|period over period|month[- ]over[- ]month|week[- ]over[- ]week|\bmom\b|\bwow\b"
                 r"|(than|versus|vs\.?|compared (to|with)) the (week|month|day|quarter|year) before",
-    "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|\bshare\b|percentage of|proportion|what percent",
+    "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|\bshares?\b|percentage of|proportion|what percent"
+             r"|\bas (a )?percentages?\b|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent\b",
     "rank": r"前\s*" + _NUM + r"\s*(名|个|位|家|款|大|的|$)|" + _NUM + _COUNTED + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
             r"|排名|排行|\b(highest|lowest|most|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest|biggest)\b",
     "ascending": r"最(低|少|小|差)|倒数|后\s*" + _NUM + r"\s*(名|个|位|家|款|的)"
@@ -92,9 +93,14 @@ def explicit_grain(question: str) -> str | None:
 
 
 def _plural(word: str) -> str:
-    """An English word with its plural: city|cities, brand|brands, channel|channels."""
+    """An English word in the singular or plural, however the model names it: city|cities,
+    brand|brands, "new customers" also as "new customer sign-ups"."""
     if not word[-1:].isalpha():
         return re.escape(word)
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("s") and not word.endswith("ss") and len(word) > 3 and word[-2:-1].isalpha():
+        word = word[:-1]
     if word.endswith("y") and word[-2:-1] not in "aeiou":
         return re.escape(word[:-1]) + "(?:y|ies)"
     return re.escape(word) + "(?:es|s)?"
