@@ -90,6 +90,12 @@ def test_named_shopping_and_public_days_resolve_to_their_dates(question, today, 
     ("11月11日的订单", "2026-12-01", "2026-11-11", "2026-11-11"),
     ("orders on Nov 3rd", "2026-12-01", "2026-11-03", "2026-11-03"),
     ("visitors over the past two weeks", "2026-12-01", "2026-11-16", "2026-11-29"),
+    ("今年1到10月的销售额", "2026-12-01", "2026-01-01", "2026-10-31"),
+    ("去年10月的订单", "2026-12-01", "2025-10-01", "2025-10-31"),
+    ("去年三季度的毛利", "2026-12-01", "2025-07-01", "2025-09-30"),
+    ("revenue from January to March", "2026-12-01", "2026-01-01", "2026-03-31"),
+    ("orders in October last year", "2026-12-01", "2025-10-01", "2025-10-31"),
+    ("Q2 last year", "2026-12-01", "2025-04-01", "2025-06-30"),
 ])
 def test_named_months_quarters_years_and_dates_resolve_to_their_dates(question, today, first, last):
     (w,) = find_windows(question)

@@ -2,10 +2,11 @@
 
 - Named days (双十一, 双十二, 国庆假期, 元旦, Christmas): that year's with 今年/去年/前年 (this, last
   year) before or after them, else the latest one up to today.
-- Dates: "11月11日", "Nov 11th". Months: "10月", "十月份", "2025年10月", "October", "Oct 2025", "2025-10". Quarters: "三季度",
-  "第一季度", "2025年Q3", "Q3 2025". Years: "2025年", "in 2025", "FY2025".
-  A month or quarter without a year is the latest one that has started by today (in December,
-  "10月" is this year's October; in March, last year's); with a year it is that year's.
+- Dates: "11月11日", "Nov 11th". Months: "10月", "十月份", "2025年10月", "去年10月", "October",
+  "Oct 2025", "October last year", "2025-10"; month ranges: "1到10月", "1月至3月", "from January to
+  March". Quarters: "三季度", "去年第一季度", "2025年Q3", "Q3 2025". Years: "2025年", "in 2025", "FY2025".
+  A month or quarter without a year is the latest one that has started by today (in December, "10月"
+  is this year's October; in March, last year's); with a year it is that year's.
 All bounds are half-open `[start, end)`; a period still running ends today (the caller's `end`).
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-_YEARS = {"今年": 0, "this year": 0, "去年": 1, "last year": 1, "前年": 2, "the year before last": 2}
+_YEARS = {"今年": 0, "本年": 0, "this year": 0, "去年": 1, "last year": 1, "前年": 2, "the year before last": 2}
 _DAYS = [  # (words, month, day, days)
     (r"双十一|双11|光棍节|singles'? day|double 11", 11, 11, 1),
     (r"双十二|双12|double 12", 12, 12, 1),
@@ -25,12 +26,16 @@ _DAYS = [  # (words, month, day, days)
 ]
 _CN_MONTH = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10, "十一": 11,
              "十二": 12}
-_EN_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-_EN_MONTH = (r"\b(January|February|March|April|May|June|July|August|September|October|November|December"
-             r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\b\.?")
-_YEAR = r"((?:19|20)\d{2})"
-_CN_NUM = r"(\d{1,2}|十[一二]?|[一二三四五六七八九])"
 _CN_Q = {"一": 1, "二": 2, "三": 3, "四": 4}
+_EN_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+_MONTH_NAMES = (r"January|February|March|April|May|June|July|August|September|October|November|December"
+                r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec")
+_YEAR = r"(?:19|20)\d{2}"
+_CN_NUM = r"(?:\d{1,2}|十[一二]?|[一二三四五六七八九])"
+# a year before a Chinese period ("2025年", "去年的") and after an English one (", 2025", " last year")
+_CN_YEAR = rf"(?:(?P<y>{_YEAR})\s*年\s*|(?P<yw>今年|去年|前年|本年)\s*(?:的)?\s*)?"
+_EN_YEAR = rf"(?:,?\s+(?P<y2>{_YEAR})\b|\s+(?:of\s+)?(?P<yw2>this year|last year))?"
+_NOT_AFTER = r"(?<![\d个上下本当每前后近到至~\-])"  # 3个月, 上个月, 每月, 近1月 are not named months
 
 Found = list[tuple[int, int, str, str]]  # (start, end, start SQL, end SQL)
 
@@ -39,88 +44,90 @@ def _on(back: int, month: int, day: int) -> str:
     return f"date('now', 'start of year', '-{back} years', '+{month - 1} months', '+{day - 1} days')"
 
 
-def _latest(month: int, day: int = 1) -> str:
-    """The latest such date that is not after today."""
+def _start(m: re.Match, month: int, day: int = 1) -> str:
+    """The date in the year the match names (2025年, 去年, "last year"), else the latest one up to today."""
+    said = m.groupdict()
+    year, word = said.get("y") or said.get("y2"), said.get("yw") or said.get("yw2")
+    if year:
+        return f"date('{int(year):04d}-{month:02d}-{day:02d}')"
+    if word:
+        return _on(_YEARS[word.lower()], month, day)
     return f"(CASE WHEN {_on(0, month, day)} <= date('now') THEN {_on(0, month, day)} ELSE {_on(1, month, day)} END)"
 
 
-def _start(year: str | None, month: int, day: int = 1) -> str:
-    return f"date('{int(year):04d}-{month:02d}-{day:02d}')" if year else _latest(month, day)
-
-
-def _month_of(word: str) -> int | None:
+def _month_of(word: str | None) -> int | None:
+    if not word:
+        return None
     if word.isdigit():
         return int(word) if 1 <= int(word) <= 12 else None
     return _CN_MONTH.get(word) or (_EN_MONTHS.index(word[:3].lower()) + 1 if word[:3].lower() in _EN_MONTHS else None)
+
+
+def _is_verb(word: str, m: re.Match, question: str) -> bool:
+    """"May I", "march on": the English words, not the months."""
+    return word.lower() in ("may", "march") and (not word[0].isupper() or not question[:m.start()].strip()
+                                               or re.match(r"\s+(I|we|you)\b", question[m.end():]) is not None)
 
 
 def named_days(question: str) -> Found:
     years = "|".join(re.escape(y) for y in _YEARS)
     found = []
     for words, month, day, days in _DAYS:
-        pattern = rf"(?:({years})(?:'s)?\s*(?:的)?\s*)?(?:{words})(?:\s+({years}))?"
+        pattern = rf"(?:(?P<yw>{years})(?:'s)?\s*(?:的)?\s*)?(?:{words})(?:\s+(?P<yw2>{years}))?"
         for m in re.finditer(pattern, question, flags=re.I):
-            said = m.group(1) or m.group(2)
-            back = _YEARS.get(said.lower()) if said else None
-            start = _on(back, month, day) if back is not None else _latest(month, day)
+            start = _start(m, month, day)
             found.append((m.start(), m.end(), start, f"date({start}, '+{days} days')"))
     return found
 
 
+_MONTHS = [
+    _CN_YEAR + _NOT_AFTER + rf"(?P<m>{_CN_NUM})\s*月?\s*(?:到|至|-|~|－|—)\s*(?P<m2>{_CN_NUM})\s*月份?",
+    _CN_YEAR + _NOT_AFTER + rf"(?P<m>{_CN_NUM})\s*月份?(?![\d一二三四五六七八九十]*\s*[日号])",
+    rf"(?P<y>{_YEAR})\s*[-/.]\s*(?P<m>\d{{1,2}})(?![-/.\d])",
+    rf"(?:\b(?:from|between)\s+)?\b(?P<m>{_MONTH_NAMES})\b\.?\s+(?:to|through|till|until|and|-)\s+"
+    rf"\b(?P<m2>{_MONTH_NAMES})\b\.?" + _EN_YEAR,
+    rf"\b(?P<m>{_MONTH_NAMES})\b\.?" + _EN_YEAR,
+    rf"\b(?P<y>{_YEAR})\s+(?P<m>{_MONTH_NAMES})\b",
+]
+
+
 def _months(question: str) -> Found:
     found = []
-    patterns = [
-        (rf"(?:{_YEAR}\s*年\s*)?(?<![\d个上下本当每前后近])" + _CN_NUM + r"\s*月份?(?![\d一二三四五六七八九十]*\s*[日号])", 1, 2),
-        (rf"{_YEAR}\s*[-/.]\s*(\d{{1,2}})(?![-/.\d])", 1, 2),
-        (rf"{_EN_MONTH}(?:,?\s+{_YEAR})?", 2, 1),
-        (rf"\b{_YEAR}\s+{_EN_MONTH}", 1, 2),
-    ]
-    for pattern, year_group, month_group in patterns:
+    for pattern in _MONTHS:
         for m in re.finditer(pattern, question, flags=re.I):
-            word = m.group(month_group)
-            if word.lower() in ("may", "march") and (not word[0].isupper() or not question[:m.start()].strip()
-                                                     or re.match(r"\s+(I|we|you)\b", question[m.end():])):
-                continue  # the verbs
-            month = _month_of(word)
-            if month:
-                start = _start(m.group(year_group), month)
-                found.append((m.start(), m.end(), start, f"date({start}, '+1 month')"))
+            first, last = _month_of(m.group("m")), _month_of(m.groupdict().get("m2") or m.group("m"))
+            if first and last and first <= last and not _is_verb(m.group("m"), m, question):
+                found.append((m.start(), m.end(), _start(m, first), f"date({_start(m, last)}, '+1 month')"))
     return found
 
 
 def _dates(question: str) -> Found:
     found = []
-    patterns = [
-        (rf"(?:{_YEAR}\s*年\s*)?{_CN_NUM}\s*月\s*(\d{{1,2}})\s*[日号]", 1, 2, 3),
-        (rf"{_EN_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?(?!\d)(?:,?\s+{_YEAR})?", 3, 1, 2),
-    ]
-    for pattern, year_group, month_group, day_group in patterns:
+    for pattern in (_CN_YEAR + rf"(?P<m>{_CN_NUM})\s*月\s*(?P<d>\d{{1,2}})\s*[日号]",
+                    rf"\b(?P<m>{_MONTH_NAMES})\b\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)" + _EN_YEAR):
         for m in re.finditer(pattern, question, flags=re.I):
-            month, day = _month_of(m.group(month_group)), int(m.group(day_group))
+            month, day = _month_of(m.group("m")), int(m.group("d"))
             if month and 1 <= day <= 31:
-                start = _start(m.group(year_group), month, day)
+                start = _start(m, month, day)
                 found.append((m.start(), m.end(), start, f"date({start}, '+1 day')"))
     return found
 
 
 def _quarters(question: str) -> Found:
     found = []
-    patterns = [
-        (rf"(?:{_YEAR}\s*年\s*)?(?:第)?([一二三四1-4])\s*季度", 1, 2),
-        (rf"(?:{_YEAR}\s*年?\s*)?(?<![A-Za-z])Q([1-4])\b", 1, 2),
-        (rf"\bQ([1-4])\s*(?:of\s+)?{_YEAR}\b", 2, 1),
-    ]
-    for pattern, year_group, q_group in patterns:
+    for pattern in (_CN_YEAR + r"(?:第)?(?P<q>[一二三四1-4])\s*季度",
+                    rf"(?:(?P<y>{_YEAR})\s*年?\s*|(?P<yw>今年|去年|前年)\s*(?:的)?\s*)?(?<![A-Za-z])Q(?P<q>[1-4])\b"
+                    + _EN_YEAR):
         for m in re.finditer(pattern, question, flags=re.I):
-            q = _CN_Q.get(m.group(q_group)) or int(m.group(q_group))
-            start = _start(m.group(year_group), 3 * q - 2)
+            q = _CN_Q.get(m.group("q")) or int(m.group("q"))
+            start = _start(m, 3 * q - 2)
             found.append((m.start(), m.end(), start, f"date({start}, '+3 months')"))
     return found
 
 
 def _years(question: str) -> Found:
     found = []
-    for pattern in (rf"{_YEAR}\s*(?:年|财年)(?!\s*\d)", rf"\b(?:in|during|for|of|throughout|FY)\s*{_YEAR}\b(?!\s*[-/.年])"):
+    for pattern in (rf"({_YEAR})\s*(?:年|财年)(?!\s*\d)", rf"\b(?:in|during|for|of|throughout|FY)\s*({_YEAR})\b(?!\s*[-/.年])"):
         for m in re.finditer(pattern, question, flags=re.I):
             start = f"date('{m.group(1)}-01-01')"
             found.append((m.start(), m.end(), start, f"date({start}, '+1 year')"))
