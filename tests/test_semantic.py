@@ -146,7 +146,7 @@ def test_the_plan_schema_offers_only_this_datasource_ids(store):
     QueryPlan.model_validate({"measures": ["gmv"], "dimensions": ["region"]})  # the schema's own shape
     from wenshu.agent.plan import fill_schema  # the model is asked only what the question's words cannot say
 
-    assert not {"window", "compare", "share", "order"} & set(fill_schema(model)["properties"])
+    assert not {"window", "compare", "share", "order", "records"} & set(fill_schema(model)["properties"])
     # a limit of 0 (the grammar cannot hold the model to the schema's minimum) reads as no limit
     assert QueryPlan.model_validate({"measures": ["uv"], "limit": 0}).limit is None
 

@@ -141,3 +141,16 @@ def test_the_api_reads_and_replaces_the_semantic_model_and_runs_a_plan(live_serv
     ran = client.post("/api/ask", json={"message": "订单量 · 按城市等级", "plan": plan})
     assert ran.status_code == 200 and ran.json()["plan"]["plan"] == plan
     assert [r[0] for r in ran.json()["rows"]] == ["一线", "新一线", "二线", "其他"]  # labels, in code order
+
+
+def test_a_detail_list_answers_from_the_record_with_no_model_call_and_follow_ups_edit_it(agent, fake_model):
+    resp = agent.ask(AgentRequest(message="上个月被取消的订单有哪些"))
+    assert resp.error is None, resp.error
+    assert step(resp, "plan").detail.startswith("plan: rows of order") and fake_model.calls == []
+    assert resp.columns == ["order_id", "order_time", "城市", "渠道", "total_amount"] and resp.rows
+    assert f"共 {resp.row_count} 条订单" in resp.answer and resp.chart is None
+    kinds = [c["kind"] for c in resp.plan["chips"]]
+    assert kinds[0] == "records" and "filter" in kinds and "window" in kinds
+    narrowed = agent.ask(AgentRequest(message="只看小程序的", conversation_id=resp.conversation_id))
+    assert step(narrowed, "plan").detail.endswith("edited the previous plan") and fake_model.calls == []
+    assert 0 < narrowed.row_count < resp.row_count and {r[3] for r in narrowed.rows} == {"mini_program"}

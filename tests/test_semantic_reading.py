@@ -62,15 +62,50 @@ def test_a_label_two_dimensions_share_filters_the_one_the_measure_reaches():
     assert got["filters"] == [{"dimension": "channel", "values": ["app"]}]
 
 
+def test_the_models_one_measure_stays_when_the_question_says_most_of_its_name():
+    assert grounded("今年以来新注册用户按月统计", {"measures": ["new_customers"]}) == {
+        "measures": ["new_customers"], "grain": "month"}  # 注册用户数
+    assert grounded("本月支付订单的数量", {"measures": ["paid_orders"]}) == {"measures": ["paid_orders"]}
+    assert grounded("上个月卖了多少钱", {"measures": ["gmv"]}) is None  # nothing of GMV's names: free SQL
+
+
 def test_one_stretch_of_words_names_one_measure_but_each_word_counts():
     assert grounded("商品销售额")["measures"] == ["item_sales"]  # not also 销售额
     assert grounded("毛利和毛利率")["measures"] == ["gross_profit", "gross_margin"]
 
 
-def test_a_ranked_list_of_records_declines_and_counting_words_are_not_a_rank():
-    assert grounded("退款金额最高的5笔退款") is None
+def test_a_ranked_list_of_records_is_a_detail_list_and_counting_words_are_not_a_rank():
+    assert grounded("退款金额最高的5笔退款") == {"records": "refund", "measures": ["refund_amount"],
+                                             "order_by": "refund_amount", "order": "desc", "limit": 5}
+    assert grounded("the 3 smallest refunds")["order"] == "asc"  # the record's own rank_by: its amount
+    assert grounded("客单价最高的5笔订单") is None  # nothing ranks an order's row by its AOV: free SQL
     got = grounded("最近一个月的订单量")
     assert "limit" not in got and "order" not in got
+
+
+@pytest.mark.parametrize("question, plan", [
+    ("昨天被取消的订单有哪些？", {"records": "order", "filters": [{"dimension": "order_status", "values": ["2"]}]}),
+    ("Which orders were cancelled yesterday?", {"records": "order", "measures": ["cancelled_orders"]}),
+    ("华东上周的退款明细", {"records": "refund", "filters": [{"dimension": "region", "values": ["华东"]}]}),
+    ("昨天被取消的订单有多少", None),  # how many: a number, not a list
+    ("Which channel had the most cancelled orders?", None),  # a split: one row per channel
+])
+def test_a_question_that_asks_to_see_rows_is_a_detail_list(question, plan):
+    got = grounded(question, hits=HIT_EAST)
+    assert (got if plan else (got or {}).get("records")) == plan
+
+
+def test_a_detail_list_compiles_to_the_record_rows_with_their_filters_and_rank():
+    from wenshu.semantic.compile import compile_plan
+
+    listed = QueryPlan(records="order", measures=["cancelled_orders"], window=LAST_MONTH,
+                       filters=[{"dimension": "category", "values": ["母婴玩具"]}])
+    sql = compile_plan(MODEL, listed).sql
+    assert '"orders"."status" = 2' in sql and "EXISTS" in sql and "GROUP BY" not in sql  # items: no repeated orders
+    assert sql.rstrip().endswith('"orders"."order_time"')
+    ranked = compile_plan(MODEL, QueryPlan(records="refund", order_by="refund_amount", order="desc", limit=3), lang="en")
+    assert 'ORDER BY\n  "refunds"."refund_amount" DESC\nLIMIT 3' in ranked.sql
+    assert ranked.columns == ["order_id", "refund_time", "refund_amount", "refund reason"]
 
 
 def test_a_word_two_measures_share_is_answered_by_one_and_offers_the_other():

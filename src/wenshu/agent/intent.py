@@ -49,6 +49,11 @@ FOLLOWUP = _rx(
     r"^\s*(only|just|what about|how about|and |instead|now |same|break it|split)",
     r"^\s*(只看|只要|那|再|换成|改成|按|拆|其中|去掉|加上|如果|这周|本周|上周|本月)",
 )
+# with a conversation going, a turn that names only a period or a comparison edits the last answer
+FOLLOWUP_ANYWHERE = _rx(
+    r"\b(compared?|versus|vs|same period|last (week|month|quarter|year)|this (week|month|quarter|year)|yesterday)\b",
+    r"同期|同比|环比|相比|对比|去年|今年|上个?月|本月|这个月|上周|本周|这周|昨天|今天|季度",
+)
 QUERY_TYPES: list[tuple[str, re.Pattern]] = [
     ("compare", _rx(r"环比|同比|对比|比较|相比|增长率?|下降|\bvs\b|compar|versus|growth|change from")),
     ("share", _rx(r"占比|比例|份额|百分比|share|percent|proportion|ratio")),
@@ -71,7 +76,7 @@ def classify_rules(question: str, *, has_history: bool, vocabulary: set[str] | N
     """Decide by patterns; None means the rules are unsure and the model should decide."""
     q = question.strip()
     qtype = query_type_of(q)
-    if has_history and FOLLOWUP.search(q):
+    if has_history and (FOLLOWUP.search(q) or FOLLOWUP_ANYWHERE.search(q)):
         return IntentResult(intent="data", query_type=qtype, followup=True)
     mentions_schema = bool(vocabulary) and any(w and w.lower() in q.lower() for w in vocabulary)
     if DATA.search(q) or mentions_schema:

@@ -196,7 +196,9 @@ def execute_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
 
 def evaluate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
     q, r, sql = state["query"], dict(state["result"]), state["sql"]["sql"]
-    verdict = ev.evaluate_rules(q["question"], q["query_type"], sql, r["columns"], r["rows"], r["row_count"])
+    listed = bool((state["sql"].get("plan") or {}).get("records"))  # a planned detail list: rows are the answer
+    verdict = ev.evaluate_rules(q["question"], "detail" if listed else q["query_type"], sql, r["columns"], r["rows"],
+                                r["row_count"])
     # The coverage checks catch what a model writing SQL gets wrong (windows, glossary computations, values);
     # a compiled plan takes its window from the same resolver and its computations from the semantic model.
     if verdict.ok and state["sql"].get("path") != "plan":

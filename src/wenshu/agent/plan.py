@@ -25,7 +25,7 @@ from wenshu.contracts import Event
 from wenshu.errors import WenshuError
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.edits import edit
-from wenshu.semantic.grounding import ground, prefer_finer
+from wenshu.semantic.grounding import detail, ground, prefer_finer
 from wenshu.semantic.mentions import read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import QueryPlan
@@ -56,13 +56,18 @@ def fill_schema(model: SemanticModel) -> dict:
     comparison, share and direction are read from the question's own words (`semantic.grounding`), so
     the model is not asked for them: fewer tokens to write, nothing to overrule."""
     schema = plan_schema(model)
-    for key in ("window", "compare", "share", "order"):
+    for key in ("window", "compare", "share", "order", "records"):
         schema["properties"].pop(key, None)
     return schema
 
 
 def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel) -> tuple[QueryPlan, list[dict], str]:
     q = state["query"]
+    listed = detail(model, read(model, q["question"], state["schema"].get("values")))
+    if listed is not None:  # a detail list: the question's words say it all, no model call
+        if listed.plan is None:
+            raise NoPlan(listed.reason)
+        return listed.plan.model_copy(update={"window": question_window(q["question"])}), [], " (a detail list)"
     try:
         filled = ctx.models.structured("strong", plan_messages(model, q["question"]), QueryPlan,
                                        json_schema=fill_schema(model),
@@ -121,6 +126,7 @@ def plan_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
         return {}, "skipped", f"the plan does not compile: {err.en}"
     part.update({"sql": compiled.sql, "attempted": True, "validation": None, "path": "plan",
                  "plan": plan.model_dump(mode="json", exclude_defaults=True), "plan_notes": notes + finer})
-    detail = "plan: " + ", ".join(plan.measures) + (f" by {', '.join(plan.dimensions)}" if plan.dimensions else "")
-    detail += f"; {how}" if how in ("given", "edited the previous plan") else how
-    return {"sql": part}, "ok", detail
+    what = f"rows of {plan.records}" if plan.records else ", ".join(plan.measures)
+    text = "plan: " + what + (f" by {', '.join(plan.dimensions)}" if plan.dimensions else "")
+    text += f"; {how}" if how in ("given", "edited the previous plan") else how
+    return {"sql": part}, "ok", text

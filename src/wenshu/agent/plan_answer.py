@@ -60,8 +60,21 @@ class PlanView:
         return pick(self.lang, ", ".join(p for p in parts if p), "，".join(p for p in parts if p))
 
     # -- the explanation ------------------------------------------------------------------------------
+    def listed(self, rows: list[list]) -> str:
+        """A detail list: how many rows of what, in which scope, ranked by what."""
+        p, lang, scope = self.plan, self.lang, self.scope()
+        what = self.name(p.records)
+        ranked = pick(lang, f", {'smallest' if p.order == 'asc' else 'largest'} {self.name(p.order_by)} first",
+                      f"，按{self.name(p.order_by)}从{'小到大' if p.order == 'asc' else '大到小'}") if p.order_by else ""
+        head = pick(lang, f"{scope}: " if scope else "", f"{scope}，" if scope else "")
+        if not rows:
+            return head + pick(lang, f"no {what} rows match.", f"没有符合条件的{what}。")
+        return head + pick(lang, f"{len(rows)} {what} rows{ranked}.", f"共 {len(rows)} 条{what}{ranked}。")
+
     def explain(self, columns: list[str], rows: list[list]) -> str:
         p, lang = self.plan, self.lang
+        if p.records:
+            return self.listed(rows)
         first = p.measures[0]
         keys = len(p.dimensions) + (1 if p.grain else 0)
         step = 3 if p.compare != "none" else 1
@@ -121,6 +134,8 @@ class PlanView:
     # -- the chart --------------------------------------------------------------------------------------
     def chart(self, columns: list[str], rows: list[list], title: str) -> dict | None:
         p = self.plan
+        if p.records:
+            return None  # a list of rows is a table
         keys = len(p.dimensions) + (1 if p.grain else 0)
         if p.grain:
             picked = list(range(keys)) + [keys + i * (3 if p.compare != "none" else 1) for i in range(len(p.measures))]
@@ -150,9 +165,11 @@ def chips(view: PlanView) -> list[dict]:
     def plan_with(**update) -> dict:
         return p.model_copy(update=update).model_dump(mode="json", exclude_defaults=True)
 
+    if p.records:
+        out.append({"kind": "records", "id": p.records, "label": view.name(p.records), "remove": None, "options": []})
     others = {n["used"]: n["others"] for n in view.notes if n["kind"] == "ambiguous"}
     others |= {n["used"]: [n["instead_of"]] for n in view.notes if n["kind"] == "finer"}
-    for mid in p.measures:
+    for mid in [] if p.records else p.measures:
         rest = [m for m in p.measures if m != mid]
         options = [{"label": view.name(o), "plan": plan_with(measures=[o if m == mid else m for m in p.measures],
                                                              order_by=None)} for o in others.get(mid, [])]

@@ -61,13 +61,13 @@ def coded(d: Dimension) -> bool:
     return bool(d.labels) and all(c.lstrip("-").isdigit() for c in d.labels)
 
 
-def _lit(value) -> str:
+def literal(value) -> str:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return "'" + str(value).replace("'", "''") + "'"
     return repr(value)
 
 
-class _Compiler:
+class Compiler:
     def __init__(self, model: SemanticModel, plan: QueryPlan, dialect: str, lang: str):
         self.model, self.plan, self.dialect, self.lang = model, plan, sqlglot_name(dialect), lang
         self.measures = {m.id: m for m in model.measures}
@@ -125,19 +125,19 @@ class _Compiler:
         d = d or self.dim(f.dimension)
         used.add(d.table)
         codes = {label: code for code, label in d.labels.items()}
-        values = [_lit(codes[v]) if isinstance(v, str) and v in codes else _lit(v) for v in f.values]
+        values = [literal(codes[v]) if isinstance(v, str) and v in codes else literal(v) for v in f.values]
         column = self.col(d.table, d.column)
         if f.op in ("in", "not_in"):
             return f"{column} {'NOT IN' if f.op == 'not_in' else 'IN'} ({', '.join(values)})"
         return f"{column} {OPS[f.op]} {values[0]}"
 
-    def exists(self, m: Measure, f: Filter) -> str:
+    def exists(self, table: str, f: Filter) -> str:
+        """`table`'s rows that have a row of the filter's table matching it (orders with such an item)."""
         target = self.dim(f.dimension).table
         try:
-            sj = semi_join(self.model, m.table, target)
+            sj = semi_join(self.model, table, target)
         except Unreachable as exc:
-            raise self.fail(f"measure {m.id} (on {m.table}) cannot be filtered by {target}",
-                            f"度量 {m.id}（{m.table} 表）不能按 {target} 筛选") from exc
+            raise self.fail(f"{table} cannot be filtered by {target}", f"{table} 表不能按 {target} 筛选") from exc
         cond = self.condition(f, set())
         sql = f"EXISTS (SELECT 1 FROM {self.q(sj.child)}"
         for h in sj.hops:
@@ -158,13 +158,13 @@ class _Compiler:
         where = [f"({self.qualify(m.filter, m.table, used)})"] if m.filter else []
         if window is not None:
             t = self.time_column(m, used)
-            where.append(f"{t} >= {_lit(window.start.isoformat())} AND {t} < {_lit(window.end.isoformat())}")
+            where.append(f"{t} >= {literal(window.start.isoformat())} AND {t} < {literal(window.end.isoformat())}")
         for f in self.plan.filters if filtered else []:
             d = self.reaching(self.dim(f.dimension), m)
             if d.table.lower() in self.lookups.get(m.table.lower(), set()) | {m.table.lower()}:
                 where.append(self.condition(f, used, d))
             else:  # an item-level filter on an order-level measure: the orders that have such an item
-                where.append(self.exists(m, f))
+                where.append(self.exists(m.table, f))
         try:
             hops = joins(self.model, m.table, used - {m.table})
         except Unreachable as exc:
@@ -211,7 +211,7 @@ class _Compiler:
         for i, d in enumerate(self.keys_dims):
             ref = f"{key_of}.d{i}"
             if coded(d):
-                cases = " ".join(f"WHEN {_lit(c)} THEN {_lit(d.label(c, self.lang))}" for c in d.labels)
+                cases = " ".join(f"WHEN {literal(c)} THEN {literal(d.label(c, self.lang))}" for c in d.labels)
                 ref = f"CASE {as_text(self.dialect, ref)} {cases} ELSE {as_text(self.dialect, ref)} END"
             select.append(f"{ref} AS {self.q(self.name(d))}")
             columns.append(self.name(d))
@@ -290,4 +290,8 @@ class _Compiler:
 
 def compile_plan(model: SemanticModel, plan: QueryPlan, dialect: str = "sqlite", lang: str = "zh") -> Compiled:
     """SQL for `plan` in `dialect` (sqlite, postgresql, mysql, mariadb, duckdb); raises PlanNotCompilable."""
-    return _Compiler(model, plan, dialect, "zh" if lang == "zh" else "en").run()
+    if plan.records:
+        from wenshu.semantic.detail import DetailCompiler  # a detail list: rows, not aggregates
+
+        return DetailCompiler(model, plan, dialect, "zh" if lang == "zh" else "en").run()
+    return Compiler(model, plan, dialect, "zh" if lang == "zh" else "en").run()

@@ -24,16 +24,21 @@ DROP_FILTERS = r"不限|所有|全部|全国|整体|\ball\b|\boverall\b|\bin tot
 def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str, model: SemanticModel) -> QueryPlan | None:
     """The previous plan changed as the follow-up says, or None when it says nothing the plan knows."""
     update: dict = {}
+    record = next((r for r in model.records if r.id == previous.records), None)
     if m.measures:
-        keep = previous.measures if re.search(ADD, question, re.I) else []
+        keep = previous.measures if re.search(ADD, question, re.I) and not record else []
         update["measures"] = (keep + [x for x in m.measures if x not in keep])[:3]
         if previous.order_by and previous.order_by not in update["measures"]:
             update["order_by"] = None
+        if record:  # "这些订单的销售额": from the list to the number
+            update.update(records=None, order=None, limit=None)
+            record = None
     filters = {f.dimension: f for f in previous.filters}
     if re.search(DROP_FILTERS, question, re.I) and not m.values:
         filters = {}
     kinds = {d.id: d.kind for d in model.dimensions}
-    for did, values in value_filters(model, m, update.get("measures", previous.measures)).items():
+    tables = {record.table.lower()} if record else None
+    for did, values in value_filters(model, m, update.get("measures", previous.measures), tables).items():
         filters.pop(next((c.id for c in model.conformed(did) if c.id in filters), did), None)
         filters[did] = Filter(dimension=did, op="in", values=values)
     if list(filters.values()) != previous.filters:

@@ -18,12 +18,15 @@ language's operator words):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from wenshu.semantic.mentions import Mentions, label_words, read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.paths import filterable, reachable
 from wenshu.semantic.plan import Filter, QueryPlan
+
+_CJK = re.compile(r"[\u3400-\u9fff]+")
 
 
 @dataclass
@@ -34,11 +37,26 @@ class Grounded:
     notes: list[dict] = field(default_factory=list)  # ambiguous words: which measure answered, which others
 
 
-def _measures(plan: QueryPlan, m: Mentions) -> list[str]:
-    """The named measures; for a word two measures share, the one the model chose, else the first declared."""
+def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str) -> list[str]:
+    """The named measures; for a word two measures share, the one the model chose, else the first declared.
+    When the question names none, the model's only choice stays if the question says most of one of its
+    Chinese names ("新注册用户" for 注册用户数): the model read it, and the words back it up."""
     named = [next((x for x in plan.measures if x in m.alternatives.get(n, [])), n) for n in m.measures]
     chosen = [x for x in plan.measures if x in named]
+    if not named and len(plan.measures) == 1:
+        entry = next((e for e in [*model.measures, *model.ratios] if e.id == plan.measures[0]), None)
+        if entry is not None and any(_backs(w, question) for w in entry.words()):
+            return list(plan.measures)
     return (chosen + [x for x in named if x not in chosen])[:3]
+
+
+def _backs(word: str, question: str) -> bool:
+    """Three or more characters of a Chinese name appear in the question in a row, covering most of it."""
+    if not _CJK.fullmatch(word) or len(word) < 4:
+        return False
+    run = max((n for n in range(3, len(word) + 1) for i in range(len(word) - n + 1) if word[i:i + n] in question),
+              default=0)
+    return run >= 3 and run >= len(word) * 0.6
 
 
 def ambiguous(m: Mentions, measures: list[str]) -> list[dict]:
@@ -54,6 +72,8 @@ def ambiguous(m: Mentions, measures: list[str]) -> list[dict]:
 
 def prefer_finer(plan: QueryPlan, model: SemanticModel) -> tuple[QueryPlan, list[dict]]:
     """A measure its split or filter cannot reach (GMV by category) becomes its `finer` measure, if that reaches."""
+    if plan.records:
+        return plan, []  # a detail list: its measures only filter and rank the record's own rows
     measures, dims, lookups = {x.id: x for x in model.measures}, {d.id: d for d in model.dimensions}, reachable(model)
     need = {dims[d].table.lower() for d in plan.dimensions if d in dims}
     need |= {dims[f.dimension].table.lower() for f in plan.filters if f.dimension in dims}
@@ -95,10 +115,12 @@ def _filters(plan: QueryPlan, model: SemanticModel, m: Mentions, measures: list[
     return list(out.values())
 
 
-def value_filters(model: SemanticModel, m: Mentions, measures: list[str]) -> dict[str, list[str]]:
-    """dimension id -> the values the question names, for the dimensions the measures can be filtered by
-    ("小程序" is a channel of the orders and of the traffic: one filter, on the one the measures reach)."""
-    tables, reach_of, out = _tables(model, measures), filterable(model), {}
+def value_filters(model: SemanticModel, m: Mentions, measures: list[str],
+                  tables: set[str] | None = None) -> dict[str, list[str]]:
+    """dimension id -> the values the question names, for the dimensions the measures (or the rows of
+    `tables`) can be filtered by ("小程序" is a channel of the orders and of the traffic: one filter, on
+    the one the measures reach)."""
+    tables, reach_of, out = tables or _tables(model, measures), filterable(model), {}
     for did, values in m.values.items():
         d = next(x for x in model.dimensions if x.id == did)
         twins = {c.id for c in model.conformed(did)}
@@ -134,10 +156,51 @@ def _tables(model: SemanticModel, ids: list[str]) -> set[str]:
     return {measures[b].table.lower() for i in ids for b in ratios.get(i, (i,)) if b in measures}
 
 
+def detail(model: SemanticModel, m: Mentions) -> Grounded | None:
+    """A detail list when the question asks to see records ("昨天被取消的订单有哪些", "the 10 largest
+    refunds"): the record it names, or the rows a named count measure counts ("which cancelled orders");
+    named measures on the record's table add their default filter, and rank it by their row value.
+    None when the question does not ask for rows; a Grounded without a plan when the list cannot be
+    made as asked (a value nothing filters it by, a rank with nothing to rank by)."""
+    if m.split or m.grain or m.share or m.compare != "none" or not (m.listing or m.rank and m.limit):
+        return None
+    measures = {x.id: x for x in model.measures}
+    counted = [measures[x].table for x in m.measures if x in measures and measures[x].agg == "count"]
+    record = next((r for r in model.records if r.id in m.records or _shared(r, m)), None) or \
+        next((r for r in model.records if m.listing and r.table in counted), None)
+    if record is None:
+        return None
+    own = [x for x in m.measures if x in measures and measures[x].table.lower() == record.table.lower()
+           and not _shared(record, m, x)]  # "orders" names the records here, not the paid-orders count
+    valued = [x for x in own if measures[x].agg != "count" and measures[x].expr] + \
+        ([record.rank_by] if record.rank_by else [])
+    if m.rank and not valued:
+        return Grounded(None, f"a list of {record.id} ranked by nothing the semantic model measures per row")
+    filters = value_filters(model, m, own, {record.table.lower()})
+    lost = [d for d in m.values if d not in filters and next(x for x in model.dimensions if x.id == d).kind != "time"]
+    if lost:
+        return Grounded(None, f"the question names a value of {lost[0]}, which {record.id} cannot be filtered by")
+    return Grounded(QueryPlan(
+        records=record.id, measures=own, filters=[Filter(dimension=d, values=v) for d, v in filters.items()],
+        order_by=valued[0] if m.rank else None, order=m.order if m.rank else None,
+        limit=m.limit if m.rank else None))
+
+
+def _shared(record, m: Mentions, measure: str | None = None) -> bool:
+    """Whether a measure's word in the question (any measure's, or `measure`'s) is also the record's own
+    word, singular or plural ("refunds" names refunded orders and the refund records)."""
+    own = {w.casefold().rstrip("s") for w in record.words()}
+    words = m.measure_words.get(measure, []) if measure else [w for ws in m.measure_words.values() for w in ws]
+    return any(w.casefold().rstrip("s") in own for w in words)
+
+
 def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: list[dict] | None = None) -> Grounded:
     m = read(model, question, value_hits)
+    listed = detail(model, m)
+    if listed is not None:
+        return listed
     dropped: list[str] = []
-    measures = _measures(plan, m)
+    measures = _measures(plan, m, model, question)
     dropped += [f"measure {x}" for x in plan.measures if x not in measures]
     if not measures:
         return Grounded(None, "the question names none of the semantic model's measures (the plan chose "

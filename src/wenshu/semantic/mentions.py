@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from wenshu.semantic.model import Dimension, SemanticModel
 
 _NUM = r"(\d+|[一二两三四五六七八九十]{1,3})"
-_COUNTED = r"\s*(名|个|大|家|款|位)(?!月|星期|季度|小时|周|工作日)"  # 5个城市, not 一个月
+_COUNTED = r"\s*(名|个|大|家|款|位|笔|条|单)(?!月|星期|季度|小时|周|工作日)"  # 5个城市, 10笔退款, not 一个月
 _EN = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
        "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20}
 _EN_NUM = r"(\d+|" + "|".join(_EN) + r")"
@@ -44,6 +44,8 @@ CUES = {
             r"|排名|排行|\b(highest|lowest|most|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest|biggest)\b",
     "ascending": r"最(低|少|小|差)|倒数|后\s*" + _NUM + r"\s*(名|个|位|家|款|的)"
                  r"|\b(lowest|least|fewest|bottom|smallest|worst)\b",
+    "list": r"哪些|有哪几|列出|列一下|列个|明细|清单|列表|详情|\blist\b|\bdetails?\b|\bwhich\b",
+    "count": r"多少|几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
     "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|\bwhich\b|\bwhat (day|week|month|year)\b",
 }
 GRAIN_WORDS = {
@@ -161,7 +163,10 @@ class Mentions:
     dimensions: list[str]  # named anywhere (not counting a name right after one of its values)
     split: list[str]  # named right after a split word: one row per member
     dimension_words: dict[str, list[str]]  # dimension id -> the words of the question that named it
+    measure_words: dict[str, list[str]]  # measure id -> the words of the question that named it
     values: dict[str, list[str]]  # dimension id -> stored values the question names
+    records: list[str]  # record ids named outside a measure's words ("10笔退款", "订单有哪些")
+    listing: bool  # asks to see rows (哪些, 明细, list) and not how many (多少, how many)
     grain: str | None
     compare: str  # "yoy" | "previous" | "none"
     share: bool
@@ -190,6 +195,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
             start = q.find(label.casefold())
             value_spans.append((start, start + len(label)))
     dims = Spans.find(question, {d.id: d.words() for d in model.dimensions}, metrics.spans() + value_spans)
+    records = Spans.find(question, {r.id: r.words() for r in model.records}, metrics.spans() + value_spans + dims.spans())
     named, split = [], []
     for did in dims.ids():
         after_value = all(any(e <= s and not question[e:s].strip() for _, e in value_spans) for s, _ in dims.hits[did])
@@ -202,7 +208,9 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     rank = cue("rank", question)
     return Mentions(
         measures=metrics.ids(), alternatives=metrics.others, dimensions=named, split=split, values=values,
-        dimension_words={d: [question[s:e] for s, e in spans] for d, spans in dims.hits.items()}, grain=explicit_grain(question),
+        records=records.ids(), listing=cue("list", question) and not cue("count", question),
+        dimension_words={d: [question[s:e] for s, e in spans] for d, spans in dims.hits.items()},
+        measure_words={x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}, grain=explicit_grain(question),
         compare=compare, share=cue("share", question), trend=cue("trend", question), rank=rank,
         limit=top_n(question) if rank else None,
         order=("asc" if cue("ascending", question) else "desc") if rank else None,

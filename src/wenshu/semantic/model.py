@@ -6,7 +6,7 @@ two measures (客单价 = GMV / 订单量), each computed at its own grain, so n
 fan-out join. Relationships name both keys and the cardinality from the first table's side
 (`many_to_one`: many orders per customer), which is what tells fan-out apart from a safe lookup.
 Dimensions are columns a question groups or filters by, with labels for stored codes; time
-dimensions name their grains. Every entry has a Chinese and an English name and synonyms: the words a
+dimensions name their grains. Records are rows a question lists one by one (orders, refunds). Every entry has a Chinese and an English name and synonyms: the words a
 question uses, which the glossary keeps too — the glossary keeps the words, this model owns the math.
 
     datasource: demo
@@ -88,6 +88,17 @@ class Dimension(Entry):
     conforms: list[str] = Field(default_factory=list)
 
 
+class Record(Entry):
+    """Rows people ask to see one by one ("昨天被取消的订单有哪些", "the 10 largest refunds"): a table, the
+    columns a list shows (dimension ids, or columns of the table), its time column and default order."""
+
+    table: str
+    columns: list[str] = Field(min_length=1)
+    time: str | None = None  # the column of `table` its time windows use
+    order: str | None = None  # a column of `table` a list is sorted by (ascending) when nothing ranks it
+    rank_by: str | None = None  # a measure of `table` whose row value "the largest N" ranks by, unless another is named
+
+
 class Relationship(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
     from_: str = Field(alias="from", pattern=r"^\w+\.\w+$")  # table.column
@@ -108,9 +119,10 @@ class SemanticModel(BaseModel):
     measures: list[Measure] = Field(default_factory=list)
     ratios: list[Ratio] = Field(default_factory=list)
     dimensions: list[Dimension] = Field(default_factory=list)
+    records: list[Record] = Field(default_factory=list)
 
     def entries(self) -> list[Entry]:
-        return [*self.measures, *self.ratios, *self.dimensions]
+        return [*self.measures, *self.ratios, *self.dimensions, *self.records]
 
     def conformed(self, did: str) -> list[Dimension]:
         """`did` and the dimensions that conform to it, declared on either side."""
@@ -121,7 +133,7 @@ class SemanticModel(BaseModel):
 
     def to_yaml(self) -> str:
         data = self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=False)
-        for section in ("measures", "ratios", "dimensions"):
+        for section in ("measures", "ratios", "dimensions", "records"):
             for item in data.get(section, []):
                 for key in ("synonyms", "labels", "labels_en", "aliases", "grains", "conforms"):
                     if key in item and not item[key]:

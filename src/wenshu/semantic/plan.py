@@ -1,6 +1,7 @@
 """A query plan: the small typed request a business question becomes, compiled to SQL by code.
 
-It names only ids of the datasource's semantic model (measures or ratios, dimensions), filter values,
+It names only ids of the datasource's semantic model (measures or ratios, dimensions, or the records a
+detail list shows), filter values,
 a resolved time window (dates, half-open: start inclusive, end exclusive), a grain for trends, a
 comparison with an earlier period, share of total, order and top N. The model picks these from short
 lists; `semantic.compile` writes the SQL.
@@ -11,7 +12,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Grain = Literal["day", "week", "month", "quarter", "year"]
 Op = Literal["in", "not_in", "eq", "ne", "gt", "gte", "lt", "lte"]
@@ -48,7 +49,8 @@ class Window(BaseModel):
 
 class QueryPlan(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    measures: list[str] = Field(min_length=1)  # measure or ratio ids
+    measures: list[str] = Field(default_factory=list)  # measure or ratio ids (a list: those that filter or rank it)
+    records: str | None = None  # a record id: list its rows instead of aggregating (明细)
     dimensions: list[str] = Field(default_factory=list)
     filters: list[Filter] = Field(default_factory=list)
     window: Window | None = None
@@ -58,6 +60,12 @@ class QueryPlan(BaseModel):
     order: Literal["desc", "asc"] | None = None
     order_by: str | None = None  # a measure id of the plan; default the first
     limit: int | None = Field(None, ge=1, le=10_000)
+
+    @model_validator(mode="after")
+    def _asks_for_something(self):
+        if not self.measures and not self.records:
+            raise ValueError("a plan needs measures, or records to list")
+        return self
 
     @field_validator("limit", mode="before")
     @classmethod

@@ -22,7 +22,10 @@ def plan_schema(model: SemanticModel) -> dict:
     dims = [d.id for d in model.dimensions]
     props = schema["properties"]
     props["measures"]["items"] = _enum(metrics)
-    props["measures"]["maxItems"] = 3
+    props["measures"]["minItems"], props["measures"]["maxItems"] = 1, 3
+    schema["required"] = ["measures"]
+    props["records"] = {"anyOf": [_enum([r.id for r in model.records]), {"type": "null"}], "default": None} \
+        if model.records else {"type": "null", "default": None}
     props["dimensions"]["items"] = _enum(dims) if dims else {"type": "string"}
     props["dimensions"]["maxItems"] = 2
     props["order_by"] = {"anyOf": [_enum(metrics), {"type": "null"}], "default": None}

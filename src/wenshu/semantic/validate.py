@@ -77,7 +77,8 @@ class _Checker:
     def run(self) -> list[Problem]:
         m = self.model
         seen: dict[str, str] = {}
-        for kind, entries in (("measure", m.measures), ("ratio", m.ratios), ("dimension", m.dimensions)):
+        for kind, entries in (("measure", m.measures), ("ratio", m.ratios), ("dimension", m.dimensions),
+                              ("record", m.records)):
             for e in entries:
                 if e.id in seen:
                     self.add(f"{kind} {e.id}", f"the id is also used by a {seen[e.id]}",
@@ -123,7 +124,22 @@ class _Checker:
             if d.kind == "time" and not d.grains:
                 self.add(f"dimension {d.id}", "a time dimension needs grains (day, week, month, quarter, year)",
                          "时间维度需要 grains（day、week、month、quarter、year）")
+        self.records()
         return self.problems
+
+    def records(self) -> None:
+        """A record's columns are dimensions or columns its table reaches without repeating its rows."""
+        dims = {d.id: d for d in self.model.dimensions}
+        for r in self.model.records:
+            entry = f"record {r.id}"
+            for name in [*r.columns, *(x for x in (r.time, r.order) if x)]:
+                d = dims.get(name) if name in r.columns else None
+                other, _, column = (f"{d.table}.{d.column}" if d else name).rpartition(".")
+                self.reference(entry, r.table, other or r.table, column, "column")
+            ranked = next((me for me in self.model.measures if me.id == r.rank_by), None)
+            if r.rank_by and (ranked is None or ranked.table.lower() != r.table.lower() or not ranked.expr):
+                self.add(entry, f"rank_by '{r.rank_by}' is not a measure of {r.table} with an expression",
+                         f"rank_by「{r.rank_by}」不是 {r.table} 表上带表达式的度量")
 
     def cycles(self) -> None:
         forest = Forest()

@@ -1,0 +1,88 @@
+"""Compile a detail-list plan: the rows of one record ("昨天被取消的订单有哪些", "the 10 largest refunds").
+
+The record's entry in the semantic model says which columns a list shows (its own columns, and
+dimensions its table looks up, such as the order's city), the time column windows use and the
+default order. The plan's measures on the record's table add their default filter (cancelled orders
+are `status = 2`) and one of them may rank the rows by its row-level expression (a refund's amount).
+Filters on a table the record's rows do not look up become EXISTS, as for measures, so nothing
+repeats a row. The SQL then goes through the guard like any other.
+"""
+
+from __future__ import annotations
+
+from wenshu.semantic.compile import Compiled, Compiler, literal, coded
+from wenshu.semantic.grains import as_text
+from wenshu.semantic.model import Record
+from wenshu.semantic.paths import Unreachable, joins
+
+
+class DetailCompiler(Compiler):
+    def record(self) -> Record:
+        found = next((r for r in self.model.records if r.id == self.plan.records), None)
+        if found is None:
+            raise self.fail(f"'{self.plan.records}' is not a record of the semantic model",
+                            f"「{self.plan.records}」不是语义模型中的明细对象")
+        return found
+
+    def shown(self, rec: Record, used: set[str]) -> tuple[list[str], list[str]]:
+        """SELECT items and column names: a dimension by its name (codes as labels), a column as it is."""
+        select, columns = [], []
+        for name in rec.columns:
+            d = self.dims.get(name)
+            if d is not None:
+                ref, header = self.col(d.table, d.column), self.name(d)
+                used.add(d.table)
+                if coded(d):
+                    cases = " ".join(f"WHEN {literal(c)} THEN {literal(d.label(c, self.lang))}" for c in d.labels)
+                    ref = f"CASE {as_text(self.dialect, ref)} {cases} ELSE {as_text(self.dialect, ref)} END"
+            else:
+                ref, header = self.qualify(name, rec.table, used), name.rpartition(".")[2]
+            select.append(f"{ref} AS {self.q(header)}")
+            columns.append(header)
+        return select, columns
+
+    def run(self) -> Compiled:
+        plan, rec = self.plan, self.record()
+        used: set[str] = {rec.table}
+        select, columns = self.shown(rec, used)
+        measures = [self.metric(x) for x in plan.measures]
+        near = self.lookups.get(rec.table.lower(), set()) | {rec.table.lower()}
+        where = []
+        for me in measures:
+            if getattr(me, "table", "").lower() != rec.table.lower():
+                raise self.fail(f"measure {me.id} is not on {rec.table}, so it cannot filter or rank its rows",
+                                f"度量 {me.id} 不在 {rec.table} 表上，不能筛选或排序其明细")
+            if me.filter:
+                where.append(f"({self.qualify(me.filter, me.table, used)})")
+        if plan.window is not None:
+            if not rec.time:
+                raise self.fail(f"record {rec.id} has no time column, so it cannot take a time window",
+                                f"明细 {rec.id} 没有时间列，无法按时间范围筛选")
+            t = self.qualify(rec.time, rec.table, used)
+            where.append(f"{t} >= {literal(plan.window.start.isoformat())} AND {t} < {literal(plan.window.end.isoformat())}")
+        for f in plan.filters:
+            d = self.dim(f.dimension)
+            where.append(self.condition(f, used, d) if d.table.lower() in near else self.exists(rec.table, f))
+        order = ""
+        if plan.order_by:
+            ranked = self.metric(plan.order_by)
+            value = self.qualify(ranked.expr, rec.table, used)
+            if ranked.expr not in rec.columns:
+                select.append(f"{value} AS {self.q(self.name(ranked))}")
+                columns.append(self.name(ranked))
+            order = f" ORDER BY {value} {(plan.order or 'desc').upper()}"
+        elif rec.order:
+            order = f" ORDER BY {self.qualify(rec.order, rec.table, used)}"
+        try:
+            hops = joins(self.model, rec.table, used - {rec.table})
+        except Unreachable as exc:
+            raise self.fail(f"the rows of {rec.table} cannot show {exc.target}: joining it would repeat them",
+                            f"{rec.table} 的明细不能显示 {exc.target}：连接会重复明细行") from exc
+        sql = f"SELECT {', '.join(select)} FROM {self.q(rec.table)}"
+        for h in hops:
+            lt, lc, rt, rc = h.on
+            sql += f" JOIN {self.q(h.table)} ON {self.col(lt, lc)} = {self.col(rt, rc)}"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += order + (f" LIMIT {plan.limit}" if plan.limit else "")
+        return Compiled(self.pretty(sql), columns, self.dialect)
