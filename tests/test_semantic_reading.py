@@ -250,6 +250,17 @@ def test_values_named_in_english_filter_by_their_stored_chinese_values():
         {"dimension": "region", "values": ["华南"]}]
 
 
+def test_values_named_with_respectively_are_split_by_and_a_ranked_period_is_named():
+    from wenshu.agent.plan_answer import PlanView
+
+    hits = [{"table": "cities", "column": "city_name", "value": c, "label": c, "matched": c} for c in ("北京", "上海")]
+    got = grounded("北京和上海上个月的销售额分别是多少", {"measures": ["gmv"]}, hits)
+    assert got == {"measures": ["gmv"], "dimensions": ["city"], "filters": [{"dimension": "city", "values": ["北京", "上海"]}]}
+    assert grounded("北京和上海上个月的销售额", {"measures": ["gmv"]}, hits).get("dimensions") is None  # a total
+    top_day = PlanView(MODEL, QueryPlan(measures=["uv"], grain="day", order="desc", limit=1, window=LAST_MONTH), "zh")
+    assert "最高的是 2026-05-11（23,832 人）" in top_day.explain(["日期", "访客数"], [["2026-05-11", 23832]])
+
+
 def test_one_value_that_cannot_filter_declines_even_when_another_can():
     hits = HIT_EAST + [{"table": "daily_traffic", "column": "channel", "value": "app", "label": "App", "matched": "App"}]
     assert grounded("华东 App 的访客数", hits=hits) is None  # traffic has no region: 华东 would be dropped

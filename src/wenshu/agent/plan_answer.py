@@ -100,7 +100,7 @@ class PlanView:
             if p.share:
                 parts.append(pick(lang, f"{_fmt(rows[0][-1])} % of the total", f"占总体的 {_fmt(rows[0][-1])} %"))
             text = head + pick(lang, "; ".join(parts) + ".", "；".join(parts) + "。")
-        elif p.grain:
+        elif p.grain and not p.limit:
             v0, v1 = rows[0][keys], rows[-1][keys]
             g = GRAIN[p.grain][lang == "zh"]
             text = head + pick(lang, f"{self.name(first)} by {g}: from {_fmt(v0)} ({rows[0][keys - 1]}) to {_fmt(v1)} "
@@ -111,10 +111,11 @@ class PlanView:
             col = len(columns) - 1 if p.share else keys
             best = min(rows, key=lambda r: r[col] if r[col] is not None else float("inf")) if p.order == "asc" else \
                 max(rows, key=lambda r: r[col] if r[col] is not None else float("-inf"))
-            label = " / ".join(str(x) for x in best[:len(p.dimensions)])
+            label = " / ".join(str(x) for x in best[:keys])
             what = pick(lang, "share" if p.share else self.name(first), "占比" if p.share else self.name(first))
             unit = " %" if p.share else self.unit(first)
-            by = pick(lang, " and ".join(self.name(d) for d in p.dimensions), "、".join(self.name(d) for d in p.dimensions))
+            splits = [self.name(d) for d in p.dimensions] + ([GRAIN[p.grain][lang == "zh"]] if p.grain else [])
+            by = pick(lang, " and ".join(splits), "、".join(splits))
             low = p.order == "asc"
             text = head + pick(lang, f"{self.name(first)} by {by}, {len(rows)} rows; the {'lowest' if low else 'highest'} "
                                f"{what} is {label} with {_fmt(best[col])}{unit}.",

@@ -46,6 +46,7 @@ CUES = {
                  r"|\b(lowest|least|fewest|bottom|smallest|worst)\b",
     "list": r"哪些|有哪几|列出|列一下|列个|明细|清单|列表|详情|\blist\b|\bdetails?\b|\bwhich\b",
     "count": r"多少|几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
+    "each": r"分别|各自|各是|\brespectively\b|\beach\b|\bseparately\b",
     "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|\bwhich\b|\bwhat (day|week|month|year)\b",
 }
 GRAIN_WORDS = {
@@ -197,6 +198,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     dims = Spans.find(question, {d.id: d.words() for d in model.dimensions}, metrics.spans() + value_spans)
     records = Spans.find(question, {r.id: r.words() for r in model.records}, metrics.spans() + value_spans + dims.spans())
     named, split = [], []
+    if cue("each", question):  # "北京上海广州深圳的GMV分别是多少": one row per named value
+        split += [d for d, codes in values.items() if len(codes) > 1]
     for did in dims.ids():
         after_value = all(any(e <= s and not question[e:s].strip() for _, e in value_spans) for s, _ in dims.hits[did])
         if after_value:
