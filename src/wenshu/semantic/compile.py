@@ -121,6 +121,13 @@ class Compiler:
         near = self.lookups.get(m.table.lower(), set()) | {m.table.lower()}
         return next((c for c in self.model.conformed(d.id) if c.table.lower() in near), d)
 
+    def shown(self, d: Dimension, ref: str) -> str:
+        """A dimension's value as the answer shows it: stored numeric codes as their labels (1 = 一线)."""
+        if not coded(d):
+            return ref
+        cases = " ".join(f"WHEN {literal(c)} THEN {literal(d.label(c, self.lang))}" for c in d.labels)
+        return f"CASE {as_text(self.dialect, ref)} {cases} ELSE {as_text(self.dialect, ref)} END"
+
     def condition(self, f: Filter, used: set[str], d: Dimension | None = None) -> str:
         d = d or self.dim(f.dimension)
         used.add(d.table)
@@ -209,10 +216,7 @@ class Compiler:
         self.key_of = key_of
         select, columns = [], []
         for i, d in enumerate(self.keys_dims):
-            ref = f"{key_of}.d{i}"
-            if coded(d):
-                cases = " ".join(f"WHEN {literal(c)} THEN {literal(d.label(c, self.lang))}" for c in d.labels)
-                ref = f"CASE {as_text(self.dialect, ref)} {cases} ELSE {as_text(self.dialect, ref)} END"
+            ref = self.shown(d, f"{key_of}.d{i}")
             select.append(f"{ref} AS {self.q(self.name(d))}")
             columns.append(self.name(d))
         if plan.grain:

@@ -10,8 +10,7 @@ repeats a row. The SQL then goes through the guard like any other.
 
 from __future__ import annotations
 
-from wenshu.semantic.compile import Compiled, Compiler, literal, coded
-from wenshu.semantic.grains import as_text
+from wenshu.semantic.compile import Compiled, Compiler, literal
 from wenshu.semantic.model import Record
 from wenshu.semantic.paths import Unreachable, joins
 
@@ -24,17 +23,14 @@ class DetailCompiler(Compiler):
                             f"「{self.plan.records}」不是语义模型中的明细对象")
         return found
 
-    def shown(self, rec: Record, used: set[str]) -> tuple[list[str], list[str]]:
+    def listed(self, rec: Record, used: set[str]) -> tuple[list[str], list[str]]:
         """SELECT items and column names: a dimension by its name (codes as labels), a column as it is."""
         select, columns = [], []
         for name in rec.columns:
             d = self.dims.get(name)
             if d is not None:
-                ref, header = self.col(d.table, d.column), self.name(d)
+                ref, header = self.shown(d, self.col(d.table, d.column)), self.name(d)
                 used.add(d.table)
-                if coded(d):
-                    cases = " ".join(f"WHEN {literal(c)} THEN {literal(d.label(c, self.lang))}" for c in d.labels)
-                    ref = f"CASE {as_text(self.dialect, ref)} {cases} ELSE {as_text(self.dialect, ref)} END"
             else:
                 ref, header = self.qualify(name, rec.table, used), name.rpartition(".")[2]
             select.append(f"{ref} AS {self.q(header)}")
@@ -44,7 +40,7 @@ class DetailCompiler(Compiler):
     def run(self) -> Compiled:
         plan, rec = self.plan, self.record()
         used: set[str] = {rec.table}
-        select, columns = self.shown(rec, used)
+        select, columns = self.listed(rec, used)
         measures = [self.metric(x) for x in plan.measures]
         near = self.lookups.get(rec.table.lower(), set()) | {rec.table.lower()}
         where = []
