@@ -128,9 +128,10 @@ FIRST = QueryPlan(measures=["gmv"], dimensions=["region"], window=LAST_MONTH, or
 def edited(question: str, plan: QueryPlan = FIRST, hits=None) -> dict | None:
     from wenshu.semantic.edits import edit
     from wenshu.semantic.mentions import read
-    from wenshu.semantic.windows import question_window
+    from wenshu.semantic.windows import plan_window
 
-    got = edit(plan, read(MODEL, question, hits), question_window(question), question, MODEL)
+    m = read(MODEL, question, hits)
+    got = edit(plan, m, plan_window(question, m.compare), question, MODEL)
     return None if got is None else got.model_dump(mode="json", exclude_defaults=True)
 
 
@@ -141,6 +142,7 @@ def test_follow_ups_edit_the_previous_plan():
     assert edited("再按渠道分一下")["dimensions"] == ["region", "channel"]
     assert edited("换成按渠道看")["dimensions"] == edited("break it down by channel instead")["dimensions"] == ["channel"]
     assert edited("和去年同期比呢")["compare"] == "yoy"
+    assert edited("和去年同期比呢")["window"] == {"start": "2026-05-01", "end": "2026-06-01"}  # 去年 is what it compares with
     moved = edited("那本周呢")
     assert moved["window"]["start"] != "2026-05-01" and moved["measures"] == ["gmv"] and moved["limit"] == 3
     assert edited("按月看趋势")["grain"] == "month"
@@ -205,6 +207,14 @@ def test_an_item_level_value_filters_orders_through_their_items():
 def test_english_plurals_and_comparison_words_are_read(question, part):
     got = grounded(question)
     assert {k: got.get(k) for k in part} == part, got
+
+
+def test_the_period_a_comparison_names_is_not_the_plans_window():
+    from wenshu.semantic.windows import plan_window, question_window
+
+    assert plan_window("和去年同期比，上个月的销售额", "yoy") == question_window("上个月")
+    assert plan_window("GMV last month against the same month last year", "yoy") == question_window("last month")
+    assert plan_window("去年的销售额") == question_window("去年")
 
 
 def test_a_period_to_date_compares_with_the_same_days_of_the_period_before():

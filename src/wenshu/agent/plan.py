@@ -30,7 +30,7 @@ from wenshu.semantic.mentions import read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import QueryPlan
 from wenshu.semantic.schema import plan_schema
-from wenshu.semantic.windows import question_window
+from wenshu.semantic.windows import plan_window
 
 
 class NoPlan(Exception):
@@ -67,7 +67,7 @@ def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel) -> t
     if listed is not None:  # a detail list: the question's words say it all, no model call
         if listed.plan is None:
             raise NoPlan(listed.reason)
-        return listed.plan.model_copy(update={"window": question_window(q["question"])}), [], " (a detail list)"
+        return listed.plan.model_copy(update={"window": plan_window(q["question"])}), [], " (a detail list)"
     try:
         filled = ctx.models.structured("strong", plan_messages(model, q["question"]), QueryPlan,
                                        json_schema=fill_schema(model),
@@ -77,7 +77,7 @@ def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel) -> t
     grounded = ground(filled, model, q["question"], state["schema"].get("values"))
     if grounded.plan is None:
         raise NoPlan(grounded.reason)
-    plan = grounded.plan.model_copy(update={"window": question_window(q["question"])})
+    plan = grounded.plan.model_copy(update={"window": plan_window(q["question"], grounded.plan.compare)})
     extra = f" (dropped, not in the question: {', '.join(grounded.dropped)})" if grounded.dropped else ""
     return plan, grounded.notes, extra
 
@@ -87,7 +87,8 @@ def _from_previous(state: AgentState, model: SemanticModel, previous: dict) -> Q
         raise NoPlan("a follow-up to a free-SQL answer: free SQL edits it")
     question = state["query"]["question"]
     mentions = read(model, question, state["schema"].get("values"))
-    plan = edit(QueryPlan.model_validate(previous["plan"]), mentions, question_window(question), question, model)
+    plan = edit(QueryPlan.model_validate(previous["plan"]), mentions, plan_window(question, mentions.compare), question,
+                model)
     if plan is None:
         raise NoPlan("the follow-up changes nothing the plan knows: free SQL answers it with the history")
     return plan

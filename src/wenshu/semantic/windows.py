@@ -7,11 +7,21 @@ plan compiler then writes in any dialect.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from datetime import date
 
 from wenshu.knowledge.time_phrases import find_windows
+from wenshu.semantic.mentions import CUES
 from wenshu.semantic.plan import Window
+
+
+def plan_window(question: str, compare: str = "none") -> Window | None:
+    """The window a plan answers for: the question's first period, not counting the one a comparison names
+    ("和去年同期比" names last year only as what this period is compared with)."""
+    if compare != "none":
+        question = re.sub(CUES[compare], " ", question, flags=re.I)
+    return question_window(question)
 
 
 def question_window(question: str) -> Window | None:
