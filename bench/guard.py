@@ -27,7 +27,7 @@ def spider_dir() -> Path:
 
 def gold_cases(root: Path) -> tuple[list[tuple[str, str]], dict]:
     """([(db_id, gold SQL)] for every question whose database exists, {db_id: Catalog})."""
-    from wenshu.knowledge.catalog import load_catalog
+    from wenshu.knowledge.introspect import load_catalog
 
     rows = json.loads((root / "dev.json").read_text(encoding="utf-8"))
     cases, catalogs = [], {}

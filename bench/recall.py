@@ -52,7 +52,7 @@ def _recaller(engine, **kw):
 
 
 def _catalogs(folder: Path) -> dict:
-    from wenshu.knowledge.catalog import load_catalog
+    from wenshu.knowledge.introspect import load_catalog
 
     out = {}
     for db in sorted(p.name for p in folder.iterdir() if (p / f"{p.name}.sqlite").exists()):
@@ -99,7 +99,7 @@ def _gold_view(cat, prefix: str):
         return cat
     key = (id(cat), prefix)
     if key not in _VIEWS:
-        from wenshu.knowledge.catalog import Catalog
+        from wenshu.catalog import Catalog
 
         view = Catalog(cat.datasource, cat.dialect)
         view.tables = [t for t in cat.tables if t.name.startswith(prefix)]
@@ -158,7 +158,7 @@ def part_demo(engine, args) -> dict:
 
     from bench.demo_set import load_gold
     from wenshu.demo.generate import build_demo_db
-    from wenshu.knowledge.catalog import load_catalog
+    from wenshu.knowledge.introspect import load_catalog
 
     path = build_demo_db(Path(tempfile.mkdtemp(prefix="wenshu-recall-demo-")) / "demo.sqlite", end_date=date.today())
     cat = load_catalog("demo", f"sqlite:///{path}")

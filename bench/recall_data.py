@@ -17,7 +17,7 @@ import random
 import sqlglot
 from sqlglot import exp
 
-from wenshu.knowledge.catalog import Catalog, ColumnInfo, TableInfo
+from wenshu.catalog import Catalog, ColumnInfo, TableInfo
 
 SEP = "__"
 

@@ -106,7 +106,7 @@ def _load_done(path: Path) -> dict[tuple[str, str], dict]:
 def run(args) -> int:
     from wenshu.agent.service import Agent
     from wenshu.bootstrap import ensure_demo, open_store
-    from wenshu.knowledge.catalog import load_catalog
+    from wenshu.knowledge.introspect import load_catalog
 
     console = Console(stderr=True)
     commit = _commit()  # the code that answers, read before the run (the tree may change during a long one)

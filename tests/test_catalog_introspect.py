@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from wenshu.knowledge.catalog import Catalog, TableInfo, load_catalog
+from wenshu.catalog import Catalog, TableInfo
+
+from wenshu.knowledge.introspect import load_catalog
 from wenshu.knowledge.samples import SAMPLE_MAX_LEN
 
 REGIONS = ["华东", "华北", "华南", "西南", "东北", "华中", "西北"]

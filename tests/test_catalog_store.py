@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
+from wenshu.catalog import Catalog, ColumnInfo, ForeignKeyInfo, TableInfo, structural_hash
 from wenshu.errors import UnknownDatasource
-from wenshu.knowledge.catalog import Catalog, ColumnInfo, ForeignKeyInfo, TableInfo, structural_hash
 from wenshu.storage.db import open_store
 
 

@@ -16,7 +16,7 @@ from wenshu.demo import generate, rows
 from wenshu.demo.generate import build_demo_db, ensure_demo_db, read_build_info
 from wenshu.demo.schema import table_names
 from wenshu.demo.seasonality import window_start
-from wenshu.knowledge.catalog import introspect
+from wenshu.knowledge.introspect import read_catalog
 
 END = date(2024, 6, 15)
 SMALL = 6_000
@@ -155,7 +155,7 @@ def test_every_table_and_column_has_chinese_comment(db):
 
 
 def test_introspect_sees_business_tables(small_db):
-    catalog = introspect(sa.create_engine(f"sqlite:///{small_db}"), "demo")
+    catalog = read_catalog(sa.create_engine(f"sqlite:///{small_db}"), "demo")
     assert set(catalog.table_names()) == BUSINESS_TABLES
     orders = catalog.table("orders")
     assert orders.comment and orders.row_count == SMALL

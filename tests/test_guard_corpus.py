@@ -22,9 +22,10 @@ import pytest
 import yaml
 
 from fixtures_servers import SENTINEL_TEXT, checksums, files_under, seed_sqlite
+from wenshu.catalog import Catalog
 from wenshu.errors import WenshuError
 from wenshu.guard import Guard
-from wenshu.knowledge.catalog import Catalog, load_catalog
+from wenshu.knowledge.introspect import load_catalog
 from wenshu.sql.execute import execute_readonly
 
 CORPUS = yaml.safe_load((Path(__file__).parent / "data" / "attacks.yaml").read_text())

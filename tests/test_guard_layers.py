@@ -9,7 +9,7 @@ import pytest
 import sqlalchemy as sa
 
 from wenshu.guard import Guard, GuardPolicy
-from wenshu.knowledge.catalog import introspect
+from wenshu.knowledge.introspect import read_catalog
 
 DIALECTS = ["sqlite", "postgres", "mysql", "duckdb", "clickhouse", "trino"]
 
@@ -32,7 +32,7 @@ def catalog(tmp_path_factory):
     conn.close()
     engine = sa.create_engine(f"sqlite:///{path}")
     try:
-        return introspect(engine, "shop")
+        return read_catalog(engine, "shop")
     finally:
         engine.dispose()
 

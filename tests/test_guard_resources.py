@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wenshu.guard import Guard
-from wenshu.knowledge.catalog import introspect
+from wenshu.knowledge.introspect import read_catalog
 from wenshu.settings import reset_settings_cache
 
 G = Guard(row_limit=None, max_size=1_000_000, max_recursion=100_000)
@@ -31,7 +31,7 @@ def catalog(tmp_path_factory):
     conn.close()
     engine = sa.create_engine(f"sqlite:///{path}")
     try:
-        return introspect(engine, "shop")
+        return read_catalog(engine, "shop")
     finally:
         engine.dispose()
 

@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from wenshu.agent.generate import GenerateInput, build_messages
-from wenshu.knowledge.catalog import load_catalog
+from wenshu.knowledge.introspect import load_catalog
 from wenshu.knowledge.recall import FullSchemaRecall
 from wenshu.providers.prefix_cache import PrefixCache
 from wenshu.providers.prefix_store import PrefixStore
@@ -34,8 +34,8 @@ def messages(db, question: str, label: str = "shop"):
 
 
 def test_the_generate_prompt_marks_a_whole_schema_as_a_stable_prefix(store):
-    from wenshu.knowledge.catalog import load_catalog as load
     from wenshu.knowledge.hybrid import HybridRecall
+    from wenshu.knowledge.introspect import load_catalog as load
 
     catalog = load("demo", store.datasources.get("demo").url)
     a, b = (HybridRecall().recall(q, catalog) for q in ("上个月各大区的销售额", "how many customers are there"))

@@ -6,7 +6,7 @@ import json
 
 from bench import recall_data as rd
 from bench.__main__ import main
-from wenshu.knowledge.catalog import Catalog, ColumnInfo, TableInfo
+from wenshu.catalog import Catalog, ColumnInfo, TableInfo
 from wenshu.knowledge.structure import JoinGraph
 
 

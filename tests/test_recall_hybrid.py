@@ -7,11 +7,11 @@ import dataclasses
 import pytest
 
 from wenshu.agent.context import build_recall
-from wenshu.knowledge.catalog import Catalog, ColumnInfo, TableInfo
+from wenshu.catalog import Catalog, ColumnInfo, TableInfo
 from wenshu.knowledge.glossary import Glossary, GlossaryTerm
 from wenshu.knowledge.hybrid import HybridRecall
+from wenshu.knowledge.introspect import load_catalog
 from wenshu.knowledge.recall import FullSchemaRecall
-from wenshu.knowledge.catalog import load_catalog
 from wenshu.knowledge.sync import current_catalog
 from wenshu.providers.embeddings import USEEmbedder
 from wenshu.storage.vectors import EmbeddingCache, open_vector_index

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from wenshu.catalog import Catalog, ColumnInfo, TableInfo
 from wenshu.knowledge.bm25 import BM25
-from wenshu.knowledge.catalog import Catalog, ColumnInfo, TableInfo
 from wenshu.knowledge.documents import build_documents, clean_value, schema_hash
 from wenshu.knowledge.tokenize import ngrams, split_identifier, stem, tokens
 from wenshu.knowledge.value_index import ValueEntry, ValueIndex, romanized

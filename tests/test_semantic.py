@@ -9,7 +9,7 @@ import yaml
 from typer.testing import CliRunner
 
 from wenshu.cli.app import app
-from wenshu.knowledge.catalog import load_catalog
+from wenshu.knowledge.introspect import load_catalog
 from wenshu.semantic.draft import draft_model
 from wenshu.semantic.library import bundled_text, export_text, import_model, load
 from wenshu.semantic.model import InvalidSemanticModel, parse_model

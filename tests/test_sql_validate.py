@@ -3,7 +3,7 @@ import sqlite3
 import pytest
 import sqlalchemy as sa
 
-from wenshu.knowledge.catalog import introspect
+from wenshu.knowledge.introspect import read_catalog
 from wenshu.sql.validate import BasicValidator, SQLValidator, ValidationOutcome, sqlglot_dialect
 
 
@@ -28,7 +28,7 @@ def catalog(tmp_path):
     conn.close()
     engine = sa.create_engine(f"sqlite:///{path}")
     try:
-        return introspect(engine, "shop")
+        return read_catalog(engine, "shop")
     finally:
         engine.dispose()
 

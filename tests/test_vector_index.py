@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 
-from wenshu.knowledge.catalog import Catalog, ColumnInfo, TableInfo
+from wenshu.catalog import Catalog, ColumnInfo, TableInfo
 from wenshu.knowledge.documents import build_documents
 from wenshu.knowledge.recall_index import sync_vectors
 from wenshu.providers.embeddings import USEEmbedder

@@ -16,8 +16,8 @@ from __future__ import annotations
 from sqlglot import exp
 
 from wenshu.agent.coverage import parse, select_tables
-from wenshu.knowledge.catalog import Catalog
-from wenshu.knowledge.joins import join_steps
+from wenshu.catalog import Catalog
+from wenshu.catalog.joins import join_steps
 
 
 def _conditions(tree: exp.Expression) -> list[tuple[exp.Expression, set[str], set[str]]]:

@@ -21,7 +21,7 @@ from wenshu.errors import EmptyQuestion, NotFound, RunCancelled, WenshuError
 from wenshu.guard.guard import Guard
 from wenshu.guard.policy import GuardPolicy
 from wenshu.i18n import detect_lang
-from wenshu.knowledge.catalog import load_catalog
+from wenshu.knowledge.introspect import load_catalog
 from wenshu.knowledge.learning import learn_from_turn, record_feedback
 from wenshu.knowledge.recall import SchemaRecall
 from wenshu.providers.base import ModelClient

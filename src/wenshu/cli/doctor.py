@@ -16,8 +16,8 @@ from wenshu.cli.common import console, fail, guarded, settings, ui_lang
 
 
 def _check_datasources(s) -> tuple[list[tuple[str, str, str]], list[str]]:
-    from wenshu.knowledge.catalog import load_catalog
     from wenshu.bootstrap import DEMO, demo_path, open_store
+    from wenshu.knowledge.introspect import load_catalog
 
     rows, fixes = [], []
     store = open_store(s)

@@ -1,7 +1,7 @@
 """Table definitions of the demo database, with Chinese comments and enum annotations.
 
 The comments and enums are written into the sidecar tables `_wenshu_tables` / `_wenshu_columns`
-documented in `wenshu.knowledge.catalog`, because SQLite has no `COMMENT` syntax.
+documented in `wenshu.catalog.model`, because SQLite has no `COMMENT` syntax.
 """
 
 from __future__ import annotations

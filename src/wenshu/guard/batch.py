@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 
+from wenshu.catalog import Catalog
 from wenshu.guard.guard import Guard
 from wenshu.guard.outcome import ValidationOutcome
-from wenshu.knowledge.catalog import Catalog
 
 
 def _invalid(why: str) -> ValidationOutcome:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
+from wenshu.catalog import Catalog
 from wenshu.guard.names import find_source, find_table, is_named_table, output_names, scope_chain
 from wenshu.guard.outcome import Problem
 from wenshu.guard.policy import GuardPolicy
-from wenshu.knowledge.catalog import Catalog
 
 
 def _denied(table: str, column: str) -> Problem:

@@ -17,6 +17,7 @@ import importlib
 
 from sqlglot import exp
 
+from wenshu.catalog import Catalog
 from wenshu.guard.columns import apply_column_policy
 from wenshu.guard.dialects import sqlglot_dialect
 from wenshu.guard.limits import apply_limit, edited_text, limit_problem
@@ -28,7 +29,6 @@ from wenshu.guard.resources import resource_problem
 from wenshu.guard.shape import shape_problem
 from wenshu.guard.statements import statement_problem
 from wenshu.guard.system import system_problem
-from wenshu.knowledge.catalog import Catalog
 
 _INTERNAL = Problem(
     "sql_check_failed", "The guard could not finish checking this SQL, so it was not run.",

@@ -16,11 +16,11 @@ import difflib
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
+from wenshu.catalog import Catalog, ColumnInfo, TableInfo
+from wenshu.catalog.joins import where_column_lives
 from wenshu.guard.dialects import name_matches
 from wenshu.guard.outcome import Problem
 from wenshu.guard.system import is_system_table
-from wenshu.knowledge.catalog import Catalog, ColumnInfo, TableInfo
-from wenshu.knowledge.joins import where_column_lives
 
 # Columns every row has without being declared (SQLite rowid aliases, PostgreSQL system columns).
 IMPLICIT_COLUMNS = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Protocol
 
-from wenshu.knowledge.catalog import Catalog
+from wenshu.catalog import Catalog
 
 
 @dataclass

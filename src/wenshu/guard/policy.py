@@ -12,9 +12,9 @@ from dataclasses import dataclass, replace
 
 from sqlglot import exp
 
+from wenshu.catalog import Catalog
 from wenshu.guard.names import is_named_table, is_system_table
 from wenshu.guard.outcome import Problem
-from wenshu.knowledge.catalog import Catalog
 
 
 def _names(values) -> tuple[str, ...]:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from wenshu.catalog import Catalog
 from wenshu.guard.limits import int_literal
 from wenshu.guard.names import find_table
 from wenshu.guard.outcome import Problem
 from wenshu.guard.recursion import DEFAULT_MAX_DEPTH, recursion_problem
-from wenshu.knowledge.catalog import Catalog
 
 TINY_ROWS = 100
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from wenshu.catalog import Catalog
 from wenshu.guard.dialects import name_matches
 from wenshu.guard.outcome import Problem
-from wenshu.knowledge.catalog import Catalog
 
 SYSTEM_SCHEMAS = {"information_schema", "pg_catalog", "performance_schema", "sys", "mysql", "system"}
 TABLE_PREFIXES = {

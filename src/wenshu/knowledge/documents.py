@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from wenshu.knowledge.catalog import Catalog, ColumnInfo, TableInfo
+from wenshu.catalog import Catalog, ColumnInfo, TableInfo
 from wenshu.knowledge.tokenize import split_identifier, tokens
 
 MAX_VALUE_CHARS = 40

@@ -16,7 +16,7 @@ import re
 import threading
 from typing import Protocol
 
-from wenshu.knowledge.catalog import Catalog
+from wenshu.catalog import Catalog
 from wenshu.knowledge.documents import schema_hash
 from wenshu.knowledge.examples import ExampleSource
 from wenshu.knowledge.fusion import WEIGHTS, rrf, table_scores

@@ -26,7 +26,7 @@ from collections import defaultdict
 
 import sqlalchemy as sa
 
-from wenshu.knowledge.catalog import ForeignKeyInfo, TableInfo
+from wenshu.catalog import ForeignKeyInfo, TableInfo
 from wenshu.knowledge.samples import ident
 
 OVERLAP_SCAN = 5_000

@@ -3,16 +3,20 @@ comments (native, or the SQLite sidecar tables), primary keys and declared forei
 
 `read_structure` touches only the system catalog, so it is cheap even for thousands of tables;
 row counts, sample values and inferred keys are added by `samples` and `inferred_keys`.
-`read_catalog` does all of it at once, for callers that do not keep a synced copy.
+`read_catalog` does all of it at once, for callers that do not keep a synced copy; `load_catalog`
+opens a datasource by name and URL and reads it that way.
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
+from pathlib import Path
 
 import sqlalchemy as sa
 
-from wenshu.knowledge.catalog import Catalog, ColumnInfo, ForeignKeyInfo, TableInfo
+from wenshu.catalog import Catalog, ColumnInfo, ForeignKeyInfo, TableInfo
+from wenshu.errors import DatasourceUnreachable
 
 SIDECAR_TABLES = ("_wenshu_tables", "_wenshu_columns")
 HIDDEN_PREFIXES = ("_wenshu_", "sqlite_")
@@ -110,3 +114,36 @@ def read_catalog(engine: sa.Engine, datasource: str, *, with_samples: bool = Tru
             fill_data(conn, table, with_samples=with_samples)
             apply_inferred(conn, table, candidates.get(table.name, []), by_name)
     return catalog
+
+
+def datasource_engine(name: str, url: str) -> sa.Engine:
+    """An engine for reading a datasource's catalog; a SQLite file is opened read-only and never created."""
+    parsed = sa.engine.make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
+        path = Path(parsed.database).expanduser().resolve()
+        if not path.is_file():
+            raise DatasourceUnreachable(name, f"the SQLite file {path} does not exist")
+        uri = f"{path.as_uri()}?mode=ro"
+        return sa.create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False))
+    return sa.create_engine(url, pool_pre_ping=True)
+
+
+def unreachable(name: str, exc: BaseException) -> DatasourceUnreachable:
+    """A database error as the user-facing `datasource_unreachable` error (first line of the cause)."""
+    detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    return DatasourceUnreachable(name, (detail[0] if detail else type(exc).__name__)[:200])
+
+
+def load_catalog(name: str, url: str) -> Catalog:
+    """Introspect a datasource by name and URL; connection problems become DatasourceUnreachable.
+
+    This always reads the live database; the agent reads the synced copy instead
+    (`wenshu.knowledge.sync.current_catalog`).
+    """
+    engine = datasource_engine(name, url)
+    try:
+        return read_catalog(engine, name)
+    except sa.exc.SQLAlchemyError as exc:
+        raise unreachable(name, exc) from exc
+    finally:
+        engine.dispose()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from wenshu.knowledge.catalog import Catalog
+from wenshu.catalog import Catalog
 from wenshu.knowledge.examples import BundledExamples, ExampleSource
 from wenshu.knowledge.schema_block import estimate_tokens, render_schema
 

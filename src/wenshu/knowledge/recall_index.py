@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from wenshu.catalog import Catalog, TableInfo
 from wenshu.knowledge.bm25 import BM25
-from wenshu.knowledge.catalog import Catalog, TableInfo
 from wenshu.knowledge.documents import Doc, build_documents, schema_hash
 from wenshu.knowledge.schema_block import compact_table, estimate_tokens
 from wenshu.knowledge.structure import JoinGraph

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 import sqlalchemy as sa
 from sqlalchemy.sql import quoted_name
 
-from wenshu.knowledge.catalog import TableInfo
+from wenshu.catalog import TableInfo
 
 SAMPLE_SCAN = 20_000
 LOW_CARDINALITY = 50

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from wenshu.knowledge.catalog import Catalog, ColumnInfo, TableInfo
+from wenshu.catalog import Catalog, ColumnInfo, TableInfo
 
 _WIDE = re.compile("[\u2e80-\U0010ffff]")  # CJK and beyond: about one token per character
 

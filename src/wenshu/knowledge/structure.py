@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import deque
 from itertools import combinations
 
-from wenshu.knowledge.catalog import Catalog, ColumnInfo
+from wenshu.catalog import Catalog, ColumnInfo
 
 MAX_HOPS = 3
 _TIME = ("date", "time", "year", "month", "day", "日期", "时间", "年份", "月份")

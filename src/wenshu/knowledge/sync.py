@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 
 import sqlalchemy as sa
 
+from wenshu.catalog import Catalog, TableInfo, structural_hash
 from wenshu.errors import EmptyDatasource, error_payload
-from wenshu.knowledge.catalog import Catalog, TableInfo, datasource_engine, structural_hash, unreachable
 from wenshu.knowledge.inferred_keys import apply_inferred, name_candidates
-from wenshu.knowledge.introspect import read_connection, read_structure
+from wenshu.knowledge.introspect import datasource_engine, read_connection, read_structure, unreachable
 from wenshu.knowledge.samples import fill_data, row_count
 from wenshu.storage.schema import utcnow
 

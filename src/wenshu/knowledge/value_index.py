@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pypinyin import lazy_pinyin
 from rapidfuzz import fuzz, process
 
-from wenshu.knowledge.catalog import Catalog
+from wenshu.catalog import Catalog
 from wenshu.knowledge.documents import clean_value, column_values
-from wenshu.knowledge.tokenize import _CJK, STOPWORDS, ngrams
+from wenshu.knowledge.tokenize import STOPWORDS, _CJK, ngrams
 
 FUZZY_CUTOFF = 88.0
 MAX_FUZZY_CANDIDATES = 2000

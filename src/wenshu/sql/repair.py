@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 import sqlglot
 from sqlglot import exp
 
-from wenshu.knowledge.catalog import Catalog, TableInfo
-from wenshu.knowledge.joins import join_steps, key_edges
+from wenshu.catalog import Catalog, TableInfo
+from wenshu.catalog.joins import join_steps, key_edges
 
 
 @dataclass

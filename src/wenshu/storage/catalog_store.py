@@ -19,8 +19,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
+from wenshu.catalog import Catalog, TableInfo, schema_hash
 from wenshu.errors import UnknownDatasource
-from wenshu.knowledge.catalog import Catalog, TableInfo, schema_hash
 from wenshu.storage.schema import catalog_sources as src
 from wenshu.storage.schema import catalog_tables as tbl
 from wenshu.storage.schema import datasources as ds

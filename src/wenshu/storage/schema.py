@@ -228,7 +228,7 @@ catalog_tables = sa.Table(
               primary_key=True),
     sa.Column("name", sa.String(255), primary_key=True),
     sa.Column("position", sa.Integer, nullable=False),  # catalog order
-    sa.Column("hash", sa.String(64), nullable=False),  # structural hash (knowledge.catalog.structural_hash)
+    sa.Column("hash", sa.String(64), nullable=False),  # structural hash (wenshu.catalog.structural_hash)
     sa.Column("row_count", sa.BigInteger),  # refreshed on every sync, outside the payload
     sa.Column("synced_at", UTCDateTime, nullable=False),  # when the payload was last rewritten
     sa.Column("payload", JSONColumn(), nullable=False),  # TableInfo.to_dict()

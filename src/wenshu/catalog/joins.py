@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from wenshu.knowledge.catalog import Catalog
+from wenshu.catalog.model import Catalog
 
 
 JoinStep = tuple[str, str, str, str]  # (known table, its column, new table, the new table's column)

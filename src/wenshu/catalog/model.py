@@ -1,4 +1,4 @@
-"""The datasource catalog: tables, columns, types, comments, enum annotations, keys and sample values.
+"""The datasource catalog model: tables, columns, types, comments, enum annotations, keys and sample values.
 
 Comments come from the database where it has them (PostgreSQL/MySQL `COMMENT`), or from a sidecar
 pair of tables inside the datasource itself, for engines without comments (SQLite):
@@ -8,23 +8,18 @@ pair of tables inside the datasource itself, for engines without comments (SQLit
 
 `enum_json` maps stored values to labels, e.g. {"0": "待支付", "1": "已支付"}.
 
-This module is the data model (plus JSON round-trip and the structural hash used by the catalog
-sync) and the live loader. Reading a database lives in `introspect` (structure), `samples` (row
-counts and sample values) and `inferred_keys` (foreign keys guessed from names and values); the
-synced copy in the app store is kept by `wenshu.knowledge.sync`.
+This module is the data model, its JSON round-trip and the structural hash used by the catalog sync:
+plain data, no I/O, importing nothing else of Wenshu (the guard, storage, SQL repair and knowledge all
+build on it). Reading a live database lives in `wenshu.knowledge.introspect` (structure and
+`load_catalog`), `samples` (row counts and sample values) and `inferred_keys` (foreign keys guessed
+from names and values); the synced copy in the app store is kept by `wenshu.knowledge.sync`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from dataclasses import asdict, dataclass, field, fields
-from pathlib import Path
-
-import sqlalchemy as sa
-
-from wenshu.errors import DatasourceUnreachable
 
 
 @dataclass
@@ -117,43 +112,3 @@ def structural_hash(table: TableInfo, extra: list | None = None) -> str:
 def schema_hash(table_hashes: dict[str, str]) -> str:
     text = "\n".join(f"{name}\t{h}" for name, h in sorted(table_hashes.items()))
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def introspect(engine: sa.Engine, datasource: str, *, with_samples: bool = True) -> Catalog:
-    """Read the whole catalog of a live datasource (no app store involved)."""
-    from wenshu.knowledge.introspect import read_catalog
-
-    return read_catalog(engine, datasource, with_samples=with_samples)
-
-
-def datasource_engine(name: str, url: str) -> sa.Engine:
-    """An engine for reading a datasource's catalog; a SQLite file is opened read-only and never created."""
-    parsed = sa.engine.make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
-        path = Path(parsed.database).expanduser().resolve()
-        if not path.is_file():
-            raise DatasourceUnreachable(name, f"the SQLite file {path} does not exist")
-        uri = f"{path.as_uri()}?mode=ro"
-        return sa.create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False))
-    return sa.create_engine(url, pool_pre_ping=True)
-
-
-def unreachable(name: str, exc: BaseException) -> DatasourceUnreachable:
-    """A database error as the user-facing `datasource_unreachable` error (first line of the cause)."""
-    detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-    return DatasourceUnreachable(name, (detail[0] if detail else type(exc).__name__)[:200])
-
-
-def load_catalog(name: str, url: str) -> Catalog:
-    """Introspect a datasource by name and URL; connection problems become DatasourceUnreachable.
-
-    This always reads the live database; the agent reads the synced copy instead
-    (`wenshu.knowledge.sync.current_catalog`).
-    """
-    engine = datasource_engine(name, url)
-    try:
-        return introspect(engine, name)
-    except sa.exc.SQLAlchemyError as exc:
-        raise unreachable(name, exc) from exc
-    finally:
-        engine.dispose()
