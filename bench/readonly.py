@@ -79,7 +79,7 @@ def _summary(pairs: list[tuple[float, float]], skipped: int) -> dict:
 
 
 def _measure_sqlite(items, repeat: int) -> dict:
-    from wenshu.sql.execute import execute_readonly
+    from wenshu.engines.execute import execute_readonly
 
     pairs, skipped = [], 0
     for it in items:
@@ -134,7 +134,7 @@ def _measure_postgres(items, repeat: int, pg_url: str) -> dict:
     import psycopg
     import sqlalchemy as sa
 
-    from wenshu.sql.execute import execute_readonly
+    from wenshu.engines.execute import execute_readonly
 
     by_db = defaultdict(list)
     for it in items:

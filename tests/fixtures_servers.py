@@ -290,9 +290,9 @@ def _stop_mariadb(proc: subprocess.Popen) -> None:
 
 def _dispose_engines() -> None:
     """Close pooled connections the code under test and the checksums keep, so servers stop promptly."""
-    from wenshu.sql import engines
+    from wenshu.engines.connections import cached_engines
 
-    for engine in list(engines.cached_engines()) + list(_checksum_engines.values()):
+    for engine in list(cached_engines()) + list(_checksum_engines.values()):
         engine.dispose()
 
 

@@ -23,10 +23,10 @@ import yaml
 
 from fixtures_servers import SENTINEL_TEXT, checksums, files_under, seed_sqlite
 from wenshu.catalog import Catalog
+from wenshu.engines.execute import execute_readonly
 from wenshu.errors import WenshuError
 from wenshu.guard import Guard
 from wenshu.knowledge.introspect import load_catalog
-from wenshu.sql.execute import execute_readonly
 
 CORPUS = yaml.safe_load((Path(__file__).parent / "data" / "attacks.yaml").read_text())
 TIMEOUT_S = 1.0

@@ -12,11 +12,11 @@ from decimal import Decimal
 import pytest
 import sqlalchemy as sa
 
+from wenshu.engines.execute import execute_readonly
 from wenshu.semantic.compile import PlanNotCompilable, compile_plan
 from wenshu.semantic.library import bundled_text
 from wenshu.semantic.model import parse_model
 from wenshu.semantic.plan import QueryPlan, Window
-from wenshu.sql.execute import execute_readonly
 
 MODEL = parse_model(bundled_text("demo"))
 TODAY = date.today()

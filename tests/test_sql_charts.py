@@ -4,8 +4,8 @@ import sqlite3
 
 import pytest
 
+from wenshu.engines.execute import execute_readonly
 from wenshu.sql.charts import SCHEMA, choose_chart, infer_column_kinds
-from wenshu.sql.execute import execute_readonly
 
 
 def enc(spec, channel):

@@ -9,10 +9,10 @@ import pytest
 import sqlalchemy as sa
 
 from fixtures_servers import CANARY, SENTINEL_TEXT, checksums, files_under
+from wenshu.engines.connections import execute_sqlalchemy
+from wenshu.engines.execute import execute_readonly
+from wenshu.engines.result import fetch_rows
 from wenshu.errors import SQLExecutionError, SQLTimeout
-from wenshu.sql.engines import execute_sqlalchemy
-from wenshu.sql.execute import execute_readonly
-from wenshu.sql.result import fetch_rows
 
 
 @pytest.fixture(params=["postgres", "mariadb"])

@@ -7,10 +7,10 @@ from decimal import Decimal
 
 import pytest
 
+from wenshu.engines.connections import execute_sqlalchemy
+from wenshu.engines.execute import ExecResult, data_version, execute_readonly, page
+from wenshu.engines.values import jsonable
 from wenshu.errors import DatasourceUnreachable, InputError, SQLExecutionError, SQLTimeout
-from wenshu.sql.engines import execute_sqlalchemy
-from wenshu.sql.execute import ExecResult, data_version, execute_readonly, page
-from wenshu.sql.values import jsonable
 
 BOMB = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT COUNT(*) FROM c"
 ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c"

@@ -11,9 +11,9 @@ from test_catalog_introspect import build_shop
 
 from wenshu.agent.context import CatalogSource
 from wenshu.bootstrap import ensure_demo
+from wenshu.engines.execute import data_version
 from wenshu.errors import DatasourceUnreachable, EmptyDatasource, UnknownDatasource
 from wenshu.knowledge.sync import current_catalog, resync_all, sync_datasource
-from wenshu.sql.execute import data_version
 
 
 @pytest.fixture

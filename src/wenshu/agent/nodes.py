@@ -23,11 +23,11 @@ from wenshu.agent.prompts import render
 from wenshu.agent.state import AgentState
 from wenshu.agent.vote import choose, make_runner
 from wenshu.contracts import Event
+from wenshu.engines.execute import data_version, execute_readonly
 from wenshu.errors import WenshuError
 from wenshu.guard.guard import guard_check
 from wenshu.knowledge.time_phrases import find_windows
 from wenshu.sql.charts import choose_chart
-from wenshu.sql.execute import data_version, execute_readonly
 from wenshu.sql.extract import extract_sql
 from wenshu.sql.repair import repair_sql
 

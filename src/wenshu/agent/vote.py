@@ -16,9 +16,9 @@ import hashlib
 import json
 from collections.abc import Callable
 
+from wenshu.engines.execute import execute_readonly
 from wenshu.errors import WenshuError
 from wenshu.guard.guard import guard_check
-from wenshu.sql.execute import execute_readonly
 from wenshu.sql.repair import repair_sql
 
 Sampler = Callable[[int], str | None]  # round -> a sampled SQL (or None)

@@ -7,8 +7,8 @@ same answer. Cells are escaped so a value can never break the table or open a co
 from __future__ import annotations
 
 from wenshu.contracts import AgentResponse
+from wenshu.engines.values import jsonable
 from wenshu.i18n import pick
-from wenshu.sql.values import jsonable
 
 MAX_TABLE_ROWS = 20
 MAX_CELL_CHARS = 80

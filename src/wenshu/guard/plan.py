@@ -27,9 +27,9 @@ import sqlglot
 from sqlglot import exp
 from sqlalchemy.engine import make_url
 
-from wenshu.sql.engines import readonly_connection, translate_error
-from wenshu.sql.execute import Deadline, data_version, open_sqlite, sqlite_error, sqlite_path
-from wenshu.sql.result import db_error
+from wenshu.engines.connections import readonly_connection, translate_error
+from wenshu.engines.execute import Deadline, data_version, open_sqlite, sqlite_error, sqlite_path
+from wenshu.engines.result import db_error
 
 _HINT = (
     "Add WHERE filters (on indexed columns where possible), aggregate with GROUP BY, join tables on "

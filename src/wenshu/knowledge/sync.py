@@ -63,7 +63,7 @@ class SyncReport:
 
 def source_version(url: str) -> str | None:
     """The SQLite file's version token (changes whenever the file does); None for server engines."""
-    from wenshu.sql.execute import data_version
+    from wenshu.engines.execute import data_version
 
     parsed = sa.engine.make_url(url)
     if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):

@@ -16,7 +16,7 @@ import math
 import re
 from decimal import Decimal
 
-from wenshu.sql.values import jsonable
+from wenshu.engines.values import jsonable
 
 TEMPORAL, QUANTITATIVE, NOMINAL = "temporal", "quantitative", "nominal"
 SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"

@@ -6,9 +6,9 @@ import time
 
 from wenshu.contracts import AgentResponse, TraceStep
 from wenshu.errors import SQLRefused
+from wenshu.engines.execute import execute_readonly
 from wenshu.guard import Guard, GuardPolicy
 from wenshu.settings import Settings
-from wenshu.sql.execute import execute_readonly
 
 
 def guard_for(settings: Settings, datasource: str, store=None):

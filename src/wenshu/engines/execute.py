@@ -4,7 +4,7 @@ SQLite files are opened with the standard library in read-only URI mode, with `q
 authorizer that allows reads only (no PRAGMA, ATTACH or write, and no file or extension function),
 a progress handler that enforces the time limit, a cap on the size of any string or blob, and rows
 fetched in batches up to a row and byte budget (`fetch_rows`). Other
-engines go through SQLAlchemy (`wenshu.sql.engines`). The validator is the first guard; this is
+engines go through SQLAlchemy (`wenshu.engines.connections`). The validator is the first guard; this is
 the second and must hold even when the validator is bypassed.
 """
 
@@ -18,9 +18,11 @@ import urllib.parse
 
 from sqlalchemy.engine import make_url
 
+from wenshu.engines.connections import execute_sqlalchemy
+from wenshu.engines.result import (
+    ExecResult, count_sql, db_error, fetch_rows, page, refused_error, strip_sql, timeout_error,
+)  # fmt: skip
 from wenshu.errors import DatasourceUnreachable
-from wenshu.sql.engines import execute_sqlalchemy
-from wenshu.sql.result import ExecResult, count_sql, db_error, fetch_rows, page, refused_error, strip_sql, timeout_error
 
 __all__ = ["Deadline", "ExecResult", "data_version", "execute_readonly", "open_sqlite", "page", "sqlite_error", "sqlite_path"]
 

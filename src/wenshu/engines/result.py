@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from wenshu.engines.values import jsonable_row
 from wenshu.errors import InputError, SQLExecutionError, SQLTimeout
-from wenshu.sql.values import jsonable_row
 
 FETCH_BATCH = 256
 MAX_RESULT_BYTES = 32 * 1024 * 1024  # an estimate of the fetched values' size; past it the result is truncated

@@ -27,7 +27,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import make_url
 
 from wenshu.errors import DatasourceUnreachable
-from wenshu.sql.result import (
+from wenshu.engines.result import (
     MAX_RESULT_BYTES, ExecResult, count_sql, db_error, fetch_rows, refused_error, timeout_error,
 )  # fmt: skip
 
