@@ -6,10 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from wenshu.contracts import Event
+from wenshu.guard import SQLValidator
 from wenshu.knowledge.recall import SchemaRecall
 from wenshu.providers.base import ModelClient
 from wenshu.settings import Settings
-from wenshu.sql.validate import SQLValidator
 
 EventCallback = Callable[[Event], None]
 

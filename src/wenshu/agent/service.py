@@ -18,6 +18,7 @@ from wenshu.agent.graph import build_graph
 from wenshu.agent.response import build_response, usage_of
 from wenshu.contracts import AgentRequest, AgentResponse
 from wenshu.errors import EmptyQuestion, NotFound, RunCancelled, WenshuError
+from wenshu.guard import SQLValidator
 from wenshu.guard.guard import Guard
 from wenshu.guard.policy import GuardPolicy
 from wenshu.i18n import detect_lang
@@ -27,7 +28,6 @@ from wenshu.knowledge.recall import SchemaRecall
 from wenshu.providers.base import ModelClient
 from wenshu.providers.registry import resolve
 from wenshu.settings import Settings
-from wenshu.sql.validate import SQLValidator
 
 
 class Agent:

@@ -30,7 +30,7 @@ def open_knowledge_store():
 
 def datasource_dialect(store, name: str | None) -> tuple[str, str | None]:
     """(datasource name, sqlglot dialect); an unknown name raises UnknownDatasource."""
-    from wenshu.sql.validate import sqlglot_dialect
+    from wenshu.guard import sqlglot_dialect
 
     name = name or settings().default_datasource
     return name, sqlglot_dialect(store.datasources.get(name).dialect) or None

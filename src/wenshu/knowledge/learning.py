@@ -14,8 +14,8 @@ Follow-up turns ("只看华东区") are not learned: their question means nothin
 from __future__ import annotations
 
 from wenshu.errors import InputError, NotFound
+from wenshu.guard import sqlglot_dialect
 from wenshu.knowledge.examples import LibraryExamples
-from wenshu.sql.validate import sqlglot_dialect
 from wenshu.storage.examples_store import ExampleRecord, question_key
 
 

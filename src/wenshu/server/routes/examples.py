@@ -33,8 +33,8 @@ def list_examples(state: StateDep, user: CurrentUser, datasource: str | None = N
 @router.post("", operation_id="examples_add", status_code=201)
 def add_example(body: ExampleCreate, state: StateDep, user: CurrentUser) -> dict[str, Any]:
     """Add an active example after checking that its SQL parses; a known question is refused (400)."""
+    from wenshu.guard import sqlglot_dialect
     from wenshu.knowledge.examples import LibraryExamples
-    from wenshu.sql.validate import sqlglot_dialect
 
     record = require_datasource(state.store, user, body.datasource or state.settings.default_datasource)
     require_admin(user)

@@ -3,8 +3,8 @@ import sqlite3
 import pytest
 import sqlalchemy as sa
 
+from wenshu.guard import Guard, SQLValidator, ValidationOutcome, sqlglot_dialect
 from wenshu.knowledge.introspect import read_catalog
-from wenshu.sql.validate import BasicValidator, SQLValidator, ValidationOutcome, sqlglot_dialect
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def catalog(tmp_path):
         engine.dispose()
 
 
-V = BasicValidator()
+V = Guard()
 
 
 def check(sql, dialect="sqlite", catalog=None, row_limit=None) -> ValidationOutcome:
