@@ -3,13 +3,13 @@
     app = create_app(settings)            # uvicorn.run(app) or `wenshu serve`
 
 The lifespan opens the app store and the Agent once; every answer then runs in the runner's worker
-threads. Channel routers that live elsewhere (`wenshu.server.routes.openai`, `wenshu.channels.webhook`)
-are included when their modules import, so they plug in without editing this file.
+threads. Every router lives under `wenshu.server.routes`, the channel ones too (the OpenAI-compatible
+API in `routes.openai`, chat-robot webhooks in `routes.webhook`); the platform adapters they serve are
+registered in `wenshu.channels.registry`.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 from contextlib import asynccontextmanager
@@ -24,8 +24,8 @@ from wenshu.server.errors import install_error_handlers
 from wenshu.server.limits import BodySizeLimit, RateLimiter
 from wenshu.server.metrics import Metrics, MetricsMiddleware
 from wenshu.server.resync import background_resync
-from wenshu.server.routes import ask, audit, conversations, datasources, examples, glossary, health, meta, stream
-from wenshu.server.routes import semantic, tasks, web
+from wenshu.server.routes import ask, audit, conversations, datasources, examples, glossary, health, meta, openai
+from wenshu.server.routes import semantic, stream, tasks, web, webhook
 from wenshu.server.routes.meta import wenshu_version
 from wenshu.server.runner import Run, Runner
 from wenshu.settings import Settings, get_settings
@@ -33,8 +33,8 @@ from wenshu.settings import Settings, get_settings
 log = logging.getLogger("wenshu.server")
 
 ROUTERS = [ask.router, conversations.router, stream.router, tasks.router, datasources.router, semantic.router,
-           audit.router, examples.router, glossary.router, meta.router, health.router, web.router]
-OPTIONAL_ROUTERS = ["wenshu.server.routes.openai", "wenshu.channels.webhook"]
+           audit.router, examples.router, glossary.router, meta.router, health.router, web.router,
+           openai.router, webhook.router]
 REMOTE_MODEL_WORKERS = 32
 
 
@@ -80,21 +80,6 @@ def open_state(settings: Settings, models: ModelClient | None, bind_host: str, m
                        limiter=limiter, bind_host=bind_host)
 
 
-def include_optional(app: FastAPI) -> list[str]:
-    """Include each optional module's `router`; a module that is absent is skipped quietly."""
-    included = []
-    for name in OPTIONAL_ROUTERS:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name and name.startswith(exc.name):
-                continue  # not written (yet)
-            raise
-        app.include_router(module.router)
-        included.append(name)
-    return included
-
-
 def create_app(settings: Settings | None = None, *, models: ModelClient | None = None,
                bind_host: str = "127.0.0.1") -> FastAPI:
     """The application; `models` replaces the configured provider (tests pass the scripted fake)."""
@@ -120,6 +105,5 @@ def create_app(settings: Settings | None = None, *, models: ModelClient | None =
     app.add_middleware(MetricsMiddleware, metrics=metrics)  # outermost: it sees every response
     for router in ROUTERS:
         app.include_router(router)
-    include_optional(app)
     web.mount_static(app)
     return app
