@@ -127,7 +127,7 @@ def test_unknown_datasource_is_one_sentence(home):
 def test_plan_check_runs_with_the_url(settings, store):
     """With a URL the guard asks the database for its plan (wenshu.guard.plan) after layers 1-3."""
     from wenshu.guard.guard import _plan_module
-    from wenshu.sql.runner import guard_for
+    from wenshu.agent.sql_service import guard_for
 
     assert _plan_module() is not None
     guard, catalog, url, dialect = guard_for(settings, "demo", store)

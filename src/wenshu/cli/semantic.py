@@ -179,7 +179,7 @@ def compile_(name: str, plan: str = typer.Argument(..., help="A query plan as JS
         if run:  # through all four layers of the guard, like `wenshu sql run`
             from wenshu.cli.common import settings
             from wenshu.cli.render import result_table
-            from wenshu.sql.runner import run_checked
+            from wenshu.agent.sql_service import run_checked
 
             out = run_checked(settings(), store, compiled.sql, name)
             if out.error:

@@ -9,6 +9,7 @@ import sys
 import typer
 
 from wenshu.cli.common import console, guarded, settings
+from wenshu.cli.examples import open_knowledge_store
 from wenshu.cli.render import result_table
 
 app = typer.Typer(help="Run SQL through the guard.", no_args_is_help=True)
@@ -22,13 +23,10 @@ def run(
 ) -> None:
     """Validate SQL (read-only, known tables and columns, row limit), then run it read-only."""
     with guarded(as_json=as_json):
-        from wenshu.bootstrap import ensure_demo, open_store
-        from wenshu.sql.runner import run_checked
+        from wenshu.agent.sql_service import run_checked
 
         s = settings()
-        store = open_store(s)
-        ensure_demo(s, store)
-        out = run_checked(s, store, sql_text, db or s.default_datasource)
+        out = run_checked(s, open_knowledge_store(), sql_text, db or s.default_datasource)
         if as_json:
             print(out.model_dump_json())
             return
@@ -65,11 +63,12 @@ def check(
 ) -> None:
     """Check SQL with the guard (layers 1-3, and the plan with --db) without running it. Exit 1 when refused."""
     with guarded(as_json=as_json or batch):
-        from wenshu.sql.runner import guard_for
+        from wenshu.agent.sql_service import guard_for
 
         if not batch and sql_text is None:
             raise typer.BadParameter("give the SQL to check, or --batch to read JSON lines from stdin")
-        guard, catalog, url, db_dialect = guard_for(settings(), db) if db else (None, None, None, "")
+        guard, catalog, url, db_dialect = (guard_for(settings(), db, open_knowledge_store()) if db
+                                           else (None, None, None, ""))
         if guard is None:
             from wenshu.guard import Guard
 

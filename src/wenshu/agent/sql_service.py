@@ -1,24 +1,23 @@
-"""Run a user's own SQL through the same guard and read-only executor the agent uses."""
+"""The SQL service: run a user's own SQL (`wenshu sql run`, `wenshu semantic compile --run`) through the
+same guard and read-only executor the agent uses, and build the guard for `wenshu sql check`.
+
+It sits beside the agent service and takes the open app store from its caller (the CLI opens it with
+`wenshu.bootstrap`), so no capability below it has to know how the app is assembled."""
 
 from __future__ import annotations
 
 import time
 
 from wenshu.contracts import AgentResponse, TraceStep
-from wenshu.errors import SQLRefused
 from wenshu.engines.execute import execute_readonly
+from wenshu.errors import SQLRefused
 from wenshu.guard import Guard, GuardPolicy
+from wenshu.knowledge.sync import current_catalog
 from wenshu.settings import Settings
 
 
-def guard_for(settings: Settings, datasource: str, store=None):
+def guard_for(settings: Settings, datasource: str, store):
     """(guard with the datasource's access policy, its synced catalog, its URL, its dialect)."""
-    from wenshu.bootstrap import ensure_demo, open_store
-    from wenshu.knowledge.sync import current_catalog
-
-    if store is None:
-        store = open_store(settings)
-        ensure_demo(settings, store)
     record = store.datasources.get(datasource)
     catalog = current_catalog(store, datasource, record.url)
     policy = GuardPolicy.from_dict(record.options.get("policy"))
