@@ -21,7 +21,7 @@ from wenshu.knowledge.documents import schema_hash
 from wenshu.knowledge.examples import ExampleSource
 from wenshu.knowledge.fusion import WEIGHTS, rrf, table_scores
 from wenshu.knowledge.recall import RecallResult
-from wenshu.knowledge.recall_index import RecallIndex, build_index
+from wenshu.knowledge.recall_index import RecallIndex, VectorIndex, build_index
 from wenshu.knowledge.selection import select
 from wenshu.knowledge.tokenize import tokens
 
@@ -41,9 +41,10 @@ def _term_dict(term) -> dict:
 
 
 class HybridRecall:
-    def __init__(self, embedder=None, index=None, cache=None, examples: ExampleSource | None = None,
-                 glossary: GlossaryLike | None = None, budget: int = 1500, max_tables: int = 10,
-                 k_examples: int = 2, keep_small: bool = True, weights: dict[str, float] | None = None):
+    def __init__(self, embedder=None, index: VectorIndex | None = None, cache=None,
+                 examples: ExampleSource | None = None, glossary: GlossaryLike | None = None, budget: int = 1500,
+                 max_tables: int = 10, k_examples: int = 2, keep_small: bool = True,
+                 weights: dict[str, float] | None = None):
         if embedder is not None and index is None:
             from wenshu.storage.vectors import MemoryVectorIndex
 

@@ -4,6 +4,7 @@
 are synchronised with the vector index by content hash: unchanged documents are skipped, changed ones
 are looked up in the embedding cache and only then embedded, removed ones are deleted. Vectors are
 written only after every document is embedded, so a failure leaves the previous index as it was.
+`VectorIndex` is the interface recall needs of a vector index; `wenshu.storage.vectors` implements it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -20,6 +22,18 @@ from wenshu.knowledge.documents import Doc, build_documents, schema_hash
 from wenshu.knowledge.schema_block import compact_table, estimate_tokens
 from wenshu.knowledge.structure import JoinGraph
 from wenshu.knowledge.value_index import ValueIndex
+
+
+class VectorIndex(Protocol):
+    def upsert(self, datasource: str, ids: list[str], vectors: np.ndarray, hashes: list[str]) -> None: ...
+
+    def search(self, vector: np.ndarray, k: int, datasource: str) -> list[tuple[str, float]]: ...
+
+    def hashes(self, datasource: str) -> dict[str, str]: ...  # doc id -> content hash
+
+    def delete(self, datasource: str, ids: list[str] | None = None) -> None: ...  # None: all of it
+
+    def describe(self) -> str: ...  # which index, for `wenshu doctor`
 
 
 @dataclass
@@ -42,7 +56,7 @@ def _vector_key(model: str, doc: Doc) -> str:
     return hashlib.sha1(f"{model}\x00{doc.hash}".encode()).hexdigest()
 
 
-def sync_vectors(docs: list[Doc], datasource: str, embedder, index, cache=None) -> dict:
+def sync_vectors(docs: list[Doc], datasource: str, embedder, index: VectorIndex, cache=None) -> dict:
     """Bring the vector index for `datasource` in line with `docs`; returns counts of what was done."""
     keys = {d.id: _vector_key(embedder.name, d) for d in docs}
     existing = index.hashes(datasource)
@@ -63,7 +77,8 @@ def sync_vectors(docs: list[Doc], datasource: str, embedder, index, cache=None) 
     return {"documents": len(docs), "updated": len(stale), "embedded": len(todo), "removed": len(removed)}
 
 
-def build_index(catalog: Catalog, *, embedder=None, index=None, cache=None, key: str | None = None) -> RecallIndex:
+def build_index(catalog: Catalog, *, embedder=None, index: VectorIndex | None = None, cache=None,
+                key: str | None = None) -> RecallIndex:
     t0 = time.perf_counter()
     docs = build_documents(catalog)
     tables = {t.name: t for t in catalog.tables}

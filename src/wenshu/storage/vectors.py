@@ -1,6 +1,7 @@
 """The vector index: document vectors per datasource, searched by cosine similarity.
 
-`VectorIndex` is the interface (pgvector implements it later). `open_vector_index(engine)` returns:
+These are the implementations of `VectorIndex`, the interface its consumer declares
+(`wenshu.knowledge.recall_index`; pgvector implements it later). `open_vector_index(engine)` returns:
 
 - `SqliteVecIndex` (storage/vectors_sqlitevec.py) when the app DB is SQLite and the app engine's
   `sqlite3` module loads the sqlite-vec extension (storage/db.py opens SQLite through
@@ -20,7 +21,6 @@ sqlite-vec's virtual tables are created on first use (see vectors_sqlitevec.py).
 from __future__ import annotations
 
 import threading
-from typing import Protocol
 
 import numpy as np
 import sqlalchemy as sa
@@ -29,18 +29,6 @@ from sqlalchemy.engine import Engine
 from wenshu.storage.schema import embedding_cache, vector_items
 
 CHUNK = 500
-
-
-class VectorIndex(Protocol):
-    def upsert(self, datasource: str, ids: list[str], vectors: np.ndarray, hashes: list[str]) -> None: ...
-
-    def search(self, vector: np.ndarray, k: int, datasource: str) -> list[tuple[str, float]]: ...
-
-    def hashes(self, datasource: str) -> dict[str, str]: ...  # doc id -> content hash
-
-    def delete(self, datasource: str, ids: list[str] | None = None) -> None: ...  # None: all of it
-
-    def describe(self) -> str: ...  # which index, for `wenshu doctor`
 
 
 def to_blob(vector: np.ndarray) -> bytes:
@@ -171,7 +159,7 @@ class EmbeddingCache:
             pass  # another process cached the same vectors first; a cache may miss, never be wrong
 
 
-def open_vector_index(engine: Engine, kind: str | None = None) -> VectorIndex:
+def open_vector_index(engine: Engine, kind: str | None = None) -> TableVectorIndex:
     """sqlite-vec inside a SQLite app DB when the extension loads; else the exact table index.
 
     `kind`: "auto" or "exact"; default the `vector_index` setting (env WENSHU_VECTOR_INDEX)."""
