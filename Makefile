@@ -1,4 +1,5 @@
-# Wenshu: `make run` (set up, then chat with the demo database) and `make test` (set up, then the test suite).
+# Wenshu: `make run` (set up, then chat with the demo database) and `make test` (set up, the import-layer
+# contracts of pyproject.toml, then the test suite).
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -46,6 +47,7 @@ system-deps:
 	bash scripts/system-deps.sh
 
 test: check-runtime system-deps
+	$(BIN)/lint-imports --no-cache --no-logo
 	WENSHU_REQUIRE_MODEL=1 WENSHU_REQUIRE_SERVERS=1 \
 	WENSHU_TEST_MODEL_PATH="$$($(BIN)/wenshu model status --json | $(BIN)/python -c 'import json,sys; print(json.load(sys.stdin)["path"])')" \
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
