@@ -6,10 +6,9 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-import sqlalchemy as sa
 
 from wenshu.guard import Guard, GuardPolicy
-from wenshu.knowledge.introspect import read_catalog
+from wenshu.knowledge.introspect import load_catalog
 
 DIALECTS = ["sqlite", "postgres", "mysql", "duckdb", "clickhouse", "trino"]
 
@@ -30,11 +29,7 @@ def catalog(tmp_path_factory):
     conn.executemany("INSERT INTO orders VALUES (?, ?, ?, ?)", [(i, i % 300, 1.0, "2024-01-01") for i in range(300)])
     conn.commit()
     conn.close()
-    engine = sa.create_engine(f"sqlite:///{path}")
-    try:
-        return read_catalog(engine, "shop")
-    finally:
-        engine.dispose()
+    return load_catalog("shop", f"sqlite:///{path}")
 
 
 G = Guard(row_limit=None)

@@ -6,12 +6,11 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-import sqlalchemy as sa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wenshu.guard import Guard
-from wenshu.knowledge.introspect import read_catalog
+from wenshu.knowledge.introspect import load_catalog
 from wenshu.settings import reset_settings_cache
 
 G = Guard(row_limit=None, max_size=1_000_000, max_recursion=100_000)
@@ -29,11 +28,7 @@ def catalog(tmp_path_factory):
         """
     )
     conn.close()
-    engine = sa.create_engine(f"sqlite:///{path}")
-    try:
-        return read_catalog(engine, "shop")
-    finally:
-        engine.dispose()
+    return load_catalog("shop", f"sqlite:///{path}")
 
 
 def check(sql, dialect, catalog=None, guard=G):

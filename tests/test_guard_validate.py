@@ -1,10 +1,9 @@
 import sqlite3
 
 import pytest
-import sqlalchemy as sa
 
 from wenshu.guard import Guard, SQLValidator, ValidationOutcome, sqlglot_dialect
-from wenshu.knowledge.introspect import read_catalog
+from wenshu.knowledge.introspect import load_catalog
 
 
 @pytest.fixture
@@ -26,11 +25,7 @@ def catalog(tmp_path):
         """
     )
     conn.close()
-    engine = sa.create_engine(f"sqlite:///{path}")
-    try:
-        return read_catalog(engine, "shop")
-    finally:
-        engine.dispose()
+    return load_catalog("shop", f"sqlite:///{path}")
 
 
 V = Guard()
