@@ -40,7 +40,8 @@ class Grounded:
 def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str) -> list[str]:
     """The named measures; for a word two measures share, the one the model chose, else the first declared.
     When the question names none, the model's only choice stays if the question says most of one of its
-    Chinese names ("新注册用户" for 注册用户数): the model read it, and the words back it up."""
+    names ("新注册用户" for 注册用户数, "customers ... bought" for customers who bought): the model read
+    it, and the words back it up."""
     named = [next((x for x in plan.measures if x in m.alternatives.get(n, [])), n) for n in m.measures]
     chosen = [x for x in plan.measures if x in named]
     if not named and len(plan.measures) == 1:
@@ -50,8 +51,21 @@ def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str)
     return (chosen + [x for x in named if x not in chosen])[:3]
 
 
+_FILLER = {"the", "a", "an", "of", "who", "that", "which", "with", "at", "least", "one", "per", "in", "on", "and"}
+
+
+def _stems(text: str) -> set[str]:
+    words = re.findall(r"[a-z]+", text.casefold())
+    return {re.sub(r"(ies|es|s|ed|ing)$", "", w) or w for w in words if w not in _FILLER}
+
+
 def _backs(word: str, question: str) -> bool:
-    """Three or more characters of a Chinese name appear in the question in a row, covering most of it."""
+    """A Chinese name: three or more of its characters appear in the question in a row, covering most of
+    it. An English name of two or more words: each of its words appears in the question, in any order
+    or form ("customers who ordered" in "how many customers placed an order")."""
+    if word.isascii():
+        stems = _stems(word)
+        return len(stems) >= 2 and stems <= _stems(question)
     if not _CJK.fullmatch(word) or len(word) < 4:
         return False
     run = max((n for n in range(3, len(word) + 1) for i in range(len(word) - n + 1) if word[i:i + n] in question),
