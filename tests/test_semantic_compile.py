@@ -34,7 +34,7 @@ COLUMNS = {  # the columns the semantic model uses, typed per engine: (sqlite, p
     "orders": "order_id INT PRIMARY KEY, customer_id INT, city_id INT, order_date DATE, status INT, channel TEXT, "
               "total_amount REAL, pay_amount REAL",
     "order_items": "item_id INT PRIMARY KEY, order_id INT, product_id INT, quantity INT, unit_price REAL",
-    "refunds": "refund_id INT PRIMARY KEY, order_id INT, refund_date DATE, refund_amount REAL, reason TEXT",
+    "refunds": "refund_id INT PRIMARY KEY, order_id INT, refund_time TEXT, refund_date DATE, refund_amount REAL, reason TEXT",
     "daily_traffic": "stat_date DATE, channel TEXT, uv INT, pv INT",
 }
 SUBSET = {  # every 15th order of the demo, with what it references
@@ -209,7 +209,21 @@ PLANS = [
     {"measures": ["gmv"], "grain": "day", "window": WINDOW, "filters": [{"dimension": "city_tier", "values": ["一线"]}]},
     {"measures": ["paid_orders", "aov"], "window": WINDOW, "filters": [{"dimension": "category", "values": ["母婴玩具"]}]},
     {"measures": ["gmv"], "share": True, "window": WINDOW, "filters": [{"dimension": "member_level", "values": ["钻石"]}]},
+    {"measures": ["paid_orders", "uv"], "dimensions": ["channel"], "window": WINDOW, "per": "day"},
+    {"records": "refund", "window": WINDOW, "order_by": "refund_amount", "order": "desc", "limit": 5,
+     "filters": [{"dimension": "region", "values": ["华东"]}]},
 ]
+
+
+def test_a_daily_average_is_the_measure_per_day_averaged_over_the_days(sqlite_url):
+    cols, rows = run(sqlite_url, {"measures": ["gmv", "aov"], "dimensions": ["region"], "window": WINDOW, "per": "day",
+                                  "order": "desc"})
+    assert cols == ["大区", "日均销售额", "客单价"]
+    expected = gold(sqlite_url, f"""
+        SELECT region_name, ROUND(AVG(v), 2) FROM (SELECT r.region_name, o.order_date, SUM(o.pay_amount) AS v
+        FROM orders o JOIN cities c ON c.city_id = o.city_id JOIN regions r ON r.region_id = c.region_id
+        WHERE {PAID_LAST_MONTH} GROUP BY 1, 2) GROUP BY 1 ORDER BY 2 DESC""")
+    assert same([r[:2] for r in rows], expected)
 
 
 def _sorted(rows):

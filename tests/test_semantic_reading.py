@@ -203,6 +203,9 @@ def test_an_item_level_value_filters_orders_through_their_items():
     ("How do this quarter's orders compare with a year earlier?", {"compare": "yoy"}),
     ("上个月的订单量，和去年同月比", {"compare": "yoy"}),
     ("New customer sign-ups by week", {"measures": ["new_customers"], "grain": "week"}),  # singular of a plural name
+    ("上个月各大区的日均销售额", {"dimensions": ["region"], "per": "day", "grain": None}),  # an average, not a trend
+    ("average daily visitors last week", {"measures": ["uv"], "per": "day", "grain": None}),
+    ("今年月均新增客户数", {"per": "month", "grain": None}),
     ("Revenue split by membership level as percentages", {"share": True, "dimensions": ["member_level"]}),
     ("Revenue from tier 1 cities last month", {"dimensions": None,
                                                "filters": [{"dimension": "city_tier", "values": ["1"]}]}),
@@ -272,6 +275,16 @@ def test_values_named_with_respectively_are_split_by_and_a_ranked_period_is_name
     assert grounded("北京和上海上个月的销售额", {"measures": ["gmv"]}, hits).get("dimensions") is None  # a total
     top_day = PlanView(MODEL, QueryPlan(measures=["uv"], grain="day", order="desc", limit=1, window=LAST_MONTH), "zh")
     assert "最高的是 2026-05-11（23,832 人）" in top_day.explain(["日期", "访客数"], [["2026-05-11", 23832]])
+
+
+def test_a_daily_average_is_named_in_the_answer_and_its_chip_removes_it():
+    from wenshu.agent.plan_answer import PlanView, chips
+
+    view = PlanView(MODEL, QueryPlan(measures=["gmv"], per="day", window=LAST_MONTH), "zh")
+    assert view.explain(["日均销售额"], [[92806.45]]).endswith("日均销售额为 92,806.45 元。")
+    per = next(c for c in chips(view) if c["kind"] == "per")
+    assert per["label"] == "日均" and "per" not in per["remove"]
+    assert edited("看看日均")["per"] == "day"
 
 
 def test_one_value_that_cannot_filter_declines_even_when_another_can():

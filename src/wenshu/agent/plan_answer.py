@@ -14,8 +14,8 @@ from datetime import timedelta
 
 from wenshu.agent.explain import fmt_value as _fmt
 from wenshu.i18n import pick
-from wenshu.semantic.compile import share_only
-from wenshu.semantic.model import SemanticModel
+from wenshu.semantic.labels import PER
+from wenshu.semantic.model import Measure, SemanticModel
 from wenshu.semantic.plan import QueryPlan
 from wenshu.sql.charts import choose_chart
 
@@ -33,7 +33,8 @@ class PlanView:
 
     def name(self, eid: str) -> str:
         e = self.entries.get(eid)
-        return eid if e is None else (e.zh if self.lang == "zh" else e.en)
+        name = eid if e is None else (e.zh if self.lang == "zh" else e.en)
+        return PER[self.lang][self.plan.per].format(name) if self.plan.per and isinstance(e, Measure) else name
 
     def unit(self, eid: str) -> str:
         u = getattr(self.entries.get(eid), "unit", None) or ""
@@ -82,7 +83,7 @@ class PlanView:
         head = pick(lang, f"{scope}: " if scope else "", f"{scope}，" if scope else "")
         if not rows:
             text = head + pick(lang, "no matching data.", "没有符合条件的数据。")
-        elif share_only(p):
+        elif p.share_only():
             text = head + pick(lang, f"{_fmt(rows[0][-1])} % of all {self.name(first)}.",
                                f"占全部{self.name(first)}的 {_fmt(rows[0][-1])} %。")
         elif keys == 0:
@@ -191,6 +192,9 @@ def chips(view: PlanView) -> list[dict]:
                     "remove": plan_with(grain=None), "options": [
                         {"label": pick(lang, f"by {GRAIN[g][0]}", f"按{GRAIN[g][1]}"), "plan": plan_with(grain=g)}
                         for g in GRAIN if g != p.grain]})
+    if p.per:
+        out.append({"kind": "per", "id": p.per, "label": PER[lang][p.per].format("").strip(),
+                    "remove": plan_with(per=None), "options": []})
     if p.compare != "none":
         other = "previous" if p.compare == "yoy" else "yoy"
         out.append({"kind": "compare", "id": p.compare, "label": COMPARE[p.compare][lang == "zh"],

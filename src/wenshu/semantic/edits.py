@@ -55,6 +55,8 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
         update["compare"] = m.compare
     if m.share:
         update["share"] = True
+    if m.per and m.per != previous.per:
+        update["per"] = m.per
     if m.rank and (m.limit or m.order):
         update.update(limit=m.limit or previous.limit, order=m.order)
     if not update:

@@ -243,7 +243,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     order_by = plan.order_by if plan.order_by in measures else None
     update = {
         "measures": measures, "dimensions": dims, "filters": filters, "grain": grain,
-        "compare": m.compare, "share": m.share,
+        "compare": m.compare, "share": m.share, "per": m.per if m.per != grain else None,
         "limit": (m.limit or plan.limit) if ranked else None, "order": m.order if ranked else None,
         "order_by": order_by if ranked else None,
     }

@@ -49,8 +49,14 @@ CUES = {
     "each": r"分别|各自|各是|\brespectively\b|\beach\b|\bseparately\b",
     "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|\bwhich\b|\bwhat (day|week|month|year)\b",
 }
+# an average per period: the measure per day (week, month), averaged over the window's periods
+PER_WORDS = {
+    "day": r"日均|平均每[天日]|每[天日]平均|daily average|average daily|average per day|avg daily|per day on average",
+    "week": r"周均|平均每周|每周平均|weekly average|average weekly|average per week",
+    "month": r"月均|平均每个?月|每个?月平均|monthly average|average monthly|average per month",
+}
 GRAIN_WORDS = {
-    "day": r"每天|每日|按天|按日|逐日|日均|哪天|哪一天|daily|per day|by day|each day|which day|what day",
+    "day": r"每天|每日|按天|按日|逐日|哪天|哪一天|daily|per day|by day|each day|which day|what day",
     "week": r"每周|每个?星期|按周|逐周|哪周|哪一周|weekly|per week|by week|each week|which week",
     "month": r"每月|每个月|按月|逐月|月度|各月|哪个月|哪月|monthly|per month|by month|each month|which month",
     "quarter": r"每个?季度|按季度|各季度|季度趋势|quarterly|per quarter|by quarter|each quarter",
@@ -88,7 +94,14 @@ def top_n(question: str) -> int | None:
     return 1 if cue("single", question) and cue("rank", question) else None
 
 
+def per_period(question: str) -> str | None:
+    """The period of "日均", "average daily", "月均": the measure is averaged over such periods."""
+    return next((g for g, words in PER_WORDS.items() if re.search(words, question, re.I)), None)
+
+
 def explicit_grain(question: str) -> str | None:
+    if per_period(question):
+        question = re.sub("|".join(PER_WORDS.values()), " ", question, flags=re.I)
     for grain, words in GRAIN_WORDS.items():
         if re.search(words, question, re.I):
             return grain
@@ -169,6 +182,7 @@ class Mentions:
     records: list[str]  # record ids named outside a measure's words ("10笔退款", "订单有哪些")
     listing: bool  # asks to see rows (哪些, 明细, list) and not how many (多少, how many)
     grain: str | None
+    per: str | None  # "日均": an average per day (week, month)
     compare: str  # "yoy" | "previous" | "none"
     share: bool
     trend: bool
@@ -214,6 +228,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         records=records.ids(), listing=cue("list", question) and not cue("count", question),
         dimension_words={d: [question[s:e] for s, e in spans] for d, spans in dims.hits.items()},
         measure_words={x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}, grain=explicit_grain(question),
+        per=per_period(question),
         compare=compare, share=cue("share", question), trend=cue("trend", question), rank=rank,
         limit=top_n(question) if rank else None,
         order=("asc" if cue("ascending", question) else "desc") if rank else None,

@@ -55,11 +55,17 @@ class QueryPlan(BaseModel):
     filters: list[Filter] = Field(default_factory=list)
     window: Window | None = None
     grain: Grain | None = None  # a trend: one row per period of each measure's own time column
+    per: Grain | None = None  # 日均: each measure per period of its time column, averaged over the periods
     compare: Literal["none", "yoy", "previous"] = "none"  # 同比 / 环比 (the period just before)
     share: bool = False  # 占比: the first measure as a percentage of its total
     order: Literal["desc", "asc"] | None = None
     order_by: str | None = None  # a measure id of the plan; default the first
     limit: int | None = Field(None, ge=1, le=10_000)
+
+    def share_only(self) -> bool:
+        """A share of a filtered part with nothing to split by answers with the share alone."""
+        return self.share and bool(self.filters) and not self.dimensions and not self.grain \
+            and self.compare == "none" and len(self.measures) == 1
 
     @model_validator(mode="after")
     def _asks_for_something(self):

@@ -1,0 +1,12 @@
+"""Column names a compiled plan gives its results, in the answer's language (Chinese or English)."""
+
+from __future__ import annotations
+
+PERIOD = {"zh": {"day": "日期", "week": "周", "month": "月份", "quarter": "季度", "year": "年份"},
+          "en": {"day": "day", "week": "week", "month": "month", "quarter": "quarter", "year": "year"}}
+COMPARE = {"zh": {"yoy": ("去年同期", "同比%"), "previous": ("上期", "环比%")},
+           "en": {"yoy": ("same period last year", "YoY %"), "previous": ("previous period", "change %")}}
+SHARE = {"zh": "占比%", "en": "share %"}
+PER = {"zh": {"day": "日均{}", "week": "周均{}", "month": "月均{}", "quarter": "季均{}", "year": "年均{}"},
+       "en": {g: f"average {a} {{}}" for g, a in (("day", "daily"), ("week", "weekly"), ("month", "monthly"),
+                                                   ("quarter", "quarterly"), ("year", "yearly"))}}
