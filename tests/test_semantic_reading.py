@@ -90,6 +90,8 @@ def test_a_ranked_list_of_records_is_a_detail_list_and_counting_words_are_not_a_
     ("昨天被取消的订单有哪些？", {"records": "order", "filters": [{"dimension": "order_status", "values": ["2"]}]}),
     ("Which orders were cancelled yesterday?", {"records": "order", "measures": ["cancelled_orders"]}),
     ("华东上周的退款明细", {"records": "refund", "filters": [{"dimension": "region", "values": ["华东"]}]}),
+    ("昨天App渠道被取消的订单有哪些", {"records": "order", "filters": [
+        {"dimension": "order_status", "values": ["2"]}, {"dimension": "channel", "values": ["app"]}]}),
     ("昨天被取消的订单有多少", None),  # how many: a number, not a list
     ("Which channel had the most cancelled orders?", None),  # a split: one row per channel
 ])

@@ -191,7 +191,8 @@ def detail(model: SemanticModel, m: Mentions) -> Grounded | None:
     if m.rank and not valued:
         return Grounded(None, f"a list of {record.id} ranked by nothing the semantic model measures per row")
     filters = value_filters(model, m, own, {record.table.lower()})
-    lost = [d for d in m.values if d not in filters and next(x for x in model.dimensions if x.id == d).kind != "time"]
+    kept = {c.id for did in filters for c in model.conformed(did)}  # "App": the orders' channel, not the traffic's
+    lost = [d for d in m.values if d not in kept and next(x for x in model.dimensions if x.id == d).kind != "time"]
     if lost:
         return Grounded(None, f"the question names a value of {lost[0]}, which {record.id} cannot be filtered by")
     return Grounded(QueryPlan(
