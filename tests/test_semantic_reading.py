@@ -101,13 +101,15 @@ def test_a_question_that_asks_to_see_rows_is_a_detail_list(question, plan):
 
 
 def test_a_detail_list_compiles_to_the_record_rows_with_their_filters_and_rank():
-    from wenshu.semantic.compile import compile_plan
+    from wenshu.semantic.compile import PlanNotCompilable, compile_plan
 
     listed = QueryPlan(records="order", measures=["cancelled_orders"], window=LAST_MONTH,
                        filters=[{"dimension": "category", "values": ["母婴玩具"]}])
     sql = compile_plan(MODEL, listed).sql
     assert '"orders"."status" = 2' in sql and "EXISTS" in sql and "GROUP BY" not in sql  # items: no repeated orders
     assert sql.rstrip().endswith('"orders"."order_time"')
+    with pytest.raises(PlanNotCompilable):  # "按城市拆开" on a list: free SQL answers, the trace says why
+        compile_plan(MODEL, listed.model_copy(update={"dimensions": ["city"]}))
     ranked = compile_plan(MODEL, QueryPlan(records="refund", order_by="refund_amount", order="desc", limit=3), lang="en")
     assert 'ORDER BY\n  "refunds"."refund_amount" DESC\nLIMIT 3' in ranked.sql
     assert ranked.columns == ["order_id", "refund_time", "refund_amount", "refund reason"]

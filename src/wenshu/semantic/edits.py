@@ -1,8 +1,7 @@
 """A follow-up edits the previous turn's plan instead of regenerating SQL.
 
 "只看华东区" adds a filter, "换成按销量排" swaps the measure, "按城市拆开" adds a dimension ("换成按渠道看"
-swaps it), "那这周呢"
-moves the window, "和去年同期比" adds a comparison. The edits are read from the follow-up with the
+swaps it), "那这周呢" moves the window, "和去年同期比" adds a comparison. The edits are read from the follow-up with the
 same `semantic.mentions` as a first question; what the follow-up does not touch stays as it was.
 A follow-up that changes nothing the plan knows returns None: free SQL answers it with the history.
 """
