@@ -96,6 +96,8 @@ def test_sql_run_validates_and_runs_read_only(fake_script):
     bad = run("sql", "run", "DELETE FROM regions", "--json")
     assert bad.exit_code == 1 and json.loads(bad.stdout)["error"]["code"].startswith("sql_")
     assert json.loads(run("sql", "run", "SELECT COUNT(*) FROM regions", "--json").stdout)["rows"] == [[7]]
+    again = json.loads(run("sql", "run", "SELECT COUNT(*) AS n FROM regions", "--json").stdout)
+    assert again["rows"] == [[7]] and again["cached"]  # the one checked run path: the result cache
 
 
 def test_log_shows_the_audit_trail(fake_script):

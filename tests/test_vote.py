@@ -63,3 +63,12 @@ def test_a_greedy_sql_that_cannot_run_is_replaced_without_a_retry_round(voting_a
     resp = voting_agent.ask(AgentRequest(message="各渠道有多少条订单记录"))
     assert resp.error is None and resp.sql.startswith(BY_CHANNEL) and resp.row_count == 3
     assert ("validate", "error") not in [(t.node, t.status) for t in resp.trace]
+
+
+def test_the_vote_runs_its_candidates_through_the_result_cache(voting_agent, fake_model):
+    """The candidates go through the one checked run path, so the winner's rows come from the cache the
+    vote filled: execute does not run the same statement again."""
+    fake_model.queue(BY_CHANNEL, BY_CHANNEL_AGAIN)
+    resp = voting_agent.ask(AgentRequest(message="各渠道有多少条订单记录"))
+    assert resp.error is None and resp.cached
+    assert next(t for t in resp.trace if t.node == "execute").status == "cached"

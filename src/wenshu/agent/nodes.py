@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 
 from wenshu.agent import evaluate as ev
 from wenshu.agent import explain as ex
+from wenshu.agent.checked_run import CheckedRun
 from wenshu.agent.context import AgentContext
 from wenshu.agent.coverage import coverage_feedback
 from wenshu.agent.followup import followup_feedback
@@ -23,13 +24,11 @@ from wenshu.agent.prompts import render
 from wenshu.agent.state import AgentState
 from wenshu.agent.vote import choose, make_runner
 from wenshu.contracts import Event
-from wenshu.engines.execute import data_version, execute_readonly
+from wenshu.engines.execute import data_version
 from wenshu.errors import WenshuError
-from wenshu.guard.guard import guard_check
 from wenshu.knowledge.time_phrases import find_windows
 from wenshu.sql.charts import choose_chart
 from wenshu.sql.extract import extract_sql
-from wenshu.sql.repair import repair_sql
 
 NodeFn = Callable[[AgentState, AgentContext], tuple[dict, str, str]]
 
@@ -139,13 +138,12 @@ def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
 
 
 def _vote(first: str, inp: GenerateInput, q: dict, ctx: AgentContext) -> tuple[str, dict]:
-    catalog = ctx.catalogs.get(q["datasource"], ctx.datasource_url, data_version(ctx.datasource_url))
     messages = build_messages(inp)
 
     def sample(i: int) -> str | None:
         return extract_sql(ctx.models.text("strong", messages, temperature=0.7, seed=1000 + i))
 
-    return choose(first, sample, make_runner(ctx, catalog), ctx.settings.sql_candidates)
+    return choose(first, sample, make_runner(CheckedRun.for_agent(ctx, q["datasource"])), ctx.settings.sql_candidates)
 
 
 def validate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
@@ -156,41 +154,28 @@ def validate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
                               "hint_for_model": "Answer with one SQL SELECT statement only, no prose.",
                               "sql": ""}
         return {"sql": part}, "error", part["validation"]["reason"]
-    catalog = ctx.catalogs.get(state["query"]["datasource"], ctx.datasource_url, data_version(ctx.datasource_url))
-    fixed = repair_sql(part["sql"], catalog, catalog.dialect)
-    if fixed.changed:
-        part.update(sql=fixed.sql, repairs=[*part.get("repairs", []), *fixed.notes])
-    outcome = guard_check(ctx.validator, part["sql"], dialect=catalog.dialect, catalog=catalog,
-                          row_limit=ctx.settings.row_limit, url=ctx.datasource_url, policy=ctx.policy)
-    part["validation"] = outcome.to_dict()
-    if outcome.passed:
-        part["sql"] = outcome.sql
-        ctx.emit(Event(type="sql", data=outcome.sql))  # the statement that will run (e.g. with its LIMIT)
-        return {"sql": part}, "ok", ("repaired: " + "; ".join(fixed.notes)) if fixed.changed else ""
-    return {"sql": part}, "error", f"{outcome.code}: {outcome.reason}"
+    checked = CheckedRun.for_agent(ctx, state["query"]["datasource"]).check(part["sql"])
+    if checked.repairs:
+        part.update(repairs=[*part.get("repairs", []), *checked.repairs])
+    part["validation"] = checked.outcome.to_dict()
+    if checked.passed:
+        part["sql"] = checked.sql
+        ctx.emit(Event(type="sql", data=checked.sql))  # the statement that will run (e.g. with its LIMIT)
+        return {"sql": part}, "ok", ("repaired: " + "; ".join(checked.repairs)) if checked.repairs else ""
+    part["sql"] = checked.sql
+    return {"sql": part}, "error", f"{checked.outcome.code}: {checked.outcome.reason}"
 
 
 def execute_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
-    sql, ds = state["sql"]["sql"], state["query"]["datasource"]
-    version = data_version(ctx.datasource_url)
-    key = ctx.cache.make_key(ds, sql, version) if ctx.cache else None
-    hit = ctx.cache.get(key) if key else None
-    if hit is not None:
-        result = {"columns": hit.columns, "rows": hit.rows, "row_count": hit.row_count,
-                  "truncated": hit.truncated, "cached": True, "error": None}
-        ctx.emit(Event(type="result", data={"row_count": hit.row_count, "cached": True}))
-        return {"result": result}, "cached", f"{hit.row_count} rows (cache)"
     try:
-        res = execute_readonly(ctx.datasource_url, sql, row_limit=ctx.settings.row_limit,
-                               timeout_s=ctx.settings.statement_timeout_s)
+        res = CheckedRun.for_agent(ctx, state["query"]["datasource"]).execute(state["sql"]["sql"])
     except WenshuError as err:
         return {"result": {"error": err.en, "columns": [], "rows": [], "row_count": 0}}, "error", err.en
-    if ctx.cache:
-        ctx.cache.put(key, datasource=ds, sql=sql, data_version=version, columns=res.columns, rows=res.rows,
-                      row_count=res.row_count, truncated=res.truncated)
     result = {"columns": res.columns, "rows": res.rows, "row_count": res.row_count, "truncated": res.truncated,
-              "cached": False, "error": None}
-    ctx.emit(Event(type="result", data={"row_count": res.row_count, "cached": False}))
+              "cached": res.cached, "error": None}
+    ctx.emit(Event(type="result", data={"row_count": res.row_count, "cached": res.cached}))
+    if res.cached:
+        return {"result": result}, "cached", f"{res.row_count} rows (cache)"
     return {"result": result}, "ok", f"{res.row_count} rows"
 
 

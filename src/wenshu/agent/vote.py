@@ -16,10 +16,7 @@ import hashlib
 import json
 from collections.abc import Callable
 
-from wenshu.engines.execute import execute_readonly
 from wenshu.errors import WenshuError
-from wenshu.guard.guard import guard_check
-from wenshu.sql.repair import repair_sql
 
 Sampler = Callable[[int], str | None]  # round -> a sampled SQL (or None)
 Runner = Callable[[str], str | None]  # SQL -> signature of its result (None when it cannot run)
@@ -63,18 +60,16 @@ def choose(first: str, sample: Sampler, run: Runner, n: int) -> tuple[str, dict]
     return candidates[winner], note
 
 
-def make_runner(ctx, catalog) -> Runner:
-    """Run a candidate the way validate + execute would: repaired, guarded, read-only, bounded."""
+def make_runner(run_path) -> Runner:
+    """Run a candidate the way validate + execute do: the one checked run path (repaired, guarded,
+    read-only, bounded, through the result cache)."""
 
     def run(sql: str) -> str | None:
-        fixed = repair_sql(sql, catalog, catalog.dialect).sql
-        outcome = guard_check(ctx.validator, fixed, dialect=catalog.dialect, catalog=catalog,
-                              row_limit=ctx.settings.row_limit, url=ctx.datasource_url, policy=ctx.policy)  # fmt: skip
-        if not outcome.passed:
+        checked = run_path.check(sql)
+        if not checked.passed:
             return None
         try:
-            res = execute_readonly(ctx.datasource_url, outcome.sql, row_limit=ctx.settings.row_limit,
-                                   timeout_s=ctx.settings.statement_timeout_s)  # fmt: skip
+            res = run_path.execute(checked.sql)
         except WenshuError:
             return None
         if not res.rows:
