@@ -36,8 +36,9 @@ class Settings(BaseSettings):
     app_db_url: str | None = Field(None, description="App store URL; default SQLite in home.")
     default_datasource: str = "demo"
 
-    # Model provider: embedded llama.cpp, any OpenAI-compatible endpoint, or the scripted fake.
-    llm_provider: Literal["auto", "embedded", "openai", "fake"] = "auto"
+    # Model provider by name: "auto", or a registered provider (built in: embedded llama.cpp, any
+    # OpenAI-compatible endpoint, the scripted fake; plugins add more through entry points, wenshu.plugins).
+    llm_provider: str = "auto"
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_api_key: str | None = None
@@ -89,7 +90,7 @@ class Settings(BaseSettings):
     recall_budget_tokens: int = Field(1500, description="Token budget of the recalled schema block.")
     recall_max_tables: int = Field(10, description="Most tables ranked into the block (join tables added).")
     recall_examples: int = Field(2, description="Few-shot examples passed with the recalled schema.")
-    embed_provider: Literal["embedded", "openai", "none"] = "embedded"
+    embed_provider: str = "embedded"  # a registered embedder (embedded, openai, a plugin's) or "none"
     vector_index: Literal["auto", "exact"] = Field(
         "auto", description="auto: sqlite-vec in a SQLite app DB when it loads, else exact; exact: always numpy.")
     embed_base_url: str | None = None

@@ -1,6 +1,7 @@
 """Which adapter and which secret serve `/channels/webhook/{name}`, from the settings.
 
-A channel is configured in wenshu.toml (`[webhook_channels.NAME] kind, secret, datasource`) or, for
+Adapters are registered by kind: the built-ins here, plugins through the `wenshu.channels` entry point
+group (`wenshu.plugins`). A channel is configured in wenshu.toml (`[webhook_channels.NAME] kind, secret, datasource`) or, for
 the built-in names `wecom` and `feishu`, by the shared `WENSHU_WEBHOOK_SECRET` alone. A channel
 without a secret accepts nothing: an unsigned robot endpoint would be open to anyone.
 """
@@ -11,6 +12,7 @@ from wenshu.channels.base import Channel, HmacSignature
 from wenshu.channels.feishu import FeishuChannel
 from wenshu.channels.wecom import WeComChannel
 from wenshu.errors import NotFound, WebhookNotConfigured
+from wenshu.plugins import load_into
 from wenshu.settings import Settings
 
 ADAPTERS: dict[str, type[Channel]] = {"wecom": WeComChannel, "feishu": FeishuChannel}
@@ -27,6 +29,7 @@ def unknown_channel(name: str) -> NotFound:
 
 def build_channel(name: str, settings: Settings) -> Channel:
     """The configured channel, or NotFound / WebhookNotConfigured."""
+    load_into(ADAPTERS, "channels")
     config = settings.webhook_channels.get(name)
     if config is None and name not in ADAPTERS:
         raise unknown_channel(name)

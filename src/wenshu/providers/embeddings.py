@@ -16,6 +16,7 @@ from typing import Protocol
 import numpy as np
 
 from wenshu.errors import ModelFailure, ModelMissing
+from wenshu.plugins import load_into
 from wenshu.settings import Settings
 
 BATCH = 256
@@ -140,6 +141,7 @@ def get_embedder(settings: Settings) -> Embedder | None:
     name = settings.embed_provider
     if name == "none":
         return None
+    load_into(EMBEDDERS, "embedders")
     if name not in EMBEDDERS:
         raise ModelMissing(
             f"Unknown embedding provider '{name}' (known: {', '.join(sorted(EMBEDDERS))}, none).",

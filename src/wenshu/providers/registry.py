@@ -1,4 +1,5 @@
-"""Model providers, registered by name. Built-ins are registered the same way a plugin would be.
+"""Model providers, registered by name: the built-ins here, plugins through the `wenshu.providers` entry
+point group (`wenshu.plugins`; the built-ins are declared there too).
 
 `resolve(settings)` picks the provider: an explicit `WENSHU_LLM_PROVIDER`, else `openai` when an
 endpoint is configured, else `embedded` when the model file is installed. With none available it raises
@@ -13,6 +14,7 @@ from pathlib import Path
 from langchain_core.language_models.chat_models import BaseChatModel
 
 from wenshu.errors import ModelMissing
+from wenshu.plugins import load_into
 from wenshu.providers.base import ModelClient
 from wenshu.settings import Settings
 
@@ -109,6 +111,7 @@ def choose_provider(settings: Settings) -> str:
 
 def resolve(settings: Settings) -> ModelClient:
     name = choose_provider(settings)
+    load_into(PROVIDERS, "providers")
     if name not in PROVIDERS:
         raise ModelMissing(
             f"Unknown model provider '{name}' (known: {', '.join(sorted(PROVIDERS))}).",
