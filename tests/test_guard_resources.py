@@ -213,16 +213,20 @@ def test_bounds_are_configurable():
     assert out.code == "sql_recursion_too_deep" and "at most 5" in out.reason
 
 
-def test_bounds_default_to_settings(home, monkeypatch):
+def test_bounds_come_from_the_settings_passed_in_never_the_process_wide_ones(home, monkeypatch):
+    from wenshu.settings import Settings
+
     monkeypatch.setenv("WENSHU_GUARD_MAX_SIZE", "50")
     monkeypatch.setenv("WENSHU_GUARD_MAX_RECURSION", "20")
     reset_settings_cache()
     try:
-        guard = Guard(row_limit=None)
+        guard = Guard.from_settings(Settings())
         assert (guard.max_size, guard.max_recursion) == (50, 20)
         assert check("SELECT repeat('-', 51)", "postgres", guard=guard).code == "sql_resource_bomb"
         assert check(COUNT_TO.format(start=1, step="x + 1", cond="x < 30"), "postgres", guard=guard).code == (
             "sql_recursion_too_deep")
+        plain = Guard(row_limit=None)  # no settings given: the defaults, not the environment
+        assert (plain.max_size, plain.max_recursion) == (Settings.model_fields["guard_max_size"].default, 100_000)
     finally:
         monkeypatch.delenv("WENSHU_GUARD_MAX_SIZE")
         monkeypatch.delenv("WENSHU_GUARD_MAX_RECURSION")

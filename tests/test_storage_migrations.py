@@ -121,18 +121,14 @@ def test_newer_schema_is_refused(tmp_path):
 
 
 def test_default_url_is_sqlite_in_wenshu_home(tmp_path, monkeypatch):
-    from wenshu.settings import reset_settings_cache
+    from wenshu.bootstrap import open_store as open_configured
+    from wenshu.settings import Settings
 
     home = tmp_path / "home"
-    monkeypatch.setenv("WENSHU_HOME", str(home))
     monkeypatch.delenv("WENSHU_APP_DB_URL", raising=False)
-    reset_settings_cache()
-    try:
-        store = open_store()
-        store.close()
-        assert (home / "wenshu.db").exists()
-    finally:
-        reset_settings_cache()
+    store = open_configured(Settings(home=home))
+    store.close()
+    assert (home / "wenshu.db").exists()
 
 
 def test_in_memory_store_is_shared_across_threads():

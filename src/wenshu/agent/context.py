@@ -80,7 +80,7 @@ def build_recall(settings: Settings, store=None) -> SchemaRecall:
     if store is not None and embedder is not None:
         from wenshu.storage.vectors import EmbeddingCache, open_vector_index
 
-        index, cache = open_vector_index(store.engine), EmbeddingCache(store.engine)
+        index, cache = open_vector_index(store.engine, settings.vector_index), EmbeddingCache(store.engine)
     glossary = GlossaryLibrary(store.glossary) if getattr(store, "glossary", None) is not None else None
     return HybridRecall(embedder=embedder, index=index, cache=cache, examples=examples, glossary=glossary,
                         budget=settings.recall_budget_tokens, max_tables=settings.recall_max_tables,

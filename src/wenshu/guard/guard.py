@@ -153,14 +153,13 @@ class Guard:
 
 
 def _resource_bounds(max_size: int | None, max_recursion: int | None) -> tuple[int, int]:
-    """The layer 3 bounds: as given, else from settings (`guard_max_size`, `guard_max_recursion`)."""
-    if max_size is None or max_recursion is None:
-        from wenshu.settings import get_settings
+    """The layer 3 bounds: as given (`Guard.from_settings` passes the configured ones), else the
+    settings' defaults; never the process-wide settings."""
+    from wenshu.settings import Settings
 
-        settings = get_settings()
-        max_size = settings.guard_max_size if max_size is None else max_size
-        max_recursion = settings.guard_max_recursion if max_recursion is None else max_recursion
-    return max_size, max_recursion
+    fields = Settings.model_fields
+    return (fields["guard_max_size"].default if max_size is None else max_size,
+            fields["guard_max_recursion"].default if max_recursion is None else max_recursion)
 
 
 def _raise(layer: int, problem: Problem | None) -> None:

@@ -156,15 +156,9 @@ class Store:
         self.close()
 
 
-def open_store(url: str | None = None) -> Store:
-    """Open (creating or upgrading as needed) the app store at `url`.
-
-    Without a URL, the configured one is used (`Settings.resolved_app_db_url`).
-    """
-    if url is None:
-        from wenshu.settings import get_settings
-
-        url = get_settings().resolved_app_db_url
+def open_store(url: str) -> Store:
+    """Open (creating or upgrading as needed) the app store at `url` (`Settings.resolved_app_db_url`;
+    `wenshu.bootstrap.open_store(settings)` passes it)."""
     engine = make_engine(url)
     try:
         migrate(engine)

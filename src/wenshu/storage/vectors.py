@@ -159,14 +159,10 @@ class EmbeddingCache:
             pass  # another process cached the same vectors first; a cache may miss, never be wrong
 
 
-def open_vector_index(engine: Engine, kind: str | None = None) -> TableVectorIndex:
+def open_vector_index(engine: Engine, kind: str = "auto") -> TableVectorIndex:
     """sqlite-vec inside a SQLite app DB when the extension loads; else the exact table index.
 
-    `kind`: "auto" or "exact"; default the `vector_index` setting (env WENSHU_VECTOR_INDEX)."""
-    if kind is None:
-        from wenshu.settings import get_settings
-
-        kind = get_settings().vector_index
+    `kind`: "auto" or "exact" (the caller passes the `vector_index` setting, env WENSHU_VECTOR_INDEX)."""
     if kind == "exact":
         return TableVectorIndex(engine, "WENSHU_VECTOR_INDEX=exact")
     if engine.dialect.name != "sqlite":
