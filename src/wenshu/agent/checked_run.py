@@ -56,7 +56,7 @@ class CheckedRun:
 
     @classmethod
     def for_agent(cls, ctx, datasource: str) -> CheckedRun:
-        catalog = ctx.catalogs.get(datasource, ctx.datasource_url, data_version(ctx.datasource_url))
+        catalog = ctx.catalog(datasource)
         return cls(ctx.validator, catalog, ctx.datasource_url, datasource=datasource, row_limit=ctx.settings.row_limit,
                    timeout_s=ctx.settings.statement_timeout_s, policy=ctx.policy, cache=ctx.cache)
 

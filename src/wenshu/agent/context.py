@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from wenshu.contracts import Event
+from wenshu.engines.execute import data_version
 from wenshu.guard import SQLValidator
 from wenshu.knowledge.recall import SchemaRecall
 from wenshu.providers.base import ModelClient
@@ -26,6 +27,15 @@ class AgentContext:
     policy: object | None = None  # the datasource's wenshu.guard.GuardPolicy (options["policy"]), optional
     semantic: Callable[[str], object] | None = None  # datasource -> its SemanticModel or None
     on_event: EventCallback | None = None
+
+    resolved: dict = field(default_factory=dict, repr=False)  # datasource -> its catalog, for this question
+
+    def catalog(self, datasource: str):
+        """The datasource's catalog, resolved once per question (the context lives for one question)."""
+        if datasource not in self.resolved:
+            self.resolved[datasource] = self.catalogs.get(datasource, self.datasource_url,
+                                                          data_version(self.datasource_url))
+        return self.resolved[datasource]
 
     def emit(self, event: Event) -> None:
         if self.on_event is not None:

@@ -24,7 +24,6 @@ from wenshu.agent.prompts import render
 from wenshu.agent.state import AgentState
 from wenshu.agent.vote import choose, make_runner
 from wenshu.contracts import Event
-from wenshu.engines.execute import data_version
 from wenshu.errors import WenshuError
 from wenshu.knowledge.time_phrases import find_windows
 from wenshu.sql.charts import choose_chart
@@ -59,7 +58,7 @@ def _vocabulary(catalog) -> set[str]:
 def intent_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
     q = state["query"]
     has_history = bool(state.get("turns"))
-    catalog = ctx.catalogs.get(q["datasource"], ctx.datasource_url, data_version(ctx.datasource_url))
+    catalog = ctx.catalog(q["datasource"])
     if q.get("plan"):  # a plan given with the request (the UI's chips): a data question, no model call
         result = IntentResult(intent="data", query_type=query_type_of(q["question"]))
     else:
@@ -75,7 +74,7 @@ def intent_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
 
 def recall_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
     q = state["query"]
-    catalog = ctx.catalogs.get(q["datasource"], ctx.datasource_url, data_version(ctx.datasource_url))
+    catalog = ctx.catalog(q["datasource"])
     previous = next((t.get("sql") for t in reversed(state.get("turns") or []) if t.get("sql")), None)
     got = ctx.recall.recall(q["question"], catalog, previous_sql=previous)
     schema = {"dialect": catalog.dialect, "block": got.schema_block, "tables": [t["name"] for t in got.tables],
@@ -196,7 +195,7 @@ def evaluate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
                                     glossary=schema.get("glossary") or [])  # fmt: skip
         previous = next((t.get("sql") for t in reversed(state.get("turns") or []) if t.get("sql")), None)
         if previous:
-            catalog = ctx.catalogs.get(q["datasource"], ctx.datasource_url, data_version(ctx.datasource_url))
+            catalog = ctx.catalog(q["datasource"])
             missing = " ".join(filter(None, [missing, followup_feedback(previous, sql, catalog, dialect, bool(windows))]))
         verdict = ev.Verdict(ok=not missing, feedback=missing)
     if verdict.ok and ctx.settings.evaluate_with_model:

@@ -1,7 +1,8 @@
 """The agent service: AgentRequest -> AgentResponse around one compiled graph.
 
-It resolves the datasource and the conversation, runs the graph (checkpointed per conversation so
-memory survives a restart), and writes messages and the audit log. Channels (CLI, HTTP, bots) call
+It resolves the datasource, opens the turn in its conversation (`agent.turns`), runs the graph
+(checkpointed per conversation so memory survives a restart), learns from the turn, closes it with the
+answer and hands it to the audit hook. Channels (CLI, HTTP, bots) call
 `ask` and never touch the graph.
 """
 
@@ -16,8 +17,9 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from wenshu.agent.context import AgentContext, CatalogSource, EventCallback, build_recall
 from wenshu.agent.graph import build_graph
 from wenshu.agent.response import build_response, usage_of
+from wenshu.agent.turns import AuditHook, Conversations
 from wenshu.contracts import AgentRequest, AgentResponse
-from wenshu.errors import EmptyQuestion, NotFound, RunCancelled, WenshuError
+from wenshu.errors import EmptyQuestion, RunCancelled, WenshuError
 from wenshu.guard import SQLValidator
 from wenshu.guard.guard import Guard
 from wenshu.guard.policy import GuardPolicy
@@ -55,6 +57,8 @@ class Agent:
             checkpointer=self.checkpointer,
         )
         self._semantic: dict[str, tuple[int, object]] = {}
+        self.conversations = Conversations(store)
+        self.audit = AuditHook(store)
 
     def models(self) -> ModelClient:
         if self._models is None:
@@ -79,13 +83,7 @@ class Agent:
             raise EmptyQuestion()
         ds_name = request.datasource or self.settings.default_datasource
         record = self.store.datasources.get(ds_name)
-        conv = self.store.conversations
-        cid = request.conversation_id
-        if cid and conv.get(cid) is not None and conv.get(cid, user_id=request.user_id) is None:
-            raise NotFound(f"Conversation '{cid}' was not found.", f"找不到会话「{cid}」。")
-        if not cid or conv.get(cid) is None:
-            cid = conv.create(request.user_id, ds_name, conversation_id=cid)
-        conv.add_message(cid, "user", question)
+        cid = self.conversations.open_turn(request, ds_name, question)
         models = self.models()
         ctx = AgentContext(
             settings=self.settings, models=models, validator=self.validator, recall=self.recall,
@@ -106,33 +104,16 @@ class Agent:
             status = state["meta"].get("status", "ok")
             learn_from_turn(self.store, ds_name, cid, state, status)  # pending pair after a validation retry
         except (KeyboardInterrupt, RunCancelled):  # Ctrl-C in the CLI, stop/disconnect in the server
-            conv.add_message(cid, "assistant", "(stopped)", status="stopped")
-            self._audit(request, ds_name, cid, question, {}, "stopped", None, t0, models)
+            self.conversations.stopped(cid)
+            self.audit.record(request, ds_name, cid, question, {}, "stopped", None, t0)
             raise
         except WenshuError as err:
             response = AgentResponse(conversation_id=cid, error=err.to_dict(lang), answer=err.message(lang),
                                      usage=usage_of(models.usage))
-        response.message_id = conv.add_message(
-            cid, "assistant", response.answer, sql=response.sql, status=status,
-            result_summary=f"{response.row_count} rows" if response.sql else None,
-            payload=response.model_dump(mode="json", exclude={"message_id"}))
-        self._audit(request, ds_name, cid, question, state, status, response, t0, models)
+        response.message_id = self.conversations.close_turn(cid, response, status)
+        self.audit.record(request, ds_name, cid, question, state, status, response, t0)
         return response
 
     def feedback(self, conversation_id: str, verdict: str, user_id: str | None = None) -> dict:
         """A user's verdict ("up" | "down") on the latest answer; "down" rejects the pair learned from it."""
         return record_feedback(self.store, conversation_id, verdict, user_id=user_id)
-
-    def _audit(self, request, ds_name, cid, question, state, status, response, t0, models) -> None:
-        sql_part = (state or {}).get("sql") or {}
-        error = response.error if response is not None else None
-        self.store.audit.record(
-            user_id=request.user_id, conversation_id=cid, datasource=ds_name, question=question,
-            sql=sql_part.get("sql"), validation=sql_part.get("validation"),
-            retries=sql_part.get("retries", 0) + sql_part.get("eval_rounds", 0),
-            timings={t["node"]: t["ms"] for t in (state or {}).get("trace") or []}
-            | {"total": round((time.perf_counter() - t0) * 1000, 1)},
-            row_count=response.row_count if response else 0, status=status,
-            error_code=error.code if error else None, error_message=error.message if error else None,
-            cached=bool(response and response.cached),
-        )
