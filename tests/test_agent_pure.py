@@ -47,6 +47,8 @@ def test_query_types():
     assert query_type_of("近12个月每月订单量趋势") == "trend"
     assert query_type_of("本月GMV环比变化") == "compare"
     assert query_type_of("列出上周的退款明细") == "detail"
+    assert query_type_of("上周的订单量比前一周变化了多少") == "compare"  # 前一周 is the week before, not a top 1
+    assert query_type_of("前三名的城市") == "top_n" and query_type_of("前3个月的销售额") == "aggregate"
     assert query_type_of("how many customers are there") == "aggregate"
 
 

@@ -154,3 +154,15 @@ def test_a_detail_list_answers_from_the_record_with_no_model_call_and_follow_ups
     narrowed = agent.ask(AgentRequest(message="只看小程序的", conversation_id=resp.conversation_id))
     assert step(narrowed, "plan").detail.endswith("edited the previous plan") and fake_model.calls == []
     assert 0 < narrowed.row_count < resp.row_count and {r[3] for r in narrowed.rows} == {"mini_program"}
+
+
+def test_a_plan_is_evaluated_by_its_own_shape_and_a_regenerated_answer_is_not_explained_as_the_plan(agent, fake_model):
+    fake_model.queue(json.dumps({"measures": ["paid_orders"]}))
+    resp = agent.ask(AgentRequest(message="上周的订单量比前一周变化了多少？"))  # 前一周: no top-N check on the plan
+    assert step(resp, "evaluate").status == "ok" and "generate" not in [t.node for t in resp.trace]
+    assert resp.plan["plan"]["compare"] == "previous" and len(resp.columns) == 3
+    fake_model.default = "SELECT COUNT(*) AS n FROM regions"  # a plan with no rows: free SQL tries again
+    empty = {"measures": ["gmv"], "filters": [{"dimension": "region", "values": ["不存在的大区"]}]}
+    redone = agent.ask(AgentRequest(message="不存在的大区的销售额", plan=empty))
+    assert step(redone, "generate").status == "retry" and redone.sql.startswith("SELECT COUNT(*)")
+    assert redone.plan is None and redone.rows == [[7]]  # the model's SQL, not explained as the plan

@@ -54,6 +54,17 @@ def evaluate_rules(question: str, query_type: str, sql: str, columns: list[str],
     return Verdict(ok=True)
 
 
+def plan_query_type(plan: dict) -> str:
+    """The query type a compiled plan answers, from its shape rather than the question's words (a plan
+    for "比前一周" is a comparison, not a top-N)."""
+    if plan.get("records"):
+        return "detail"
+    for key, kind in (("compare", "compare"), ("share", "share"), ("grain", "trend"), ("limit", "top_n")):
+        if plan.get(key) not in (None, False, "none"):
+            return kind
+    return "aggregate"
+
+
 def _only_aggregates(sql: str) -> bool:
     tree = parse(sql, "")
     return (isinstance(tree, exp.Select) and not tree.args.get("group")

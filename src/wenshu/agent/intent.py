@@ -55,9 +55,10 @@ FOLLOWUP_ANYWHERE = _rx(
     r"同期|同比|环比|相比|对比|去年|今年|上个?月|本月|这个月|上周|本周|这周|昨天|今天|季度",
 )
 QUERY_TYPES: list[tuple[str, re.Pattern]] = [
-    ("compare", _rx(r"环比|同比|对比|比较|相比|增长率?|下降|\bvs\b|compar|versus|growth|change from")),
+    ("compare", _rx(r"环比|同比|对比|比较|相比|增长率?|下降|比(前一|上一?)|\bvs\b|compar|versus|growth|change from")),
     ("share", _rx(r"占比|比例|份额|百分比|share|percent|proportion|ratio")),
-    ("top_n", _rx(r"top\s*\d*|前\s*\d+|前[一二三四五六七八九十]+|排名|排行|最多|最高|最大|最少|最低|"
+    ("top_n", _rx(r"top\s*\d*|前\s*\d+(?!\s*(天|日|周|个?月|年|季度|星期|小时))|"
+                  r"前[一二三四五六七八九十]+(?!\s*(天|日|周|个?月|年|季度|星期|小时))|排名|排行|最多|最高|最大|最少|最低|"
                   r"highest|most|largest|lowest|least|best|worst|\brank")),
     ("trend", _rx(r"趋势|走势|每天|每日|每周|每月|按月|按天|按周|逐月|逐日|trend|over time|daily|weekly|monthly|"
                   r"per (day|week|month)|by (day|week|month)")),

@@ -105,7 +105,8 @@ def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
     elif stage == "evaluate":
         part["eval_rounds"] = part.get("eval_rounds", 0) + 1
         # Keep the answer that ran: if the new attempt never runs, the fallback step answers with it.
-        part["kept"] = {"sql": part.get("sql"), "result": state.get("result")}
+        part["kept"] = {"sql": part.get("sql"), "result": state.get("result"),
+                        **{k: part[k] for k in ("path", "plan", "plan_notes") if k in part}}
     if stage:
         part["attempts"] = [*part.get("attempts", []), {"sql": part.get("sql"), "stage": stage, "reason": reason}]
     turns = [Turn(t["question"], t.get("sql"), t.get("summary")) for t in (state.get("turns") or [])]
@@ -128,7 +129,9 @@ def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
         sql, note = _vote(sql, inp, q, ctx)
         part["vote"] = note
         detail = f"vote: {note}"
-    part.update({"sql": sql, "raw": text[:2000], "validation": None, "attempted": True})
+    part.update({"sql": sql, "raw": text[:2000], "validation": None, "attempted": True, "path": "sql"})
+    for key in ("plan", "plan_notes"):  # the model wrote this SQL: the plan no longer describes it
+        part.pop(key, None)
     if sql:
         ctx.emit(Event(type="sql", data=sql))
     if not sql:
@@ -180,9 +183,9 @@ def execute_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
 
 def evaluate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
     q, r, sql = state["query"], dict(state["result"]), state["sql"]["sql"]
-    listed = bool((state["sql"].get("plan") or {}).get("records"))  # a planned detail list: rows are the answer
-    verdict = ev.evaluate_rules(q["question"], "detail" if listed else q["query_type"], sql, r["columns"], r["rows"],
-                                r["row_count"])
+    plan = state["sql"].get("plan") if state["sql"].get("path") == "plan" else None
+    qtype = ev.plan_query_type(plan) if plan else q["query_type"]  # a plan says what it answers
+    verdict = ev.evaluate_rules(q["question"], qtype, sql, r["columns"], r["rows"], r["row_count"])
     # The coverage checks catch what a model writing SQL gets wrong (windows, glossary computations, values);
     # a compiled plan takes its window from the same resolver and its computations from the semantic model.
     if verdict.ok and state["sql"].get("path") != "plan":
@@ -241,8 +244,9 @@ def fallback_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
     kept = part.get("kept")
     if kept and kept.get("sql") and kept.get("result"):
         ctx.emit(Event(type="sql", data=kept["sql"]))
-        update = _explained(q, kept["sql"], kept["result"], ctx)
-        return {**update, "sql": {**part, "sql": kept["sql"]}, "result": kept["result"]}, "ok", "kept the last answer that ran"
+        restored = {**part, **{k: v for k, v in kept.items() if k != "result"}}  # its path and plan come back too
+        update = _explained(q, kept["sql"], kept["result"], ctx, restored)
+        return {**update, "sql": restored, "result": kept["result"]}, "ok", "kept the last answer that ran"
     tried = [f"{a['stage']}: {a['reason']}" for a in part.get("attempts", []) if a.get("reason")]
     last = part.get("validation") or {}
     if last and not last.get("passed"):

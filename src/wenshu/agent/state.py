@@ -36,14 +36,14 @@ class SchemaPart(TypedDict, total=False):
 
 class SQLPart(TypedDict, total=False):
     sql: str | None
-    path: str  # "plan" when the semantic model's compiler wrote the SQL
+    path: str  # "plan" when the semantic model's compiler wrote the SQL, "sql" when the model did
     plan: dict  # the query plan that answered (semantic.plan.QueryPlan)
     plan_notes: list[dict]  # ambiguous measure words, a finer measure used for a split (agent.plan_answer)
     attempts: list[dict]  # [{sql, stage, reason}]
     attempted: bool  # an SQL was produced this turn (generate or plan); the next generate is a retry
     raw: str  # the model's text the SQL was extracted from (first 2,000 characters)
     repairs: list[str]  # what sql.repair fixed in code before the guard
-    kept: dict  # {sql, result}: the last answer that ran, for the graceful fallback
+    kept: dict  # {sql, result, path, plan, plan_notes}: the last answer that ran, for the graceful fallback
     vote: str  # how the self-consistency vote chose (sql_candidates > 1)
     validation: dict | None
     retries: int  # regenerations after a validation or execution failure
