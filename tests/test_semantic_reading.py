@@ -211,6 +211,7 @@ def test_an_item_level_value_filters_orders_through_their_items():
     ("average daily visitors last week", {"measures": ["uv"], "per": "day", "grain": None}),
     ("今年月均新增客户数", {"per": "month", "grain": None}),
     ("Revenue split by membership level as percentages", {"share": True, "dimensions": ["member_level"]}),
+    ("Paid orders that include at least one item of 母婴玩具", {"dimensions": None, "order": None, "limit": None}),
     ("Revenue from tier 1 cities last month", {"dimensions": None,
                                                "filters": [{"dimension": "city_tier", "values": ["1"]}]}),
 ])

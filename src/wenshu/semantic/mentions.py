@@ -41,9 +41,10 @@ CUES = {
     "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|\bshares?\b|percentage of|proportion|what percent"
              r"|\bas (a )?percentages?\b|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent\b",
     "rank": r"前\s*" + _NUM + r"\s*(名|个|位|家|款|大|的|$)|" + _NUM + _COUNTED + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
-            r"|排名|排行|\b(highest|lowest|most|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest|biggest)\b",
+            r"|排名|排行|(?<!at )\b(highest|lowest|most|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest"
+            r"|biggest)\b",  # "at least one": a condition, not a rank
     "ascending": r"最(低|少|小|差)|倒数|后\s*" + _NUM + r"\s*(名|个|位|家|款|的)"
-                 r"|\b(lowest|least|fewest|bottom|smallest|worst)\b",
+                 r"|\b(lowest|(?<!at )least|fewest|bottom|smallest|worst)\b",
     "list": r"哪些|有哪几|列出|列一下|列个|明细|清单|列表|详情|\blist\b|\bdetails?\b|\bwhich\b",
     "count": r"多少|几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
     "each": r"分别|各自|各是|\brespectively\b|\beach\b|\bseparately\b",
@@ -64,8 +65,8 @@ GRAIN_WORDS = {
 }
 SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + _NUM
                           + r"\s*[个名大家款位]|前\s*" + _NUM + r"\s*[个名大家款位]?的?)\s*$"
-                          r"|\b(by|per|each|every|for each|across|which|what|top\s*" + _EN_NUM + r"|" + _EN_NUM
-                          + r")\s+(\w+\s+)?$", re.I)
+                          r"|\b(by|per|each|every|for each|across|which|what|top\s*" + _EN_NUM + r"|(?!one\b)" + _EN_NUM
+                          + r")\s+(\w+\s+)?$", re.I)  # "5 cities" splits; "at least one item" does not
 
 
 def cue(kind: str, question: str) -> bool:
