@@ -105,7 +105,8 @@ def test_named_months_quarters_years_and_dates_resolve_to_their_dates(question, 
 
 
 @pytest.mark.parametrize("question", ["最近三个月的订单", "每月的销售额", "上一季度的GMV", "May I see sales by city?",
-                                      "orders over 2000 yuan", "each quarter", "sales in may be lower"])
+                                      "orders over 2000 yuan", "orders for 2000 yuan or more", "each quarter",
+                                      "sales in may be lower"])
 def test_words_that_only_look_like_named_periods_are_not_read_as_them(question):
     phrases = [w.phrase for w in find_windows(question)]
-    assert not any(p in ("May", "may", "一季度", "2000") for p in phrases), phrases
+    assert not any(p in ("May", "may", "一季度") or "2000" in p for p in phrases), phrases

@@ -127,7 +127,7 @@ def _quarters(question: str) -> Found:
 
 def _years(question: str) -> Found:
     found = []
-    for pattern in (rf"({_YEAR})\s*(?:年|财年)(?!\s*\d)", rf"\b(?:in|during|for|of|throughout|FY)\s*({_YEAR})\b(?!\s*[-/.年])"):
+    for pattern in (rf"({_YEAR})\s*(?:年|财年)(?!\s*\d)", rf"\b(?:in|during|for|of|throughout|FY)\s*({_YEAR})\b(?!\s*[-/.年]|\s*(?:yuan|元|rmb|usd|dollars?|units?|items?|orders?|customers?|people)\b)"):
         for m in re.finditer(pattern, question, flags=re.I):
             start = f"date('{m.group(1)}-01-01')"
             found.append((m.start(), m.end(), start, f"date({start}, '+1 year')"))
