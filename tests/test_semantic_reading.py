@@ -282,6 +282,13 @@ def test_values_named_with_respectively_are_split_by_and_a_ranked_period_is_name
     assert "最高的是 2026-05-11（23,832 人）" in top_day.explain(["日期", "访客数"], [["2026-05-11", 23832]])
 
 
+def test_a_whole_count_shows_without_decimals_and_a_ratio_keeps_them():
+    from wenshu.agent.plan_answer import PlanView
+
+    units = PlanView(MODEL, QueryPlan(measures=["units_sold", "aov"], window=LAST_MONTH), "zh")
+    assert units.explain(["销量", "客单价"], [[263.0, 900.0]]).endswith("销量为 263 件；客单价为 900.00 元。")
+
+
 def test_a_daily_average_is_named_in_the_answer_and_its_chip_removes_it():
     from wenshu.agent.plan_answer import PlanView, chips
 

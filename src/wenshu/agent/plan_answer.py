@@ -36,6 +36,12 @@ class PlanView:
         name = eid if e is None else (e.zh if self.lang == "zh" else e.en)
         return PER[self.lang][self.plan.per].format(name) if self.plan.per and isinstance(e, Measure) else name
 
+    def num(self, eid: str, v) -> str:
+        """A measure's value: a whole number of a summed or counted measure without decimals (263 件, not
+        263.00 件, when the column stores REAL); ratios and shares keep theirs."""
+        whole = isinstance(v, float) and v.is_integer() and isinstance(self.entries.get(eid), Measure)
+        return _fmt(int(v) if whole and not self.plan.per else v)
+
     def unit(self, eid: str) -> str:
         u = getattr(self.entries.get(eid), "unit", None) or ""
         return "" if not u or (self.lang == "en" and not u.isascii()) else (u if u == "%" else f" {u}")
@@ -90,13 +96,14 @@ class PlanView:
             parts = []
             for i, mid in enumerate(p.measures):
                 v = rows[0][i * step]
-                part = pick(lang, f"{self.name(mid)} is {_fmt(v)}{self.unit(mid)}", f"{self.name(mid)}为 {_fmt(v)}{self.unit(mid)}")
+                part = pick(lang, f"{self.name(mid)} is {self.num(mid, v)}{self.unit(mid)}",
+                            f"{self.name(mid)}为 {self.num(mid, v)}{self.unit(mid)}")
                 if p.compare != "none":
                     growth, before = rows[0][i * step + 2], rows[0][i * step + 1]
                     sign = "+" if isinstance(growth, (int, float)) and growth > 0 else ""
                     word = COMPARE[p.compare][lang == "zh"]
-                    part += pick(lang, f", {sign}{_fmt(growth)} % {word} (before: {_fmt(before)}{self.unit(mid)})",
-                                 f"，{word} {sign}{_fmt(growth)} %（对比期 {_fmt(before)}{self.unit(mid)}）")
+                    part += pick(lang, f", {sign}{_fmt(growth)} % {word} (before: {self.num(mid, before)}{self.unit(mid)})",
+                                 f"，{word} {sign}{_fmt(growth)} %（对比期 {self.num(mid, before)}{self.unit(mid)}）")
                 parts.append(part)
             if p.share:
                 parts.append(pick(lang, f"{_fmt(rows[0][-1])} % of the total", f"占总体的 {_fmt(rows[0][-1])} %"))
@@ -104,9 +111,9 @@ class PlanView:
         elif p.grain and not p.limit:
             v0, v1 = rows[0][keys], rows[-1][keys]
             g = GRAIN[p.grain][lang == "zh"]
-            text = head + pick(lang, f"{self.name(first)} by {g}: from {_fmt(v0)} ({rows[0][keys - 1]}) to {_fmt(v1)} "
+            text = head + pick(lang, f"{self.name(first)} by {g}: from {self.num(first, v0)} ({rows[0][keys - 1]}) to {self.num(first, v1)} "
                                f"({rows[-1][keys - 1]}), {len(rows)} periods.",
-                               f"{self.name(first)}按{g}：从 {_fmt(v0)}（{rows[0][keys - 1]}）到 {_fmt(v1)}"
+                               f"{self.name(first)}按{g}：从 {self.num(first, v0)}（{rows[0][keys - 1]}）到 {self.num(first, v1)}"
                                f"（{rows[-1][keys - 1]}），共 {len(rows)} 期。")
         else:
             col = len(columns) - 1 if p.share else keys
@@ -115,13 +122,14 @@ class PlanView:
             label = " / ".join(str(x) for x in best[:keys])
             what = pick(lang, "share" if p.share else self.name(first), "占比" if p.share else self.name(first))
             unit = " %" if p.share else self.unit(first)
+            shown = _fmt(best[col]) if p.share else self.num(first, best[col])
             splits = [self.name(d) for d in p.dimensions] + ([GRAIN[p.grain][lang == "zh"]] if p.grain else [])
             by = pick(lang, " and ".join(splits), "、".join(splits))
             low = p.order == "asc"
             text = head + pick(lang, f"{self.name(first)} by {by}, {len(rows)} rows; the {'lowest' if low else 'highest'} "
-                               f"{what} is {label} with {_fmt(best[col])}{unit}.",
+                               f"{what} is {label} with {shown}{unit}.",
                                f"按{by}的{self.name(first)}，共 {len(rows)} 行；{what}{'最低' if low else '最高'}的是 "
-                               f"{label}（{_fmt(best[col])}{unit}）。")
+                               f"{label}（{shown}{unit}）。")
         return text + "".join(self.note(n) for n in self.notes)
 
     def note(self, n: dict) -> str:
