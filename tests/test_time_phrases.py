@@ -59,6 +59,13 @@ def test_the_prompt_carries_the_windows_and_drops_examples_on_follow_ups():
     assert "Time windows" not in _user_message(question="各城市的订单量")
 
 
+def first_and_last_day(question: str, today: str) -> tuple[str, str]:
+    """The one window the question names, as its first and last day, on the given day."""
+    (w,) = find_windows(question)
+    conn = sqlite3.connect(":memory:")
+    return conn.execute(f"SELECT {w.start}, date({w.end}, '-1 day')".replace("'now'", f"'{today}'")).fetchone()
+
+
 @pytest.mark.parametrize("question, today, first, last", [
     ("去年双十一的退款金额", "2026-12-01", "2025-11-11", "2025-11-11"),
     ("双11卖了多少", "2026-12-01", "2026-11-11", "2026-11-11"),  # alone: the latest one up to today
@@ -68,10 +75,7 @@ def test_the_prompt_carries_the_windows_and_drops_examples_on_follow_ups():
     ("last year's Singles' Day orders", "2026-03-01", "2025-11-11", "2025-11-11"),
 ])
 def test_named_shopping_and_public_days_resolve_to_their_dates(question, today, first, last):
-    (w,) = find_windows(question)
-    conn = sqlite3.connect(":memory:")
-    start, end = conn.execute(f"SELECT {w.start}, date({w.end}, '-1 day')".replace("'now'", f"'{today}'")).fetchone()
-    assert (start, end) == (first, last)
+    assert first_and_last_day(question, today) == (first, last)
 
 
 @pytest.mark.parametrize("question, today, first, last", [
@@ -98,10 +102,7 @@ def test_named_shopping_and_public_days_resolve_to_their_dates(question, today, 
     ("Q2 last year", "2026-12-01", "2025-04-01", "2025-06-30"),
 ])
 def test_named_months_quarters_years_and_dates_resolve_to_their_dates(question, today, first, last):
-    (w,) = find_windows(question)
-    conn = sqlite3.connect(":memory:")
-    start, end = conn.execute(f"SELECT {w.start}, date({w.end}, '-1 day')".replace("'now'", f"'{today}'")).fetchone()
-    assert (start, end) == (first, last)
+    assert first_and_last_day(question, today) == (first, last)
 
 
 @pytest.mark.parametrize("question", ["最近三个月的订单", "每月的销售额", "上一季度的GMV", "May I see sales by city?",

@@ -77,11 +77,5 @@ class DetailCompiler(Compiler):
         except Unreachable as exc:
             raise self.fail(f"the rows of {rec.table} cannot show {exc.target}: joining it would repeat them",
                             f"{rec.table} 的明细不能显示 {exc.target}：连接会重复明细行") from exc
-        sql = f"SELECT {', '.join(select)} FROM {self.q(rec.table)}"
-        for h in hops:
-            lt, lc, rt, rc = h.on
-            sql += f" JOIN {self.q(h.table)} ON {self.col(lt, lc)} = {self.col(rt, rc)}"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += order + (f" LIMIT {plan.limit}" if plan.limit else "")
+        sql = self.select_from(select, rec.table, hops, where) + order + (f" LIMIT {plan.limit}" if plan.limit else "")
         return Compiled(self.pretty(sql), columns, self.dialect)
