@@ -33,9 +33,16 @@ class PluginBroken(InputError):
     code = "plugin_broken"
 
 
+_LOADED: dict[tuple[str, int], dict] = {}  # (kind, id) -> the registry filled (held, so its id stays its own)
+
+
 def load_into(registry: dict, kind: str) -> dict:
     """Add the entry points of `kind` (providers, embedders, channels) that `registry` does not hold yet;
-    what is already registered (in-process, e.g. a test's) wins over an entry point of the same name."""
+    what is already registered (in-process, e.g. a test's) wins over an entry point of the same name.
+    The installed packages are scanned once per registry, not on every request."""
+    if _LOADED.get((kind, id(registry))) is registry:
+        return registry
+    _LOADED[(kind, id(registry))] = registry
     for ep in entry_points(group=GROUPS[kind]):
         if ep.name in registry:
             continue

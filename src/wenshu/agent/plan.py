@@ -63,7 +63,8 @@ def fill_schema(model: SemanticModel) -> dict:
 
 def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel) -> tuple[QueryPlan, list[dict], str]:
     q = state["query"]
-    listed = detail(model, read(model, q["question"], state["schema"].get("values")))
+    mentions = read(model, q["question"], state["schema"].get("values"))
+    listed = detail(model, mentions)
     if listed is not None:  # a detail list: the question's words say it all, no model call
         if listed.plan is None:
             raise NoPlan(listed.reason)
@@ -74,7 +75,7 @@ def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel) -> t
                                        on_progress=lambda p: ctx.emit(Event(type="progress", node="plan", data=p)))
     except WenshuError as err:
         raise NoPlan(f"no plan from the model: {err.en[:120]}") from err
-    grounded = ground(filled, model, q["question"], state["schema"].get("values"))
+    grounded = ground(filled, model, q["question"], mentions=mentions)
     if grounded.plan is None:
         raise NoPlan(grounded.reason)
     plan = grounded.plan.model_copy(update={"window": plan_window(q["question"], grounded.plan.compare)})

@@ -209,8 +209,10 @@ def _shared(record, m: Mentions, measure: str | None = None) -> bool:
     return any(w.casefold().rstrip("s") in own for w in words)
 
 
-def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: list[dict] | None = None) -> Grounded:
-    m = read(model, question, value_hits)
+def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: list[dict] | None = None,
+           mentions: Mentions | None = None) -> Grounded:
+    """`plan` kept to what the question says (`mentions`: the question already read, if the caller has)."""
+    m = mentions or read(model, question, value_hits)
     listed = detail(model, m)
     if listed is not None:
         return listed
