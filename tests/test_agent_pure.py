@@ -38,6 +38,7 @@ def test_followups_are_recognised_only_with_history():
     assert classify_rules("按月拆开", has_history=True).query_type == "trend"
     assert classify_rules("和去年同期比呢", has_history=True).followup  # a comparison alone edits the last answer
     assert classify_rules("what about compared with last year?", has_history=True).followup
+    assert not classify_rules("上个月各大区的销售额和客单价分别是多少", has_history=True).followup  # a question of its own
     alone = classify_rules("和去年同期比呢", has_history=False)
     assert alone is None or not alone.followup  # with no conversation it is not a follow-up
 

@@ -73,11 +73,17 @@ def query_type_of(question: str) -> str:
     return "aggregate"
 
 
+def _short(q: str) -> bool:
+    """Short enough to lean on the last answer ("和去年同期比呢", "and vs last year?"); a longer question
+    that names a period is a question of its own."""
+    return len(q.split()) <= 6 if q.isascii() else len(q) <= 12
+
+
 def classify_rules(question: str, *, has_history: bool, vocabulary: set[str] | None = None) -> IntentResult | None:
     """Decide by patterns; None means the rules are unsure and the model should decide."""
     q = question.strip()
     qtype = query_type_of(q)
-    if has_history and (FOLLOWUP.search(q) or FOLLOWUP_ANYWHERE.search(q)):
+    if has_history and (FOLLOWUP.search(q) or FOLLOWUP_ANYWHERE.search(q) and _short(q)):
         return IntentResult(intent="data", query_type=qtype, followup=True)
     mentions_schema = bool(vocabulary) and any(w and w.lower() in q.lower() for w in vocabulary)
     if DATA.search(q) or mentions_schema:
