@@ -10,7 +10,7 @@ import sqlglot
 from sqlglot import exp
 
 from wenshu.guard import Guard
-from wenshu.guard.functions import COMMON, DENIED
+from wenshu.guard.functions import denied_names
 
 DIALECTS = ["sqlite", "postgres", "mysql", "duckdb", "clickhouse", "trino", ""]
 G = Guard(row_limit=100)
@@ -46,7 +46,7 @@ CALL_SPLICES = [
 
 
 def _denied(dialect: str) -> list[str]:
-    names = COMMON | (DENIED[dialect] if dialect else set().union(*DENIED.values()))
+    names = denied_names(dialect)
     return sorted(n for n in names if n.isidentifier())
 
 

@@ -302,3 +302,13 @@ def test_mysql_executable_comments_are_refused(sql, dialect):
 def test_ordinary_comments_and_literals_that_look_alike_pass():
     assert check("SELECT name /* the singer's name */ FROM singer -- /*! not code after -- */", "mysql").passed
     assert check("SELECT name FROM singer WHERE name = '/*! text */'", "mysql").passed
+
+
+def test_a_dash_dash_without_a_blank_is_code_on_mysql_and_a_comment_elsewhere():
+    """MySQL reads `--+0` as minus minus plus zero: the UNION the parser took for a comment would run."""
+    sql = "SELECT name FROM singer WHERE singer_id = 1 --+0 UNION SELECT user FROM mysql.user"
+    out = check(sql, "mysql")
+    assert not out.passed and out.layer == 1 and out.code == "sql_executable_comment", out
+    assert check(sql, "postgres").passed  # a real comment there: only the first line runs
+    assert check("SELECT name FROM singer -- the names\n", "mysql").passed  # a blank after --: a comment
+    assert check("SELECT '--x' AS name FROM singer", "mysql").passed  # inside a string

@@ -8,7 +8,8 @@ import time
 import pytest
 
 from fixtures_servers import checksums, seed_sqlite
-from wenshu.errors import SQLExecutionError, WenshuError
+from wenshu.engines.registry import UnknownEngine
+from wenshu.errors import DatasourceUnreachable, SQLExecutionError, WenshuError
 from wenshu.guard.plan import PlanLimits, PlanProblem, check_plan
 from wenshu.settings import Settings
 
@@ -98,10 +99,14 @@ def test_explain_cannot_carry_a_write(pg_server, mariadb_server, engine):
     assert checksums(server.url) == before
 
 
-def test_failures_raise_and_unknown_engines_pass(sqlite_url):
+def test_failures_raise_and_engines_without_an_adapter_are_refused(sqlite_url):
     with pytest.raises(SQLExecutionError, match="no such column"):
         check_plan(sqlite_url, "SELECT nope FROM orders", LIMITS)
     with pytest.raises(SQLExecutionError):
         check_plan(sqlite_url, "SELECT 1; DELETE FROM orders", LIMITS)
-    assert check_plan("duckdb:///x.duckdb", "SELECT 1", LIMITS) is None
+    with pytest.raises(DatasourceUnreachable):  # DuckDB has a plan check: a missing file cannot be asked
+        check_plan(f"duckdb:///{sqlite_url.rsplit('/', 1)[0][len('sqlite:///'):]}/missing.duckdb", "SELECT 1", LIMITS)
+    with pytest.raises(UnknownEngine) as err:  # an engine nobody wired is refused, not waved through
+        check_plan("oracle://u:p@localhost/db", "SELECT 1 FROM dual", LIMITS)
+    assert "duckdb" in err.value.message() and "sqlite" in err.value.message()
     assert check_plan("not a url", "SELECT 1", LIMITS) is None

@@ -1,7 +1,7 @@
 """Plugins register the way the built-ins do, through entry points: a package installed next to Wenshu
-(here a real distribution, `wenshu-echo`, with its dist-info on the path) adds a model provider and a
-chat channel that settings then name by string; a broken one is named in a clear error; an unknown
-name lists the installed ones."""
+(here a real distribution, `wenshu-echo`, with its dist-info on the path) adds a model provider, a
+chat channel and a SQL engine that settings and URLs then name by string; a broken one is named in a
+clear error; an unknown name lists the installed ones."""
 
 from __future__ import annotations
 
@@ -16,7 +16,11 @@ from wenshu.cli.app import app
 from wenshu.settings import Settings, reset_settings_cache
 
 PLUGIN = '''
+from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
+
 from wenshu.channels.wecom import WeComChannel
+from wenshu.engines.adapter import EngineAdapter, PlanEstimate
+from wenshu.engines.sqlite import SQLiteAdapter
 from wenshu.providers.fake import ScriptedChatModel
 
 
@@ -28,6 +32,32 @@ def factory(settings):
 
 class EchoRobot(WeComChannel):
     """A chat robot adapter from outside Wenshu."""
+
+
+class EchoDialect(SQLiteDialect_pysqlite):
+    """SQLite files under another URL scheme: `echodb:///path.db`."""
+
+    name = "echodb"
+    supports_statement_cache = True
+
+
+class EchoEngine(EngineAdapter):
+    """An engine adapter from outside Wenshu: SQLite through SQLAlchemy, its plan estimate counted here."""
+
+    name = "echodb"
+    label = "EchoDB"
+    backends = ("echodb",)
+    dialect = "sqlite"
+    denied_functions = SQLiteAdapter.denied_functions
+    buckets = SQLiteAdapter.buckets
+    estimates: list = []
+
+    def estimate(self, url, sql, timeout_s):
+        self.estimates.append(sql)
+        return PlanEstimate(rows=1.0)
+
+    def bounded_scalar(self, conn, query, seconds):
+        return SQLiteAdapter().bounded_scalar(conn, query, seconds)
 '''
 ENTRY_POINTS = """
 [wenshu.providers]
@@ -38,6 +68,12 @@ echorobot = wenshu_echo:EchoRobot
 
 [wenshu.embedders]
 broken = wenshu_echo_missing:factory
+
+[wenshu.engines]
+echodb = wenshu_echo:EchoEngine
+
+[sqlalchemy.dialects]
+echodb = wenshu_echo:EchoDialect
 """
 
 
@@ -53,9 +89,11 @@ def installed(tmp_path, monkeypatch):
     (dist / "entry_points.txt").write_text(ENTRY_POINTS, encoding="utf-8")
     monkeypatch.syspath_prepend(str(site))
     from wenshu.channels import registry as channels
+    from wenshu.engines import registry as engines
     from wenshu.providers import embeddings, registry
 
-    for module, name in ((registry, "PROVIDERS"), (embeddings, "EMBEDDERS"), (channels, "ADAPTERS")):
+    for module, name in ((registry, "PROVIDERS"), (embeddings, "EMBEDDERS"), (channels, "ADAPTERS"),
+                         (engines, "_classes"), (engines, "_instances")):
         monkeypatch.setattr(module, name, dict(getattr(module, name)))  # what the plugin adds goes with the test
     return site
 
@@ -64,6 +102,33 @@ def test_the_built_ins_are_declared_as_entry_points_too():
     assert {"embedded", "openai", "fake"} <= {e.name for e in entry_points(group="wenshu.providers")}
     assert {"wecom", "feishu"} <= {e.name for e in entry_points(group="wenshu.channels")}
     assert {"embedded", "openai"} <= {e.name for e in entry_points(group="wenshu.embedders")}
+    assert {"sqlite", "postgresql", "mysql", "duckdb", "clickhouse"} <= {e.name for e in entry_points(group="wenshu.engines")}
+
+
+def test_an_installed_engine_adapter_serves_its_urls_through_sync_guard_and_run(installed, home, tmp_path):
+    import shutil
+
+    db = tmp_path / "echo.db"
+    shutil.copy(home / "data" / "demo.sqlite", db)
+    runner = CliRunner()
+    out = runner.invoke(app, ["db", "add", "echo", f"echodb:///{db}"])
+    assert out.exit_code == 0, out.output
+    out = runner.invoke(app, ["sql", "run", "SELECT COUNT(*) AS regions FROM regions", "--db", "echo", "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["rows"] == [[7]]
+    from wenshu_echo import EchoEngine
+
+    assert any("regions" in sql for sql in EchoEngine.estimates)  # the guard asked the plugin for its plan
+    out = runner.invoke(app, ["sql", "run", "SELECT load_extension('x')", "--db", "echo", "--json"])
+    assert out.exit_code != 0 and "sql_forbidden_function" in out.output
+
+
+def test_an_engine_without_an_adapter_lists_the_installed_ones(installed):
+    from wenshu.engines.registry import UnknownEngine, adapter_for_url
+
+    with pytest.raises(UnknownEngine) as err:
+        adapter_for_url("oracle://u:p@host/db")
+    assert "echodb" in err.value.message() and "duckdb" in err.value.message()
 
 
 def test_an_installed_plugin_provider_answers_wenshu_ask(installed, home, monkeypatch):

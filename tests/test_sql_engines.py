@@ -10,6 +10,7 @@ import sqlalchemy as sa
 
 from fixtures_servers import CANARY, SENTINEL_TEXT, checksums, files_under
 from wenshu.engines.connections import execute_sqlalchemy
+from wenshu.engines.registry import adapter_for_url
 from wenshu.engines.execute import execute_readonly
 from wenshu.engines.result import fetch_rows
 from wenshu.errors import SQLExecutionError, SQLTimeout
@@ -117,7 +118,7 @@ def test_huge_result_streams_and_stops_early(server):
 
 
 def test_byte_budget_truncates(server):
-    res = execute_sqlalchemy(server.ro_url, "SELECT id, name FROM customers ORDER BY id", row_limit=1000,
+    res = execute_sqlalchemy(adapter_for_url(server.ro_url), server.ro_url, "SELECT id, name FROM customers ORDER BY id", row_limit=1000,
                              timeout_s=5, max_bytes=200)  # fmt: skip
     assert res.truncated and 1 <= len(res.rows) < 20 and res.row_count == 200
 

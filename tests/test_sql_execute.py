@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 
 from wenshu.engines.connections import execute_sqlalchemy
+from wenshu.engines.sqlite import SQLiteAdapter
 from wenshu.engines.execute import ExecResult, data_version, execute_readonly, page
 from wenshu.engines.values import jsonable
 from wenshu.errors import DatasourceUnreachable, InputError, SQLExecutionError, SQLTimeout
@@ -199,11 +200,11 @@ def test_sqlalchemy_path_rolls_back(db):
     """The generic (non-SQLite-stdlib) path, exercised on SQLite through SQLAlchemy: a write that
     slips through is rolled back and reported; reads work and are truncated like the SQLite path."""
     with pytest.raises(SQLExecutionError):
-        execute_sqlalchemy(url(db), "DELETE FROM t", row_limit=10, timeout_s=5)
+        execute_sqlalchemy(SQLiteAdapter(), url(db), "DELETE FROM t", row_limit=10, timeout_s=5)
     assert count_rows(db) == 2500
-    res = execute_sqlalchemy(url(db), "SELECT id, raw FROM t ORDER BY id", row_limit=10, timeout_s=5)
+    res = execute_sqlalchemy(SQLiteAdapter(), url(db), "SELECT id, raw FROM t ORDER BY id", row_limit=10, timeout_s=5)
     assert res.columns == ["id", "raw"] and res.rows[0] == [1, "00ff"]
     assert res.truncated and res.row_count == 2500
     with pytest.raises(SQLExecutionError) as info:
-        execute_sqlalchemy(url(db), "SELECT nope FROM t", row_limit=10, timeout_s=5)
+        execute_sqlalchemy(SQLiteAdapter(), url(db), "SELECT nope FROM t", row_limit=10, timeout_s=5)
     assert "nope" in info.value.en

@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from wenshu.agent.generate import GenerateInput, Turn, build_messages
-from wenshu.knowledge.time_phrases import find_windows
+from wenshu.knowledge.time_phrases import evaluate, find_windows
 
 TOMORROW = "date('now', '+1 day')"
 QUESTIONS = [
@@ -40,8 +40,13 @@ def test_last_week_is_the_previous_monday_to_sunday():
     assert days == (7.0, "1")  # seven days from a Monday, ending before this Monday
 
 
-def test_other_dialects_get_no_hints():
-    assert find_windows("上个月的销售额", "postgres") == []
+def test_other_engines_get_the_same_bounds_as_their_date_literals():
+    sqlite = find_windows("上个月的销售额", "sqlite")[0]
+    start, end = evaluate(sqlite)
+    pg = find_windows("上个月的销售额", "postgresql")[0]
+    assert (pg.start, pg.end) == (f"DATE '{start}'", f"DATE '{end}'")
+    assert find_windows("本月的销售额", "mysql")[0].end is None  # to date, as on SQLite
+    assert find_windows("上个月的销售额", "mariadb")[0].start == f"'{start}'"
 
 
 def _user_message(**kw) -> str:

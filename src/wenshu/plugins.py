@@ -1,6 +1,6 @@
 """Plugins register the way the built-ins do: through Python entry points, in the manner of `llm`.
 
-A package adds a model provider, an embedder or a chat channel by declaring an entry point in its own
+A package adds a model provider, an embedder, a chat channel or a SQL engine by declaring an entry point in its own
 `pyproject.toml`; installing it is all it takes:
 
     [project.entry-points."wenshu.providers"]
@@ -11,6 +11,9 @@ A package adds a model provider, an embedder or a chat channel by declaring an e
 
     [project.entry-points."wenshu.channels"]
     myrobot = "my_package.robot:RobotChannel"    # a wenshu.channels.base.Channel subclass
+
+    [project.entry-points."wenshu.engines"]
+    myengine = "my_package.engine:MyAdapter"     # a wenshu.engines.adapter.EngineAdapter subclass
 
 Wenshu's own providers, embedders and channels are declared the same way in its `pyproject.toml`.
 Settings name them by string (`WENSHU_LLM_PROVIDER=mymodel`); an unknown name is refused with the
@@ -24,7 +27,10 @@ from importlib.metadata import entry_points
 
 from wenshu.errors import InputError
 
-GROUPS = {"providers": "wenshu.providers", "embedders": "wenshu.embedders", "channels": "wenshu.channels"}
+GROUPS = {
+    "providers": "wenshu.providers", "embedders": "wenshu.embedders", "channels": "wenshu.channels",
+    "engines": "wenshu.engines",
+}  # fmt: skip
 
 
 class PluginBroken(InputError):

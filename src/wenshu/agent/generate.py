@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from wenshu.agent.prompts import render
+from wenshu.engines.registry import adapter_for
 from wenshu.knowledge.time_phrases import TimeWindow
 
-DIALECT_NAMES = {"sqlite": "SQLite", "postgresql": "PostgreSQL", "mysql": "MySQL", "mariadb": "MariaDB"}
 MAX_GLOSSARY = 5  # matched terms shown to the model
 MAX_VALUES = 8  # value hints shown to the model
 MAX_SYNONYMS = 3
@@ -102,11 +102,17 @@ def _history(history: list[Turn]) -> str:
     return render("generate_history", items="\n".join(lines))
 
 
+def engine_label(dialect: str) -> str:
+    """The engine's name as the prompt says it."""
+    adapter = adapter_for(dialect)
+    return adapter.label if adapter is not None else dialect
+
+
 def build_messages(inp: GenerateInput) -> list[BaseMessage]:
     """The stable part (role, rules, schema) goes first so the model's prompt-prefix cache is reused."""
     system = render(
         "generate_system",
-        dialect=DIALECT_NAMES.get(inp.dialect, inp.dialect),
+        dialect=engine_label(inp.dialect),
         row_limit=inp.row_limit,
         today=inp.today,
         schema=inp.schema_block,

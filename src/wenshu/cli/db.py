@@ -40,10 +40,12 @@ def _report_line(report) -> str:
 @app.command("add")
 def add(name: str, url: str = typer.Argument(..., help="SQLAlchemy URL or a path to a SQLite file.")) -> None:
     """Register a datasource after checking that it can be reached, and sync its catalog."""
+    from wenshu.engines.registry import check_engine
     from wenshu.errors import EmptyDatasource
 
     with guarded():
         store = _store()
+        check_engine(url)  # an engine without an adapter or a driver is named before anything is stored
         record = store.datasources.add(name, url)
         try:
             report = _sync(store, name)

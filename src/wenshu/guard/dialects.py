@@ -1,29 +1,23 @@
-"""Dialect names (SQLAlchemy backend -> sqlglot) and each engine's identifier case rules."""
+"""Dialect names (SQLAlchemy backend or engine name -> sqlglot) and each engine's rules for the guard.
+
+The rules come from the engine's adapter (`wenshu.engines.registry`); SQL for an engine without an
+adapter (the generic dialect, '') is checked against every adapter's rules at once.
+"""
 
 from __future__ import annotations
 
 import sqlglot
 
-DIALECTS = {
-    "sqlite": "sqlite",
-    "postgresql": "postgres",
-    "postgres": "postgres",
-    "mysql": "mysql",
-    "mariadb": "mysql",
-    "duckdb": "duckdb",
-    "clickhouse": "clickhouse",
-    "clickhousedb": "clickhouse",
-    "trino": "trino",
-    "mssql": "tsql",
-    "oracle": "oracle",
-}
+from wenshu.engines.adapter import EngineAdapter
+from wenshu.engines.registry import adapter_for, generic
 
 
 def sqlglot_dialect(name: str | None) -> str:
-    """The sqlglot dialect for a SQLAlchemy dialect name ('' = sqlglot's generic dialect)."""
+    """The sqlglot dialect for an engine or SQLAlchemy dialect name ('' = sqlglot's generic dialect)."""
     low = (name or "").lower().split("+", 1)[0]
-    if low in DIALECTS:
-        return DIALECTS[low]
+    adapter = adapter_for(low)
+    if adapter is not None:
+        return adapter.dialect
     try:
         sqlglot.Dialect.get_or_raise(low)
     except (ValueError, KeyError):
@@ -31,18 +25,17 @@ def sqlglot_dialect(name: str | None) -> str:
     return low
 
 
+def rules(dialect: str) -> EngineAdapter:
+    """The adapter whose rules apply to SQL of `dialect` (a sqlglot name); the union for an unknown one."""
+    return adapter_for(dialect) or generic()
+
+
 def shown(dialect: str) -> str:
     return dialect or "generic SQL"
 
 
 def name_matches(written: str, real: str, *, quoted: bool, dialect: str) -> bool:
-    """Whether an identifier as written in the SQL names the catalog object `real`.
-
-    PostgreSQL folds unquoted names to lower case and compares quoted names exactly; ClickHouse
-    compares every name exactly; the other engines compare table and column names without case.
-    """
-    if dialect == "clickhouse":
-        return written == real
-    if dialect == "postgres":
-        return written == real if quoted else written.lower() == real.lower()
-    return written.lower() == real.lower()
+    """Whether an identifier as written in the SQL names the catalog object `real`, under the engine's
+    rules (PostgreSQL folds unquoted names to lower case, ClickHouse compares exactly, most engines
+    compare without case)."""
+    return rules(dialect).names_match(written, real, quoted=quoted)

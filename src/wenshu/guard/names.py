@@ -18,15 +18,10 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from wenshu.catalog import Catalog, ColumnInfo, TableInfo
 from wenshu.catalog.joins import where_column_lives
-from wenshu.guard.dialects import name_matches
+from wenshu.guard.dialects import name_matches, rules
 from wenshu.guard.outcome import Problem
 from wenshu.guard.system import is_system_table
 
-# Columns every row has without being declared (SQLite rowid aliases, PostgreSQL system columns).
-IMPLICIT_COLUMNS = {
-    "sqlite": {"rowid", "oid", "_rowid_"},
-    "postgres": {"ctid", "xmin", "xmax", "cmin", "cmax", "tableoid", "oid"},
-}
 
 
 NameProblem = Problem  # code: sql_unknown_table | sql_unknown_column
@@ -156,7 +151,8 @@ def unknown_column(tree: exp.Expression, catalog: Catalog, dialect: str) -> Name
     aliases = {a.alias.lower() for a in tree.find_all(exp.Alias) if a.alias}
     for ta in tree.find_all(exp.TableAlias):
         aliases |= {c.name.lower() for c in ta.columns}
-    implicit = IMPLICIT_COLUMNS.get(dialect, set())
+    engine = rules(dialect)
+    implicit = engine.hidden_columns  # columns every row has undeclared (SQLite rowid, PostgreSQL ctid)
     try:
         scopes = list(traverse_scope(tree))
     except Exception:  # noqa: BLE001 - scope analysis is best effort; never refuse on our failure
@@ -176,7 +172,7 @@ def unknown_column(tree: exp.Expression, catalog: Catalog, dialect: str) -> Name
             continue
         if col.table:
             problem = _check_qualified(col, scope, catalog, dialect)
-        elif low in aliases or (dialect == "sqlite" and col.this.quoted):
+        elif low in aliases or (engine.quoted_names_are_strings and col.this.quoted):
             continue  # an output alias, or SQLite reading an unknown "double-quoted" name as a string
         else:
             problem = _check_unqualified(col, scope, catalog, dialect)

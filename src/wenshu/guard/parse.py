@@ -8,11 +8,12 @@ past this module.
 from __future__ import annotations
 
 import logging
+import re
 
 import sqlglot
 from sqlglot import exp
 
-from wenshu.guard.dialects import shown
+from wenshu.guard.dialects import rules, shown
 from wenshu.guard.outcome import Problem
 
 # sqlglot warns on stderr when it falls back to a raw Command; the guard refuses those anyway.
@@ -64,6 +65,15 @@ def _executable_comment(text: str, dialect: str) -> bool:
     return any(c.lstrip().startswith(("!", "M!", "m!")) for t in tokens for c in t.comments)
 
 
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"|`[^`]*`")
+
+
+def _dash_not_comment(text: str) -> bool:
+    """`--` followed by something other than a blank, outside quotes: a comment to the parser, an
+    expression to MySQL (`1 --+0 UNION SELECT ...` runs the UNION)."""
+    return re.search(r"--(?![ \t\r\n\f\v]|$)", _QUOTED.sub("''", text)) is not None
+
+
 def too_complex(why: str) -> Problem:
     return Problem(
         "sql_too_complex", f"The SQL is too complex to check safely: {why}.",
@@ -87,6 +97,12 @@ def parse_one(sql: str, dialect: str, *, max_chars: int = MAX_SQL_CHARS) -> exp.
         return Problem(
             "sql_executable_comment", "The SQL contains a /*! ... */ comment, which MySQL and MariaDB execute as code.",
             "Return the query without comments.",
+        )  # fmt: skip
+    if rules(dialect).executable_comments and _dash_not_comment(text):
+        return Problem(
+            "sql_executable_comment",
+            "The SQL has `--` without a space after it: MySQL and MariaDB read that as code, not as a comment.",
+            "Return the query without comments; write subtraction of a negative number as `- (-1)`.",
         )  # fmt: skip
     try:
         statements = [s for s in sqlglot.parse(text, read=dialect or None) if s is not None]

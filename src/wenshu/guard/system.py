@@ -1,12 +1,11 @@
 """Layer 2 system catalogs: tables and table functions outside the datasource are never read.
 
-Refused in every dialect: a table in a system schema (`information_schema`, `pg_catalog` and any
-`pg_*` schema, `mysql`, `performance_schema`, `sys`, ClickHouse/Trino `system`), qualified with
-or without a database or catalog part. Per engine, unqualified system tables are recognised by
-prefix: PostgreSQL `pg_*` (pg_authid, pg_shadow, pg_stat_activity, pg_roles, ...), SQLite
-`sqlite_*` (sqlite_master, sqlite_schema, sqlite_temp_master, sqlite_sequence, sqlite_stat1) and
-`pragma_*` (eponymous virtual tables), DuckDB `duckdb_*`; and table functions PostgreSQL `pg_*(...)`, SQLite/DuckDB `pragma_*(...)`,
-DuckDB `duckdb_*(...)`. The generic dialect (an unknown engine) uses every rule. A table the
+Each engine's adapter names its system schemas and prefixes. Refused in every dialect: a table in any
+engine's system schema (`information_schema`, `pg_catalog`, `mysql`, `performance_schema`, `sys`,
+ClickHouse `system`), qualified with or without a database or catalog part. Per engine, schemas by
+prefix (PostgreSQL `pg_*`), unqualified system tables by prefix (PostgreSQL `pg_*`, SQLite `sqlite_*`
+and `pragma_*`, DuckDB `duckdb_*`) and catalog table functions (`pg_*(...)`, `pragma_*(...)`,
+`duckdb_*(...)`). The generic dialect (an unknown engine) uses every adapter's rules. A table the
 datasource catalog lists under that exact name, unqualified by a system schema, is the
 datasource's own and passes.
 """
@@ -16,25 +15,14 @@ from __future__ import annotations
 from sqlglot import exp
 
 from wenshu.catalog import Catalog
-from wenshu.guard.dialects import name_matches
+from wenshu.engines.registry import every_system_schema
+from wenshu.guard.dialects import name_matches, rules
 from wenshu.guard.outcome import Problem
-
-SYSTEM_SCHEMAS = {"information_schema", "pg_catalog", "performance_schema", "sys", "mysql", "system"}
-TABLE_PREFIXES = {
-    "sqlite": ("sqlite_", "pragma_"), "postgres": ("pg_",), "duckdb": ("duckdb_", "sqlite_", "pg_", "pragma_"),
-}  # fmt: skip
-FUNCTION_PREFIXES = {"sqlite": ("pragma_",), "postgres": ("pg_",), "duckdb": ("duckdb_", "pragma_")}
-ALL_TABLE_PREFIXES = tuple(sorted({p for ps in TABLE_PREFIXES.values() for p in ps}))
-ALL_FUNCTION_PREFIXES = tuple(sorted({p for ps in FUNCTION_PREFIXES.values() for p in ps}))
 
 
 def _system_schema(name: str, dialect: str) -> bool:
     low = name.lower()
-    return low in SYSTEM_SCHEMAS or (dialect in ("postgres", "") and low.startswith("pg_"))
-
-
-def _prefixes(table: dict, every: tuple, dialect: str) -> tuple[str, ...]:
-    return table.get(dialect, ()) if dialect else every
+    return low in every_system_schema() or low.startswith(rules(dialect).system_schema_prefixes)
 
 
 def is_system_table(table: exp.Table, dialect: str) -> bool:
@@ -42,7 +30,7 @@ def is_system_table(table: exp.Table, dialect: str) -> bool:
     if any(_system_schema(part, dialect) for part in (table.db, table.catalog) if part):
         return True
     name = table.name.lower()
-    return name in SYSTEM_SCHEMAS or name.startswith(_prefixes(TABLE_PREFIXES, ALL_TABLE_PREFIXES, dialect))
+    return name in every_system_schema() or name.startswith(rules(dialect).system_table_prefixes)
 
 
 def is_system_function(func: exp.Expression, dialect: str) -> bool:
@@ -50,7 +38,7 @@ def is_system_function(func: exp.Expression, dialect: str) -> bool:
     if not isinstance(func, exp.Func):
         return False
     name = str(func.name if isinstance(func, exp.Anonymous) else func.key).lower()
-    return name.startswith(_prefixes(FUNCTION_PREFIXES, ALL_FUNCTION_PREFIXES, dialect))
+    return name.startswith(rules(dialect).system_function_prefixes)
 
 
 def _own_table(table: exp.Table, catalog: Catalog | None, dialect: str) -> bool:

@@ -26,6 +26,7 @@ from collections import defaultdict
 
 import sqlalchemy as sa
 
+from wenshu.engines.registry import require
 from wenshu.catalog import ForeignKeyInfo, TableInfo
 from wenshu.knowledge.samples import ident
 
@@ -185,6 +186,7 @@ def apply_inferred(conn: sa.Connection, table: TableInfo, candidates: list[Candi
         except sa.exc.DBAPIError as exc:
             if exc.connection_invalidated:
                 raise
+            require(conn.dialect.name).after_failed_probe(conn)
             continue  # incomparable types and the like: not a key
         if ratio is None:
             if score < UNCHECKED_MIN_SCORE:

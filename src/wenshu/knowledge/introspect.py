@@ -10,12 +10,11 @@ opens a datasource by name and URL and reads it that way.
 from __future__ import annotations
 
 import json
-import sqlite3
-from pathlib import Path
 
 import sqlalchemy as sa
 
 from wenshu.catalog import Catalog, ColumnInfo, ForeignKeyInfo, TableInfo
+from wenshu.engines.registry import adapter_for_url, require
 from wenshu.errors import DatasourceUnreachable
 
 SIDECAR_TABLES = ("_wenshu_tables", "_wenshu_columns")
@@ -23,8 +22,9 @@ HIDDEN_PREFIXES = ("_wenshu_", "sqlite_")
 
 
 def read_connection(engine: sa.Engine) -> sa.Connection:
-    """A connection in autocommit mode, so that one failed probe does not abort the ones after it."""
-    return engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+    """A connection on which one failed probe does not abort the ones after it (autocommit where the
+    engine has it; the adapter says how)."""
+    return require(engine.dialect.name).catalog_connection(engine)
 
 
 def _sidecar(conn: sa.Connection, names: set[str]) -> tuple[dict, dict]:
@@ -61,19 +61,16 @@ def _declared_fks(insp, table: str) -> list[ForeignKeyInfo]:
     return out
 
 
-def _read_table(insp, name: str, kind: str, side_tables: dict, side_columns: dict) -> TableInfo:
+def _read_table(insp, name: str, kind: str) -> TableInfo:
     pk = set() if kind == "view" else set(insp.get_pk_constraint(name).get("constrained_columns") or [])
     fks = [] if kind == "view" else _declared_fks(insp, name)
     single = {f.columns[0]: f"{f.ref_table}.{f.ref_columns[0]}" for f in fks if len(f.columns) == 1 and f.ref_columns}
-    table = TableInfo(name=name, comment=side_tables.get(name) or _table_comment(insp, name), kind=kind,
-                      foreign_keys=fks)
+    table = TableInfo(name=name, comment=_table_comment(insp, name), kind=kind, foreign_keys=fks)
     for col in insp.get_columns(name):
-        comment, enum = side_columns.get((name, col["name"]), (col.get("comment") or "", {}))
         table.columns.append(ColumnInfo(
-            name=col["name"], type=_type_name(col["type"]), comment=comment, enum=enum,
-            primary_key=col["name"] in pk, foreign_key=single.get(col["name"]),
-            nullable=bool(col.get("nullable", True)),
-        ))
+            name=col["name"], type=_type_name(col["type"]), comment=col.get("comment") or "",
+            primary_key=col["name"] in pk, foreign_key=single.get(col["name"]), nullable=bool(col.get("nullable", True)),
+        ))  # fmt: skip
     return table
 
 
@@ -84,19 +81,33 @@ def _type_name(type_) -> str:
         return type(type_).__name__.upper()
 
 
-def read_structure(conn: sa.Connection) -> list[TableInfo]:
-    """Every visible table and view of the default schema, sorted by name, without data."""
+def inspected(conn: sa.Connection) -> list[TableInfo]:
+    """Every table and view of the default schema, through SQLAlchemy's inspector."""
     insp = sa.inspect(conn)
     names = set(insp.get_table_names())
     try:
         views = set(insp.get_view_names()) - names
     except NotImplementedError:
         views = set()
-    side_tables, side_columns = _sidecar(conn, names)
     kinds = {n: "table" for n in names} | {v: "view" for v in views}
+    return [_read_table(insp, name, kinds[name]) for name in sorted(kinds)]
+
+
+def read_structure(conn: sa.Connection) -> list[TableInfo]:
+    """Every visible table and view of the default schema, sorted by name, without data: from the
+    engine's own catalog where its adapter reads it, else SQLAlchemy's inspector; comments and enum
+    labels from the sidecar tables win over native comments."""
+    tables = require(conn.dialect.name).read_tables(conn)
+    tables = inspected(conn) if tables is None else tables
+    side_tables, side_columns = _sidecar(conn, {t.name for t in tables})
     out = []
-    for name in sorted(n for n in kinds if not n.startswith(HIDDEN_PREFIXES)):
-        out.append(_read_table(insp, name, kinds[name], side_tables, side_columns))
+    for table in sorted(tables, key=lambda t: t.name):
+        if table.name.startswith(HIDDEN_PREFIXES):
+            continue
+        table.comment = side_tables.get(table.name) or table.comment
+        for col in table.columns:
+            col.comment, col.enum = side_columns.get((table.name, col.name), (col.comment, col.enum))
+        out.append(table)
     return out
 
 
@@ -117,15 +128,9 @@ def read_catalog(engine: sa.Engine, datasource: str, *, with_samples: bool = Tru
 
 
 def datasource_engine(name: str, url: str) -> sa.Engine:
-    """An engine for reading a datasource's catalog; a SQLite file is opened read-only and never created."""
-    parsed = sa.engine.make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
-        path = Path(parsed.database).expanduser().resolve()
-        if not path.is_file():
-            raise DatasourceUnreachable(name, f"the SQLite file {path} does not exist")
-        uri = f"{path.as_uri()}?mode=ro"
-        return sa.create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False))
-    return sa.create_engine(url, pool_pre_ping=True)
+    """An engine for reading a datasource's catalog, from its adapter (a SQLite file is opened read-only
+    and never created; a missing driver is named with the package to install)."""
+    return adapter_for_url(url).catalog_engine(name, url)
 
 
 def unreachable(name: str, exc: BaseException) -> DatasourceUnreachable:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import sqlalchemy as sa
 
 from wenshu.catalog import Catalog, TableInfo, structural_hash
+from wenshu.engines.registry import adapter_for_url
 from wenshu.errors import EmptyDatasource, error_payload
 from wenshu.knowledge.inferred_keys import apply_inferred, name_candidates
 from wenshu.knowledge.introspect import datasource_engine, read_connection, read_structure, unreachable
@@ -62,13 +63,9 @@ class SyncReport:
 
 
 def source_version(url: str) -> str | None:
-    """The SQLite file's version token (changes whenever the file does); None for server engines."""
-    from wenshu.engines.execute import data_version
-
-    parsed = sa.engine.make_url(url)
-    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
-        return None
-    return data_version(url)
+    """The engine's own version token for the data (a SQLite file's changes whenever the file does);
+    None for engines that cannot tell (server engines: the snapshot stays current until the next sync)."""
+    return adapter_for_url(url).data_version(url)
 
 
 def _read(engine: sa.Engine, name: str, previous: Catalog | None, old_hashes: dict[str, str],

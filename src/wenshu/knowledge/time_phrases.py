@@ -12,14 +12,18 @@ days" today and the N-1 days before; "最近N个月 / last N months" and "最近
 (weeks) before the current one; quarters are calendar quarters. Named days, months, quarters and years
 ("双十一", "10月", "Q3 2025", "in 2025") are resolved by `knowledge.named_periods`.
 
-Only SQLite expressions are produced for now; other dialects get no hints (the model is on its own).
+SQLite gets date expressions (`date('now', ...)`); every other engine gets the same bounds evaluated to
+dates, written as its adapter's date literals (`DATE '2026-11-01'`, `toDate('2026-11-01')`).
 """
 
 from __future__ import annotations
 
 import re
+import sqlite3
 from dataclasses import dataclass
+from datetime import date
 
+from wenshu.engines.registry import adapter_for
 from wenshu.knowledge.named_periods import named_periods
 
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
@@ -94,9 +98,28 @@ _COUNTED: list[tuple[str, object]] = [
 
 
 def find_windows(question: str, dialect: str = "sqlite") -> list[TimeWindow]:
-    """The relative time phrases of `question`, in order of appearance, without overlaps."""
-    if dialect not in ("sqlite", ""):
-        return []
+    """The relative time phrases of `question`, in order of appearance, without overlaps, as SQL of
+    `dialect` (an engine, SQLAlchemy or sqlglot name; '' = SQLite's expressions)."""
+    windows = _sqlite_windows(question)
+    adapter = adapter_for(dialect)
+    if adapter is None or adapter.name == "sqlite" or not windows:
+        return windows
+    out = []
+    for w in windows:
+        start, end = evaluate(w)
+        out.append(TimeWindow(w.phrase, adapter.date_literal(start), adapter.date_literal(end) if w.end else None))
+    return out
+
+
+def evaluate(window: TimeWindow) -> tuple[date, date]:
+    """A window's [start, end) as dates, today's; a window open at its end ends after today."""
+    end_sql = window.end or "date('now', '+1 day')"
+    with sqlite3.connect(":memory:") as conn:
+        start, end = conn.execute(f"SELECT {window.start}, {end_sql}").fetchone()
+    return date.fromisoformat(start[:10]), date.fromisoformat(end[:10])
+
+
+def _sqlite_windows(question: str) -> list[TimeWindow]:
     found: list[tuple[int, int, TimeWindow]] = []
     for pattern, make in _COUNTED:
         for m in re.finditer(pattern, question, flags=re.I):

@@ -1,4 +1,4 @@
-"""Compile a query plan to SQL over a semantic model, for SQLite, PostgreSQL, MySQL/MariaDB and DuckDB.
+"""Compile a query plan to SQL over a semantic model, in the SQL of any engine with an adapter.
 
 Each measure is aggregated at its own grain in its own CTE — its table, joined only to the tables it
 looks up (many-to-one), filtered by its default filter, the plan's filters and the time window on its
@@ -7,7 +7,6 @@ those keys. So an order-level amount is never summed once per order item, a rati
 measures each computed at its own grain, and measures on different tables (orders and traffic) line
 up by dimension and period. A comparison (同比 / 环比) adds the same measures over the earlier window,
 side by side with the growth in percent; a share (占比) divides by the total over the result.
-
 Why not boring-semantic-layer (MIT, on ibis): measured in docs/semantic.md (longer, far slower SQL).
 """
 
@@ -18,8 +17,8 @@ from dataclasses import dataclass
 import sqlglot
 from sqlglot import exp
 
+from wenshu.engines.registry import adapter_for
 from wenshu.errors import InputError
-from wenshu.semantic.grains import BUCKETS, as_text, bucket, round2, sqlglot_name
 from wenshu.semantic.labels import COMPARE, PER, PERIOD, SHARE
 from wenshu.semantic.model import Dimension, Measure, Ratio, SemanticModel
 from wenshu.semantic.paths import Unreachable, joins, reachable, semi_join
@@ -54,7 +53,8 @@ def literal(value) -> str:
 
 class Compiler:
     def __init__(self, model: SemanticModel, plan: QueryPlan, dialect: str, lang: str):
-        self.model, self.plan, self.dialect, self.lang = model, plan, sqlglot_name(dialect), lang
+        self.model, self.plan, self.lang, self.engine = model, plan, lang, adapter_for(dialect)  # the engine's SQL
+        self.dialect = self.engine.dialect if self.engine is not None else dialect
         self.measures = {m.id: m for m in model.measures}
         self.ratios = {r.id: r for r in model.ratios}
         self.dims = {d.id: d for d in model.dimensions}
@@ -114,7 +114,7 @@ class Compiler:
         if not coded(d):
             return ref
         cases = " ".join(f"WHEN {literal(c)} THEN {literal(d.label(c, self.lang))}" for c in d.labels)
-        return f"CASE {as_text(self.dialect, ref)} {cases} ELSE {as_text(self.dialect, ref)} END"
+        return f"CASE {self.engine.as_text(ref)} {cases} ELSE {self.engine.as_text(ref)} END"
 
     def condition(self, f: Filter, used: set[str], d: Dimension | None = None) -> str:
         d = d or self.dim(f.dimension)
@@ -147,7 +147,7 @@ class Compiler:
         groups = [self.col(d.table, d.column) for d in split]
         used.update(d.table for d in split)
         if self.plan.grain:
-            groups.append(bucket(self.dialect, self.plan.grain, self.time_column(m, used)))
+            groups.append(self.engine.bucket(self.plan.grain, self.time_column(m, used)))
         keys = [f"{g} AS {'p' if self.plan.grain and i == len(groups) - 1 else f'd{i}'}" for i, g in enumerate(groups)]
         value = AGG[m.agg].format(e=self.qualify(m.expr, m.table, used) if m.expr else "*")
         where = [f"({self.qualify(m.filter, m.table, used)})"] if m.filter else []
@@ -166,7 +166,7 @@ class Compiler:
             raise self.fail(
                 f"measure {m.id} (on {m.table}) cannot be split or filtered by {exc.target}: joining it would "
                 f"repeat the measure's rows", f"度量 {m.id}（{m.table} 表）不能按 {exc.target} 拆分或筛选：连接会重复度量的行") from exc
-        per = bucket(self.dialect, self.plan.per, self.time_column(m, used)) if self.plan.per else None
+        per = self.engine.bucket(self.plan.per, self.time_column(m, used)) if self.plan.per else None
         inner = [*keys, f"{per} AS pp"] if per else keys
         sql = self.select_from([*inner, f"{value} AS v"], m.table, hops, where)
         if not per:
@@ -188,7 +188,7 @@ class Compiler:
     # -- the whole query ---------------------------------------------------------------------------
     def run(self) -> Compiled:
         plan = self.plan
-        if self.dialect not in BUCKETS:
+        if self.engine is None or not self.engine.buckets:
             raise self.fail(f"the semantic layer does not write {self.dialect} SQL yet",
                             f"语义层暂不支持生成 {self.dialect} 方言的 SQL")
         self.keys_dims = [self.dim(d) for d in plan.dimensions]
@@ -206,7 +206,7 @@ class Compiler:
         keys = [f"d{i}" for i in range(len(self.keys_dims))] + (["p"] if plan.grain else [])
         names = list(ctes)
         if keys and len(names) > 1:
-            ctes["k"] = " UNION ".join(f"SELECT {', '.join(keys)} FROM {n}" for n in names)
+            ctes["k"] = f" {self.engine.union_distinct} ".join(f"SELECT {', '.join(keys)} FROM {n}" for n in names)
             source = "k" + "".join(
                 f" LEFT JOIN {n} ON " + " AND ".join(f"k.{c} = {n}.{c}" for c in keys) for n in names)
             key_of = "k"
@@ -231,7 +231,7 @@ class Compiler:
                 before, growth = COMPARE[self.lang][plan.compare]
                 prev, now, then = self.value(mt, "c"), self.value(mt, "m", False), self.value(mt, "c", False)
                 select.append(f"{prev} AS {self.q(f'{self.name(mt)}（{before}）' if self.lang == 'zh' else f'{self.name(mt)} ({before})')}")
-                select.append(f"{round2(self.dialect, f'100.0 * ({now} - {then}) / NULLIF({then}, 0)')} AS "
+                select.append(f"{self.engine.round2(f'100.0 * ({now} - {then}) / NULLIF({then}, 0)')} AS "
                               f"{self.q(f'{self.name(mt)}{growth}' if self.lang == 'zh' else f'{self.name(mt)} {growth}')}")
                 columns += [f"{self.name(mt)}（{before}）" if self.lang == "zh" else f"{self.name(mt)} ({before})",
                             f"{self.name(mt)}{growth}" if self.lang == "zh" else f"{self.name(mt)} {growth}"]
@@ -243,7 +243,7 @@ class Compiler:
                 ctes |= {f"t_{b.id}": self.measure_cte(b, plan.window, filtered=False) for b in whole}
                 source += "".join(f" CROSS JOIN t_{b.id}" for b in whole)
                 over = self.value(metrics[0], "t", False)
-            select.append(f"{round2(self.dialect, f'100.0 * {first} / NULLIF({over}, 0)')} AS {self.q(SHARE[self.lang])}")
+            select.append(f"{self.engine.round2(f'100.0 * {first} / NULLIF({over}, 0)')} AS {self.q(SHARE[self.lang])}")
             columns.append(SHARE[self.lang])
         sql = "WITH " + ", ".join(f"{n} AS ({s})" for n, s in ctes.items())
         sql += f" SELECT {', '.join(select)} FROM {source}"
@@ -265,9 +265,9 @@ class Compiler:
             num, den = f"{prefix}_{mt.numerator}.v", f"{prefix}_{mt.denominator}.v"
             scale = repr(float(mt.scale))  # a float: integer counts must not divide as integers
             raw = f"{scale} * {num} / NULLIF({den}, 0)"
-            return round2(self.dialect, raw) if rounded else raw
+            return self.engine.round2(raw) if rounded else raw
         ref = f"{prefix}_{mt.id}.v"
-        return round2(self.dialect, ref) if rounded and (mt.agg in ("sum", "avg") or self.plan.per) else ref
+        return self.engine.round2(ref) if rounded and (mt.agg in ("sum", "avg") or self.plan.per) else ref
 
     def ordering(self, metrics) -> str:
         plan, out = self.plan, ""

@@ -8,10 +8,8 @@ plan compiler then writes in any dialect.
 from __future__ import annotations
 
 import re
-import sqlite3
-from datetime import date
 
-from wenshu.knowledge.time_phrases import find_windows
+from wenshu.knowledge.time_phrases import TimeWindow, evaluate, find_windows
 from wenshu.semantic.mentions import CUES
 from wenshu.semantic.plan import Window
 
@@ -30,9 +28,6 @@ def question_window(question: str) -> Window | None:
     windows = find_windows(question, "sqlite")
     if not windows:
         return None
-    w = windows[0]
-    end_sql = w.end or "date('now', '+1 day')"  # "to date": through today
-    with sqlite3.connect(":memory:") as conn:
-        start, end = conn.execute(f"SELECT {w.start}, {end_sql}").fetchone()
-        today = conn.execute("SELECT date('now', '+1 day')").fetchone()[0]
-    return Window(start=date.fromisoformat(start[:10]), end=date.fromisoformat(min(end, today)[:10]))
+    start, end = evaluate(windows[0])  # a period still running is "to date": through today
+    tomorrow = evaluate(TimeWindow("", "date('now', '+1 day')", None))[0]
+    return Window(start=start, end=min(end, tomorrow))

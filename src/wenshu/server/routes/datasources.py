@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from wenshu.engines.registry import check_engine
 from wenshu.errors import EmptyDatasource
 from wenshu.server.deps import CurrentUser, StateDep, require_admin, require_datasource, visible_datasources
 from wenshu.server.schemas import DatasourceCreate, DatasourceList, DatasourceOut, Deleted
@@ -38,6 +39,7 @@ def list_datasources(state: StateDep, user: CurrentUser) -> DatasourceList:
 def add_datasource(body: DatasourceCreate, state: StateDep, user: CurrentUser) -> DatasourceOut:
     """Register a datasource; it is read once (the connection test) and kept only when that works."""
     require_admin(user)
+    check_engine(body.url)  # an engine without an adapter or a driver is named before anything is stored
     record = state.store.datasources.add(body.name, body.url)
     try:
         _sync(state.store, body.name)
