@@ -35,6 +35,7 @@ COMMON_DENIED = frozenset({
     "load_extension", "load_file", "pg_read_file", "pg_sleep", "sleep", "benchmark", "dblink",
     "sys_exec", "sys_eval", "lo_import", "lo_export", "readfile", "writefile",
 })  # fmt: skip
+CONNECT_TIMEOUT_S = 10
 SAMPLE_PREFIX = 256  # characters of a text value read when sampling
 
 
@@ -72,6 +73,7 @@ class EngineAdapter:
     dialect: ClassVar[str] = ""  # sqlglot dialect
     packages: ClassVar[tuple[str, ...]] = ()  # pip packages of the default driver
     drivers: ClassVar[dict[str, tuple[str, ...]]] = {}  # SQLAlchemy driver name (postgresql+NAME) -> pip packages
+    connect_timeout_drivers: ClassVar[frozenset[str]] = frozenset()  # drivers taking `connect_timeout`
     read_only_session: ClassVar[bool] = True  # False: only the guard's layers protect this engine
     # The guard's vocabulary for this engine.
     denied_functions: ClassVar[frozenset[str]] = frozenset()
@@ -102,6 +104,8 @@ class EngineAdapter:
 
     def engine_options(self, url: sa.URL) -> dict:
         """Keyword arguments for `sqlalchemy.create_engine` (connect timeouts, read-only opening)."""
+        if url.get_driver_name() in self.connect_timeout_drivers:
+            return {"connect_args": {"connect_timeout": CONNECT_TIMEOUT_S}}
         return {}
 
     def on_engine(self, engine: sa.Engine) -> None:

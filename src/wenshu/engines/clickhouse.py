@@ -33,7 +33,9 @@ from datetime import date
 
 import sqlalchemy as sa
 
-from wenshu.engines.adapter import COMMON_DENIED, SAMPLE_PREFIX, DriverMissing, EngineAdapter, PlanEstimate
+from wenshu.engines.adapter import (
+    COMMON_DENIED, CONNECT_TIMEOUT_S, SAMPLE_PREFIX, DriverMissing, EngineAdapter, PlanEstimate,
+)  # fmt: skip
 from wenshu.engines.clickhouse_plan import worst_rows
 
 with contextlib.suppress(ImportError):  # registers chdb:// (without clickhouse-connect, check_driver says so)
@@ -107,7 +109,7 @@ class ClickHouseAdapter(EngineAdapter):
         if url.get_backend_name() == "chdb":
             return {"poolclass": sa.pool.NullPool}  # a locked session is never reused
         if url.get_backend_name() == "clickhousedb" or url.get_driver_name() == "connect":
-            return {"connect_args": {"connect_timeout": 10}}
+            return {"connect_args": {"connect_timeout": CONNECT_TIMEOUT_S}}
         return {}
 
     def prepare_session(self, conn: sa.Connection, timeout_s: float) -> None:

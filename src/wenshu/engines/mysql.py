@@ -12,8 +12,6 @@ from sqlalchemy import event
 from wenshu.engines.adapter import COMMON_DENIED, EngineAdapter, PlanEstimate
 from wenshu.engines.connections import readonly_connection
 
-CONNECT_TIMEOUT_S = 10
-DRIVERS_WITH_CONNECT_TIMEOUT = {"pymysql", "mysqldb"}
 MULTI_STATEMENTS = 1 << 16  # MySQL client capability flag CLIENT_MULTI_STATEMENTS
 TIMEOUT_ERRNOS = (3024, 1969, 1317)
 
@@ -47,6 +45,7 @@ class MySQLAdapter(EngineAdapter):
         "sys_bineval", "lib_mysqludf_sys_info",
     }  # fmt: skip
     system_schemas = frozenset({"information_schema", "performance_schema", "sys", "mysql"})
+    connect_timeout_drivers = frozenset({"pymysql", "mysqldb"})
     buckets = {
         "day": "DATE_FORMAT({c}, '%Y-%m-%d')",
         "week": "DATE_FORMAT({c}, '%x-W%v')",
@@ -54,11 +53,6 @@ class MySQLAdapter(EngineAdapter):
         "quarter": "CONCAT(YEAR({c}), '-Q', QUARTER({c}))",
         "year": "DATE_FORMAT({c}, '%Y')",
     }
-
-    def engine_options(self, url: sa.URL) -> dict:
-        if url.get_driver_name() in DRIVERS_WITH_CONNECT_TIMEOUT:
-            return {"connect_args": {"connect_timeout": CONNECT_TIMEOUT_S}}
-        return {}
 
     def on_engine(self, engine: sa.Engine) -> None:
         event.listen(engine, "do_connect", _no_multi_statements)

@@ -8,8 +8,6 @@ import sqlalchemy as sa
 from wenshu.engines.adapter import COMMON_DENIED, SAMPLE_PREFIX, EngineAdapter, PlanEstimate
 from wenshu.engines.connections import readonly_connection, translate_error
 
-CONNECT_TIMEOUT_S = 10
-DRIVERS_WITH_CONNECT_TIMEOUT = {"psycopg2", "psycopg"}
 
 
 def _ms(timeout_s: float) -> int:
@@ -53,6 +51,7 @@ class PostgresAdapter(EngineAdapter):
     system_table_prefixes = ("pg_",)
     system_function_prefixes = ("pg_",)
     hidden_columns = frozenset({"ctid", "xmin", "xmax", "cmin", "cmax", "tableoid", "oid"})
+    connect_timeout_drivers = frozenset({"psycopg2", "psycopg"})
     buckets = {
         "day": "to_char(CAST({c} AS DATE), 'YYYY-MM-DD')",
         "week": "to_char(CAST({c} AS DATE), 'IYYY-\"W\"IW')",
@@ -60,11 +59,6 @@ class PostgresAdapter(EngineAdapter):
         "quarter": "to_char(CAST({c} AS DATE), 'YYYY-\"Q\"Q')",
         "year": "to_char(CAST({c} AS DATE), 'YYYY')",
     }
-
-    def engine_options(self, url: sa.URL) -> dict:
-        if url.get_driver_name() in DRIVERS_WITH_CONNECT_TIMEOUT:
-            return {"connect_args": {"connect_timeout": CONNECT_TIMEOUT_S}}
-        return {}
 
     def prepare_transaction(self, conn: sa.Connection, timeout_s: float) -> None:
         ms = _ms(timeout_s)
