@@ -89,6 +89,7 @@ class EngineAdapter:
     # The SQL it speaks: period labels (day, week, month, quarter, year) over a column `{c}`.
     buckets: ClassVar[dict[str, str]] = {}
     union_distinct: ClassVar[str] = "UNION"  # ClickHouse wants UNION DISTINCT spelled out
+    now_dates: ClassVar[bool] = False  # time hints as SQLite's date('now', ...) (else today's date literals)
 
     # --- the driver -----------------------------------------------------------------------------
 

@@ -107,6 +107,7 @@ class SQLiteAdapter(EngineAdapter):
     system_function_prefixes = ("pragma_",)
     hidden_columns = frozenset({"rowid", "oid", "_rowid_"})
     quoted_names_are_strings = True
+    now_dates = True
     buckets = {
         "day": "date({c})",
         "week": "strftime('%Y-W%W', {c})",

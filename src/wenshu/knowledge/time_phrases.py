@@ -102,7 +102,7 @@ def find_windows(question: str, dialect: str = "sqlite") -> list[TimeWindow]:
     `dialect` (an engine, SQLAlchemy or sqlglot name; '' = SQLite's expressions)."""
     windows = _sqlite_windows(question)
     adapter = adapter_for(dialect)
-    if adapter is None or adapter.name == "sqlite" or not windows:
+    if adapter is None or adapter.now_dates or not windows:
         return windows
     out = []
     for w in windows:
