@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Debian packages the test suite uses: PostgreSQL and MariaDB servers (the SQL guard is proven
-# against real engines, started by the test fixtures in temporary directories), Chromium for the
-# browser tests, and CJK fonts so Chinese renders in screenshots and chart images.
+# against real engines, started by the test fixtures in temporary directories), Java for Spark SQL in
+# local mode, Chromium for the browser tests, and CJK fonts so Chinese renders in screenshots and
+# chart images.
 # Installs only what is missing; needs root or sudo. Safe to run again.
 set -euo pipefail
-PACKAGES=(postgresql mariadb-server chromium fonts-noto-cjk)
+PACKAGES=(postgresql mariadb-server openjdk-17-jre-headless chromium fonts-noto-cjk)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

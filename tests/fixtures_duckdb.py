@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine_data import Table, shop_tables
+from engine_data import Table, base_type, shop_tables
 from fixtures_servers import SENTINEL_TEXT, missing
 
 
@@ -34,15 +34,19 @@ class DuckDB:
 def load_tables(path: Path, tables: dict[str, Table]) -> str:
     """Create `tables` in the DuckDB file at `path`; returns its datasource URL."""
     import duckdb
+    import pandas
 
     conn = duckdb.connect(str(path))
     try:
         for name, (columns, rows) in tables.items():
-            cols = ", ".join(f'"{c}" {"VARCHAR" if t == "TEXT" else t}' for c, t in columns)
+            cols = ", ".join(f'"{c}" {"VARCHAR" if base_type(t) == "TEXT" else base_type(t)}{t[len(base_type(t)):]}'
+                             for c, t in columns)
             conn.execute(f'CREATE TABLE "{name}" ({cols})')
-            if rows:
-                marks = ", ".join("?" * len(columns))
-                conn.executemany(f'INSERT INTO "{name}" VALUES ({marks})', [list(r) for r in rows])
+            if rows:  # through a DataFrame: DuckDB's executemany inserts row by row
+                frame = pandas.DataFrame([list(r) for r in rows], columns=[c for c, _ in columns])
+                conn.register("_load", frame)
+                conn.execute(f'INSERT INTO "{name}" SELECT * FROM _load')
+                conn.unregister("_load")
     finally:
         conn.close()
     return f"duckdb:///{path}"

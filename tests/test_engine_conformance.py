@@ -24,7 +24,7 @@ from wenshu.guard.plan import PlanLimits, check_plan
 from wenshu.knowledge.introspect import datasource_engine, load_catalog, read_connection
 from wenshu.knowledge.time_phrases import find_windows
 
-ENGINES = ["sqlite", "postgresql", "mariadb", "duckdb", "clickhouse"]
+ENGINES = ["sqlite", "postgresql", "mariadb", "duckdb", "clickhouse", "spark"]
 CROSS = "SELECT COUNT(*) FROM orders a, orders b, orders c, orders d"  # 1.6e13 row combinations
 SLACK_S = 3.0  # past the time limit: the cancel timer's slack plus a loaded CI machine
 

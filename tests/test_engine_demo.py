@@ -16,6 +16,7 @@ from engine_data import load_sql
 from fixtures_clickhouse import chdb_url
 from fixtures_clickhouse import load_tables as load_clickhouse
 from fixtures_duckdb import load_tables as load_duckdb
+from fixtures_spark import load_tables as load_spark
 from wenshu.engines.execute import execute_readonly
 from wenshu.guard import Guard
 from wenshu.guard.plan import PlanLimits
@@ -26,7 +27,7 @@ from wenshu.semantic.model import parse_model
 from wenshu.semantic.plan import QueryPlan
 
 MODEL = parse_model(bundled_text("demo"))
-ENGINES = ["postgresql", "mariadb", "duckdb", "clickhouse"]
+ENGINES = ["postgresql", "mariadb", "duckdb", "clickhouse", "spark"]
 DB = "wenshu_demo_t"
 
 
@@ -56,6 +57,11 @@ def engine_url(request, tables, tmp_path_factory) -> tuple[str, str]:
         return name, _server_db(request.getfixturevalue("pg_server"), tables)
     if name == "mariadb":
         return name, _server_db(request.getfixturevalue("mariadb_server"), tables)
+    if name == "spark":
+        request.getfixturevalue("spark_db")  # the process's one Spark session
+        url = f"spark:///{tmp_path_factory.mktemp('demo_spark') / 'warehouse'}"
+        load_spark(url, tables)
+        return name, url
     if name == "clickhouse":
         request.getfixturevalue("clickhouse_db")  # chDB's one data directory for this process
         return name, load_clickhouse(chdb_url("demo"), tables)

@@ -312,3 +312,18 @@ def test_a_dash_dash_without_a_blank_is_code_on_mysql_and_a_comment_elsewhere():
     assert check(sql, "postgres").passed  # a real comment there: only the first line runs
     assert check("SELECT name FROM singer -- the names\n", "mysql").passed  # a blank after --: a comment
     assert check("SELECT '--x' AS name FROM singer", "mysql").passed  # inside a string
+
+
+@pytest.mark.parametrize("sql, dialect, code", [
+    ("SELECT * FROM otherdb.orders", "mysql", "sql_outside_datasource"),
+    ("SELECT * FROM spark_catalog.other.orders", "spark", "sql_outside_datasource"),
+    ("SELECT * FROM parquet.`/etc/data`", "spark", "sql_forbidden_function"),
+    ("SELECT _metadata.file_path FROM orders", "spark", "sql_system_table"),
+    ("SELECT TRANSFORM(id) USING 'id' AS (x) FROM orders", "spark", "sql_not_read_only"),
+])
+def test_other_databases_engine_metadata_and_programs_are_refused(sql, dialect, code):
+    out = check(sql, dialect)
+    assert not out.passed and out.code == code, out
+    assert check("SELECT * FROM public.orders", "postgres").passed  # the datasource's own schema
+    assert check("SELECT * FROM main.orders", "sqlite").passed
+    assert check("SELECT transform(array(1, 2), x -> x + 1) AS t FROM orders", "spark").passed  # the array function

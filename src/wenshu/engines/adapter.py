@@ -79,6 +79,8 @@ class EngineAdapter:
     denied_functions: ClassVar[frozenset[str]] = frozenset()
     system_schemas: ClassVar[frozenset[str]] = frozenset()  # refused on every engine (a union)
     system_schema_prefixes: ClassVar[tuple[str, ...]] = ()
+    own_schemas: ClassVar[frozenset[str]] = frozenset()  # qualifiers naming the datasource itself (public, main)
+    metadata_columns: ClassVar[frozenset[str]] = frozenset()  # engine columns outside the data (Spark _metadata)
     system_table_prefixes: ClassVar[tuple[str, ...]] = ()
     system_function_prefixes: ClassVar[tuple[str, ...]] = ()
     hidden_columns: ClassVar[frozenset[str]] = frozenset()

@@ -49,6 +49,7 @@ class DuckDBAdapter(EngineAdapter):
     dialect = "duckdb"
     packages = ("duckdb", "duckdb-engine")
     files_in_from = True
+    own_schemas = frozenset({"main"})
     denied_functions = COMMON_DENIED | {
         "read_csv", "read_csv_auto", "read_parquet", "parquet_scan", "parquet_metadata",
         "parquet_schema", "parquet_file_metadata", "parquet_kv_metadata", "read_json",

@@ -48,6 +48,7 @@ class PostgresAdapter(EngineAdapter):
     }  # fmt: skip
     system_schemas = frozenset({"information_schema", "pg_catalog"})
     system_schema_prefixes = ("pg_",)
+    own_schemas = frozenset({"public"})
     system_table_prefixes = ("pg_",)
     system_function_prefixes = ("pg_",)
     hidden_columns = frozenset({"ctid", "xmin", "xmax", "cmin", "cmax", "tableoid", "oid"})

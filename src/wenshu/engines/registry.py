@@ -118,6 +118,8 @@ def generic() -> EngineAdapter:
             "system_schema_prefixes": _merged(a.system_schema_prefixes for a in found),
             "system_table_prefixes": _merged(a.system_table_prefixes for a in found),
             "system_function_prefixes": _merged(a.system_function_prefixes for a in found),
+            "own_schemas": frozenset().union(*(a.own_schemas for a in found)),
+            "metadata_columns": frozenset().union(*(a.metadata_columns for a in found)),
             "executable_comments": True,
             "files_in_from": True,
         })  # fmt: skip

@@ -108,6 +108,7 @@ class SQLiteAdapter(EngineAdapter):
     hidden_columns = frozenset({"rowid", "oid", "_rowid_"})
     quoted_names_are_strings = True
     now_dates = True
+    own_schemas = frozenset({"main"})
     buckets = {
         "day": "date({c})",
         "week": "strftime('%Y-W%W', {c})",

@@ -5,7 +5,10 @@ engine's system schema (`information_schema`, `pg_catalog`, `mysql`, `performanc
 ClickHouse `system`), qualified with or without a database or catalog part. Per engine, schemas by
 prefix (PostgreSQL `pg_*`), unqualified system tables by prefix (PostgreSQL `pg_*`, SQLite `sqlite_*`
 and `pragma_*`, DuckDB `duckdb_*`) and catalog table functions (`pg_*(...)`, `pragma_*(...)`,
-`duckdb_*(...)`). The generic dialect (an unknown engine) uses every adapter's rules. A table the
+`duckdb_*(...)`), and engine metadata columns (Spark `_metadata`: the files behind a table). A table
+qualified by another database or schema than the engine's own default (`public`, `main`, ...) is
+outside the datasource and refused too (`sql_outside_datasource`): a read-only role may still see other
+databases. The generic dialect (an unknown engine) uses every adapter's rules. A table the
 datasource catalog lists under that exact name, unqualified by a system schema, is the
 datasource's own and passes.
 """
@@ -60,15 +63,38 @@ def _refusal(shown: str, catalog: Catalog | None) -> Problem:
     )  # fmt: skip
 
 
+def _elsewhere(shown: str, catalog: Catalog | None) -> Problem:
+    return Problem(
+        "sql_outside_datasource",
+        f"`{shown}` names a table of another database or schema, outside the datasource; it may not be read.",
+        f"Write table names without a database or schema prefix ({shown.rsplit('.', 1)[-1]}), and use only "
+        "the datasource's own tables.",
+    )  # fmt: skip
+
+
+def _foreign(table: exp.Table, dialect: str) -> bool:
+    """A table qualified by a database, schema or catalog other than the datasource's own default one."""
+    own = rules(dialect).own_schemas
+    return any(part and part.lower() not in own for part in (table.db, table.catalog))
+
+
 def system_problem(tree: exp.Expression, dialect: str, catalog: Catalog | None = None) -> Problem | None:
-    """The first system table or catalog table function the statement reads, or None."""
+    """The first system table, catalog table function, engine metadata column or table of another
+    database the statement reads, or None."""
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     for table in tree.find_all(exp.Table):
+        shown = ".".join(p for p in (table.catalog, table.db, table.name) if p)
         if isinstance(table.this, exp.Identifier):
-            if (not table.db and table.name.lower() in ctes) or not is_system_table(table, dialect):
+            if not table.db and table.name.lower() in ctes:
                 continue
-            if not _own_table(table, catalog, dialect):
-                return _refusal(".".join(p for p in (table.catalog, table.db, table.name) if p), catalog)
+            if is_system_table(table, dialect) and not _own_table(table, catalog, dialect):
+                return _refusal(shown, catalog)
+            if _foreign(table, dialect):
+                return _elsewhere(shown, catalog)
         elif is_system_function(table.this, dialect):
             return _refusal(f"{table.this.name}()", catalog)
+    hidden = rules(dialect).metadata_columns
+    for col in tree.find_all(exp.Column) if hidden else ():
+        if col.name.lower() in hidden or (col.table or "").lower() in hidden:
+            return _refusal(col.sql(dialect=dialect or None), catalog)
     return None
