@@ -139,3 +139,18 @@ def test_period_buckets_read_the_same_on_every_engine(case, grain, sqlite_shop):
         return execute_readonly(url, sql, row_limit=1000, timeout_s=10).rows
 
     assert buckets(case.url) == buckets(sqlite_shop)
+
+
+def test_a_url_whose_driver_is_missing_names_the_package_and_stores_nothing(home):
+    import json
+
+    from typer.testing import CliRunner
+
+    from wenshu.cli.app import app
+
+    runner = CliRunner()
+    out = runner.invoke(app, ["db", "add", "pg", "postgresql+pg8000://reader@127.0.0.1:1/sales"])
+    assert out.exit_code != 0
+    assert "driver_missing" in out.output and "pip install pg8000" in out.output
+    listed = runner.invoke(app, ["db", "list", "--json"])
+    assert "pg" not in [d["name"] for d in json.loads(listed.stdout)]

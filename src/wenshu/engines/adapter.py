@@ -14,7 +14,7 @@ adapter; none of them branches on an engine's name. An adapter states:
   and date literals.
 
 Built-in adapters register through the `wenshu.engines` entry point group, like a plugin would
-(`wenshu.engines.registry`). `wenshu.engines.conformance` is the suite every adapter must pass.
+(`wenshu.engines.registry`). `tests/test_engine_conformance.py` is the suite every adapter must pass.
 """
 
 from __future__ import annotations
