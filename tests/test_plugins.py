@@ -71,6 +71,7 @@ broken = wenshu_echo_missing:factory
 
 [wenshu.engines]
 echodb = wenshu_echo:EchoEngine
+brokendb = wenshu_echo_missing:Adapter
 
 [sqlalchemy.dialects]
 echodb = wenshu_echo:EchoDialect
@@ -93,7 +94,7 @@ def installed(tmp_path, monkeypatch):
     from wenshu.providers import embeddings, registry
 
     for module, name in ((registry, "PROVIDERS"), (embeddings, "EMBEDDERS"), (channels, "ADAPTERS"),
-                         (engines, "_classes"), (engines, "_instances")):
+                         (engines, "_classes"), (engines, "_instances"), (engines, "_broken")):
         monkeypatch.setattr(module, name, dict(getattr(module, name)))  # what the plugin adds goes with the test
     return site
 
@@ -123,12 +124,17 @@ def test_an_installed_engine_adapter_serves_its_urls_through_sync_guard_and_run(
     assert out.exit_code != 0 and "sql_forbidden_function" in out.output
 
 
-def test_an_engine_without_an_adapter_lists_the_installed_ones(installed):
-    from wenshu.engines.registry import UnknownEngine, adapter_for_url
+def test_an_engine_without_an_adapter_lists_the_installed_ones_and_a_broken_one_is_named(installed):
+    from wenshu.engines.registry import UnknownEngine, adapter_for_url, require
+    from wenshu.plugins import PluginBroken
 
     with pytest.raises(UnknownEngine) as err:
         adapter_for_url("oracle://u:p@host/db")
     assert "echodb" in err.value.message() and "duckdb" in err.value.message()
+    assert "brokendb" not in err.value.message()  # a plugin that cannot load is left out, the others work
+    with pytest.raises(PluginBroken) as broken:
+        require("brokendb")
+    assert "wenshu-echo" in broken.value.message()
 
 
 def test_an_installed_plugin_provider_answers_wenshu_ask(installed, home, monkeypatch):

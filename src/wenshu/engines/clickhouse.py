@@ -25,7 +25,6 @@ bounded only by the row cap and the block size.
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import importlib.util
 import uuid
@@ -37,9 +36,6 @@ from wenshu.engines.adapter import (
     COMMON_DENIED, CONNECT_TIMEOUT_S, SAMPLE_PREFIX, DriverMissing, EngineAdapter, PlanEstimate,
 )  # fmt: skip
 from wenshu.engines.clickhouse_plan import worst_rows
-
-with contextlib.suppress(ImportError):  # registers chdb:// (without clickhouse-connect, check_driver says so)
-    import wenshu.engines.chdb_dialect  # noqa: F401
 
 ROW_CAP = 1_000_000  # outside `execute` (plan estimates): the engine stops sending past this many rows
 BYTE_CAP = 256 * 1024 * 1024

@@ -20,10 +20,11 @@ from sqlalchemy.engine import make_url
 
 from wenshu.engines.adapter import EngineAdapter
 from wenshu.errors import InputError
-from wenshu.plugins import load_into
+from wenshu.plugins import PluginBroken, load_into
 
 _classes: dict[str, type[EngineAdapter]] = {}
 _instances: dict[str, EngineAdapter] = {}
+_broken: dict[str, Exception] = {}
 _lock = threading.Lock()
 
 
@@ -47,12 +48,16 @@ def register(adapter: type[EngineAdapter]) -> type[EngineAdapter]:
 
 
 def adapters() -> dict[str, EngineAdapter]:
-    """Every installed adapter by name, built once each."""
+    """Every installed adapter by name, built once each. A plugin that cannot be loaded is left out
+    (and named when its engine is asked for by name), so it never takes the others down."""
     with _lock:
         load_into(_classes, "engines")
         for name, cls in _classes.items():
-            if name not in _instances:
-                _instances[name] = cls()  # a broken plugin raises PluginBroken here, naming its package
+            if name not in _instances and name not in _broken:
+                try:
+                    _instances[name] = cls()
+                except PluginBroken as err:
+                    _broken[name] = err
         return dict(_instances)
 
 
@@ -80,10 +85,7 @@ def adapter_for(name: str | None) -> EngineAdapter | None:
 def adapter_for_url(url: str) -> EngineAdapter:
     """The adapter for a datasource URL; UnknownEngine when no installed adapter serves it."""
     backend = make_url(url).get_backend_name()
-    adapter = adapter_for(backend)
-    if adapter is None:
-        raise UnknownEngine(backend, names())
-    return adapter
+    return require(backend)
 
 
 def check_engine(url: str) -> EngineAdapter | None:
@@ -101,6 +103,8 @@ def check_engine(url: str) -> EngineAdapter | None:
 def require(name: str) -> EngineAdapter:
     adapter = adapter_for(name)
     if adapter is None:
+        if name in _broken:
+            raise _broken[name]
         raise UnknownEngine(name, names())
     return adapter
 

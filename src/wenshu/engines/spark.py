@@ -24,7 +24,6 @@ import re
 
 import sqlalchemy as sa
 
-from wenshu.engines import spark_dialect  # noqa: F401 - registers the spark:// dialect
 from wenshu.engines.adapter import COMMON_DENIED, EngineAdapter, PlanEstimate
 from wenshu.engines.connections import readonly_connection, translate_error
 from wenshu.engines.result import db_error
