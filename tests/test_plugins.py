@@ -21,6 +21,7 @@ from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
 from wenshu.channels.wecom import WeComChannel
 from wenshu.engines.adapter import EngineAdapter, PlanEstimate
 from wenshu.engines.sqlite import SQLiteAdapter
+from wenshu.storage.vectors import MemoryVectorIndex
 from wenshu.providers.fake import ScriptedChatModel
 
 
@@ -58,6 +59,11 @@ class EchoEngine(EngineAdapter):
 
     def bounded_scalar(self, conn, query, seconds):
         return SQLiteAdapter().bounded_scalar(conn, query, seconds)
+
+
+def memory_index(engine):
+    """A vector index from outside Wenshu: vectors in process memory."""
+    return MemoryVectorIndex()
 '''
 ENTRY_POINTS = """
 [wenshu.providers]
@@ -75,6 +81,9 @@ brokendb = wenshu_echo_missing:Adapter
 
 [sqlalchemy.dialects]
 echodb = wenshu_echo:EchoDialect
+
+[wenshu.vector_indexes]
+echoindex = wenshu_echo:memory_index
 """
 
 
@@ -92,9 +101,11 @@ def installed(tmp_path, monkeypatch):
     from wenshu.channels import registry as channels
     from wenshu.engines import registry as engines
     from wenshu.providers import embeddings, registry
+    from wenshu.storage import vectors
 
     for module, name in ((registry, "PROVIDERS"), (embeddings, "EMBEDDERS"), (channels, "ADAPTERS"),
-                         (engines, "_classes"), (engines, "_instances"), (engines, "_broken")):
+                         (engines, "_classes"), (engines, "_instances"), (engines, "_broken"),
+                         (vectors, "VECTOR_INDEXES")):
         monkeypatch.setattr(module, name, dict(getattr(module, name)))  # what the plugin adds goes with the test
     return site
 
@@ -103,7 +114,9 @@ def test_the_built_ins_are_declared_as_entry_points_too():
     assert {"embedded", "openai", "fake"} <= {e.name for e in entry_points(group="wenshu.providers")}
     assert {"wecom", "feishu"} <= {e.name for e in entry_points(group="wenshu.channels")}
     assert {"embedded", "openai"} <= {e.name for e in entry_points(group="wenshu.embedders")}
-    assert {"sqlite", "postgresql", "mysql", "duckdb", "clickhouse"} <= {e.name for e in entry_points(group="wenshu.engines")}
+    assert {"sqlite", "postgresql", "mysql", "duckdb", "clickhouse", "spark"} <= {
+        e.name for e in entry_points(group="wenshu.engines")}
+    assert {"auto", "exact"} <= {e.name for e in entry_points(group="wenshu.vector_indexes")}
 
 
 def test_an_installed_engine_adapter_serves_its_urls_through_sync_guard_and_run(installed, home, tmp_path):
@@ -135,6 +148,18 @@ def test_an_engine_without_an_adapter_lists_the_installed_ones_and_a_broken_one_
     with pytest.raises(PluginBroken) as broken:
         require("brokendb")
     assert "wenshu-echo" in broken.value.message()
+
+
+def test_an_installed_vector_index_is_named_by_the_setting(installed, store, monkeypatch):
+    from wenshu.storage.vectors import MemoryVectorIndex, UnknownVectorIndex, open_vector_index
+
+    monkeypatch.setenv("WENSHU_VECTOR_INDEX", "echoindex")
+    index = open_vector_index(store.engine, Settings().vector_index)
+    assert type(index).__name__ == MemoryVectorIndex.__name__ and index.kind == "memory"
+
+    with pytest.raises(UnknownVectorIndex) as err:
+        open_vector_index(None, "faiss")
+    assert "echoindex" in err.value.message() and "auto" in err.value.message()
 
 
 def test_an_installed_plugin_provider_answers_wenshu_ask(installed, home, monkeypatch):

@@ -1,6 +1,6 @@
 """Plugins register the way the built-ins do: through Python entry points, in the manner of `llm`.
 
-A package adds a model provider, an embedder, a chat channel or a SQL engine by declaring an entry point in its own
+A package adds a model provider, an embedder, a chat channel, a SQL engine or a vector index by declaring an entry point in its own
 `pyproject.toml`; installing it is all it takes:
 
     [project.entry-points."wenshu.providers"]
@@ -14,6 +14,9 @@ A package adds a model provider, an embedder, a chat channel or a SQL engine by 
 
     [project.entry-points."wenshu.engines"]
     myengine = "my_package.engine:MyAdapter"     # a wenshu.engines.adapter.EngineAdapter subclass
+
+    [project.entry-points."wenshu.vector_indexes"]
+    myindex = "my_package.index:factory"          # (app engine) -> a VectorIndex
 
 Wenshu's own providers, embedders and channels are declared the same way in its `pyproject.toml`.
 Settings name them by string (`WENSHU_LLM_PROVIDER=mymodel`); an unknown name is refused with the
@@ -29,7 +32,7 @@ from wenshu.errors import InputError
 
 GROUPS = {
     "providers": "wenshu.providers", "embedders": "wenshu.embedders", "channels": "wenshu.channels",
-    "engines": "wenshu.engines",
+    "engines": "wenshu.engines", "vector_indexes": "wenshu.vector_indexes",
 }  # fmt: skip
 
 

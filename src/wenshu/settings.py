@@ -91,8 +91,9 @@ class Settings(BaseSettings):
     recall_max_tables: int = Field(10, description="Most tables ranked into the block (join tables added).")
     recall_examples: int = Field(2, description="Few-shot examples passed with the recalled schema.")
     embed_provider: str = "embedded"  # a registered embedder (embedded, openai, a plugin's) or "none"
-    vector_index: Literal["auto", "exact"] = Field(
-        "auto", description="auto: sqlite-vec in a SQLite app DB when it loads, else exact; exact: always numpy.")
+    vector_index: str = Field(
+        "auto", description="A registered vector index: auto (sqlite-vec in a SQLite app DB when it loads, else "
+                            "exact), exact (always numpy), or a plugin's.")
     embed_base_url: str | None = None
     embed_model: str | None = None
     embed_api_key: str | None = None

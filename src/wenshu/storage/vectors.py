@@ -1,7 +1,8 @@
 """The vector index: document vectors per datasource, searched by cosine similarity.
 
 These are the implementations of `VectorIndex`, the interface its consumer declares
-(`wenshu.knowledge.recall_index`; pgvector implements it later). `open_vector_index(engine)` returns:
+(`wenshu.knowledge.recall_index`; pgvector implements it later). `open_vector_index(engine, name)` opens
+one by its registered name (`wenshu.vector_indexes` entry points; docs/plugins.md); `auto` returns:
 
 - `SqliteVecIndex` (storage/vectors_sqlitevec.py) when the app DB is SQLite and the app engine's
   `sqlite3` module loads the sqlite-vec extension (storage/db.py opens SQLite through
@@ -26,6 +27,8 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from wenshu.errors import InputError
+from wenshu.plugins import load_into
 from wenshu.storage.schema import embedding_cache, vector_items
 
 CHUNK = 500
@@ -159,12 +162,8 @@ class EmbeddingCache:
             pass  # another process cached the same vectors first; a cache may miss, never be wrong
 
 
-def open_vector_index(engine: Engine, kind: str = "auto") -> TableVectorIndex:
-    """sqlite-vec inside a SQLite app DB when the extension loads; else the exact table index.
-
-    `kind`: "auto" or "exact" (the caller passes the `vector_index` setting, env WENSHU_VECTOR_INDEX)."""
-    if kind == "exact":
-        return TableVectorIndex(engine, "WENSHU_VECTOR_INDEX=exact")
+def open_auto(engine: Engine):
+    """sqlite-vec inside a SQLite app DB when the extension loads; else the exact table index."""
     if engine.dialect.name != "sqlite":
         return TableVectorIndex(engine, f"sqlite-vec needs a SQLite app DB, this one is {engine.dialect.name}")
     from wenshu.storage.vectors_sqlitevec import SqliteVecIndex, engine_loads_sqlite_vec, sqlite_vec_available
@@ -174,6 +173,31 @@ def open_vector_index(engine: Engine, kind: str = "auto") -> TableVectorIndex:
     if sqlite_vec_available():
         return TableVectorIndex(engine, "the app engine's sqlite3 module cannot load extensions")
     return TableVectorIndex(engine, "neither this Python's sqlite3 nor sqlean.py can load sqlite-vec")
+
+
+def open_exact(engine: Engine) -> TableVectorIndex:
+    return TableVectorIndex(engine, "WENSHU_VECTOR_INDEX=exact")
+
+
+VECTOR_INDEXES: dict = {}  # name -> factory(app engine) -> a VectorIndex; filled from entry points
+
+
+class UnknownVectorIndex(InputError):
+    code = "unknown_vector_index"
+
+    def __init__(self, name: str, known: list[str]):
+        listed = ", ".join(known)
+        super().__init__(f"No vector index named '{name}' is installed. Installed: {listed}.",
+                         f"没有名为「{name}」的向量索引。已安装：{listed}。")
+
+
+def open_vector_index(engine: Engine, kind: str = "auto"):
+    """The vector index named `kind` (the `vector_index` setting, env WENSHU_VECTOR_INDEX), from the
+    `wenshu.vector_indexes` entry points: `auto` and `exact` are built in, a plugin may add its own."""
+    factory = load_into(VECTOR_INDEXES, "vector_indexes").get(kind)
+    if factory is None:
+        raise UnknownVectorIndex(kind, sorted(VECTOR_INDEXES))
+    return factory(engine)
 
 
 class MemoryVectorIndex:
