@@ -166,3 +166,21 @@ def test_a_plan_is_evaluated_by_its_own_shape_and_a_regenerated_answer_is_not_ex
     redone = agent.ask(AgentRequest(message="不存在的大区的销售额", plan=empty))
     assert step(redone, "generate").status == "retry" and redone.sql.startswith("SELECT COUNT(*)")
     assert redone.plan is None and redone.rows == [[7]]  # the model's SQL, not explained as the plan
+
+
+def test_the_period_before_moves_the_window_back_one_period_with_no_model_call(agent, fake_model):
+    from datetime import date
+
+    fake_model.queue(json.dumps({"measures": ["gmv"], "dimensions": ["region"]}))
+    first = agent.ask(AgentRequest(message="上周各大区的销售额"))
+    window = first.plan["plan"]["window"]
+    start, end = date.fromisoformat(window["start"]), date.fromisoformat(window["end"])
+    assert (end - start).days == 7 and start.weekday() == 0
+    calls = len(fake_model.calls)
+    second = agent.ask(AgentRequest(message="那前一周呢", conversation_id=first.conversation_id))
+    assert len(fake_model.calls) == calls
+    earlier = second.plan["plan"]["window"]
+    assert earlier == {"start": str(start - (end - start)), "end": window["start"]}
+    third = agent.ask(AgentRequest(message="And the week before?", conversation_id=first.conversation_id))
+    assert third.plan["plan"]["window"]["end"] == earlier["start"]
+    assert third.plan["plan"]["dimensions"] == ["region"]

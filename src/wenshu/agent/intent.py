@@ -51,8 +51,9 @@ FOLLOWUP = _rx(
 )
 # with a conversation going, a turn that names only a period or a comparison edits the last answer
 FOLLOWUP_ANYWHERE = _rx(
-    r"\b(compared?|versus|vs|same period|last (week|month|quarter|year)|this (week|month|quarter|year)|yesterday)\b",
-    r"同期|同比|环比|相比|对比|去年|今年|上个?月|本月|这个月|上周|本周|这周|昨天|今天|季度",
+    r"\b(compared?|versus|vs|same period|last (week|month|quarter|year)|this (week|month|quarter|year)|yesterday"
+    r"|the (day|week|month|quarter|year) before)\b",
+    r"同期|同比|环比|相比|对比|去年|今年|上个?月|本月|这个月|上周|本周|这周|昨天|今天|季度|前一|再往前",
 )
 QUERY_TYPES: list[tuple[str, re.Pattern]] = [
     ("compare", _rx(r"环比|同比|对比|比较|相比|增长率?|下降|比(前一|上一?)|\bvs\b|compar|versus|growth|change from")),

@@ -30,7 +30,7 @@ from wenshu.semantic.mentions import read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import QueryPlan
 from wenshu.semantic.schema import plan_schema
-from wenshu.semantic.windows import plan_window
+from wenshu.semantic.windows import followup_window, plan_window
 
 
 class NoPlan(Exception):
@@ -88,8 +88,8 @@ def _from_previous(state: AgentState, model: SemanticModel, previous: dict) -> Q
         raise NoPlan("a follow-up to a free-SQL answer: free SQL edits it")
     question = state["query"]["question"]
     mentions = read(model, question, state["schema"].get("values"))
-    plan = edit(QueryPlan.model_validate(previous["plan"]), mentions, plan_window(question, mentions.compare), question,
-                model)
+    before = QueryPlan.model_validate(previous["plan"])
+    plan = edit(before, mentions, followup_window(question, before.window, mentions.compare), question, model)
     if plan is None:
         raise NoPlan("the follow-up changes nothing the plan knows: free SQL answers it with the history")
     return plan

@@ -14,6 +14,20 @@ from wenshu.semantic.mentions import CUES
 from wenshu.semantic.plan import Window
 
 
+# "The period before" in a follow-up: the previous answer's window, one period earlier ("上周的销售额" ->
+# "那前一周呢" is the week before last week, not last week again).
+BEFORE = (r"前一(?:周|个?星期|个?月|天|日|个?季度|年)|再往前一?(?:周|个?星期|个?月|天|个?季度|年)|"
+          r"\bthe (?:week|month|day|quarter|year) before\b|\b(?:a|one) (?:week|month|day|quarter|year) (?:earlier|before)\b")
+
+
+def followup_window(question: str, previous: Window | None, compare: str = "none") -> Window | None:
+    """The window a follow-up asks for: one period before the previous window when it says so, else the
+    period the follow-up names (None: it names none, and the previous window stays)."""
+    if previous is not None and re.search(BEFORE, question, re.I):
+        return previous.shifted("previous")
+    return plan_window(question, compare)
+
+
 def plan_window(question: str, compare: str = "none") -> Window | None:
     """The window a plan answers for: the question's first period, not counting the one a comparison names
     ("和去年同期比" names last year only as what this period is compared with)."""
