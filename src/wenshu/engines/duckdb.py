@@ -122,10 +122,10 @@ class DuckDBAdapter(EngineAdapter):
         """From `duckdb_tables()`, `duckdb_views()`, `duckdb_columns()` and `duckdb_constraints()` (the
         driver's inspector asks PostgreSQL catalogs DuckDB does not have)."""
         schema = "current_schema()"
-        tables = {name: TableInfo(name=name, comment=comment or "", kind="table") for name, comment in conn.exec_driver_sql(
-            f"SELECT table_name, comment FROM duckdb_tables() WHERE schema_name = {schema}")}
-        tables |= {name: TableInfo(name=name, comment=comment or "", kind="view") for name, comment in conn.exec_driver_sql(
-            f"SELECT view_name, comment FROM duckdb_views() WHERE schema_name = {schema} AND NOT internal")}
+        listed = conn.exec_driver_sql(
+            f"SELECT table_name, comment, 'table' FROM duckdb_tables() WHERE schema_name = {schema} UNION ALL "
+            f"SELECT view_name, comment, 'view' FROM duckdb_views() WHERE schema_name = {schema} AND NOT internal")
+        tables = {name: TableInfo(name=name, comment=comment or "", kind=kind) for name, comment, kind in listed}
         for table, column, type_, nullable, comment in conn.exec_driver_sql(
                 f"SELECT table_name, column_name, data_type, is_nullable, comment FROM duckdb_columns() "
                 f"WHERE schema_name = {schema} ORDER BY table_name, column_index"):

@@ -50,7 +50,7 @@ def statement_problem(tree: exp.Expression, dialect: str) -> Problem | None:
         if isinstance(node, exp.Lock):
             return _not_read_only("Row locking (FOR UPDATE / FOR SHARE) is not allowed in a read-only query.")
         if isinstance(node, exp.QueryTransform):  # Spark/Hive SELECT TRANSFORM(...) USING 'program'
-            return _not_read_only("SELECT TRANSFORM ... USING runs a program on the server; only plain reads are allowed.")
+            return _not_read_only("SELECT TRANSFORM ... USING runs a program on the server; only reads are allowed.")
         if isinstance(node, exp.Func):
             problem = function_problem(node, dialect)
             if problem:

@@ -69,7 +69,8 @@ def _read_table(insp, name: str, kind: str) -> TableInfo:
     for col in insp.get_columns(name):
         table.columns.append(ColumnInfo(
             name=col["name"], type=_type_name(col["type"]), comment=col.get("comment") or "",
-            primary_key=col["name"] in pk, foreign_key=single.get(col["name"]), nullable=bool(col.get("nullable", True)),
+            primary_key=col["name"] in pk, foreign_key=single.get(col["name"]),
+            nullable=bool(col.get("nullable", True)),
         ))  # fmt: skip
     return table
 

@@ -1,8 +1,8 @@
 """Row counts and sample values of a live table, always bounded in time and size.
 
 Row counts: the engine's own statistics where it keeps them (its adapter's `row_estimate`:
-`sqlite_stat1`, `pg_class.reltuples`, `information_schema.tables.table_rows`, ...) for big tables; an exact `COUNT(*)` under a time limit for
-small ones, or when there are no statistics.
+`sqlite_stat1`, `pg_class.reltuples`, `information_schema.tables.table_rows`, ...) for big tables;
+an exact `COUNT(*)` under the adapter's time limit for small ones, or when there are no statistics.
 
 Sample values: for text columns only (binary columns are skipped), from the first `SAMPLE_SCAN`
 rows; a low-cardinality column (at most `LOW_CARDINALITY` distinct values) keeps every value, a
