@@ -8,7 +8,7 @@ Wenshu's own adapters are declared in its `pyproject.toml` exactly as a plugin d
 `adapter_for` finds an adapter by its name, one of the SQLAlchemy backends it serves, or its sqlglot
 dialect; `adapter_for_url` by a datasource URL. An engine without an adapter is refused with the list
 of the engines that are installed; the guard's checks for an unknown dialect use every adapter's
-rules at once (`generic_rules`).
+rules at once (`generic`).
 """
 
 from __future__ import annotations
@@ -37,14 +37,6 @@ class UnknownEngine(InputError):
             f"Wenshu has no adapter for the engine '{name}'. Installed engines: {listed}.",
             f"问数没有「{name}」引擎的适配器。已安装的引擎：{listed}。",
         )
-
-
-def register(adapter: type[EngineAdapter]) -> type[EngineAdapter]:
-    """Register an adapter class in this process (a test's, or a plugin's without an entry point)."""
-    with _lock:
-        _classes[adapter.name] = adapter
-        _instances.pop(adapter.name, None)
-    return adapter
 
 
 def adapters() -> dict[str, EngineAdapter]:
