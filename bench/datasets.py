@@ -9,7 +9,12 @@
   conversation; both are scored, and the follow-ups are also reported on their own. `demo_dev` and
   `demo_test` are its two halves, fixed by id (gold_split.yaml): tune on dev, only report test.
 - `spider_dev_200`: the routine subset, a stratified sample of 200 spider_dev questions with a fixed
-  seed (`SUBSET_SEED`), so every run scores the same questions.
+  seed (`SUBSET_SEED`), so every run scores the same questions. `spider_dev_test` is the rest of
+  spider_dev.
+
+Each named set has a role (`ROLES`): development sets are read and rules are written on them;
+the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
+write one; test sets are only reported.
 
 An item whose database is missing is kept and carries a `problem`; the runner reports it per
 question instead of aborting.
@@ -29,6 +34,13 @@ from bench.hardness import hardness
 SUBSET_SEED = 200
 SUBSETS = {"spider_dev_200": ("spider_dev", 200)}
 DEMO_SETS = {"demo": None, "demo_dev": "dev", "demo_test": "test"}
+ROLES = {"spider_dev_200": "development", "demo_dev": "development", "spider_dk": "validation",
+         "spider_dev_test": "test", "demo_test": "test", "spider_dev": "mixed", "demo": "mixed"}
+
+
+def role_of(set_name: str) -> str:
+    """development | validation | test | mixed (a set holding several roles) | other (a file of yours)."""
+    return ROLES.get(set_name, "other")
 
 
 @dataclass
@@ -57,8 +69,10 @@ def _lang(text: str) -> str:
     return "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
 
 
-def load_spider(questions: Path, db_dir: Path, prefix: str) -> list[Item]:
-    """Items of a Spider-format question file; `prefix` makes ids unique per set."""
+def load_spider(questions: Path, db_dir: Path | list[Path], prefix: str) -> list[Item]:
+    """Items of a Spider-format question file; `prefix` makes ids unique per set. With several
+    database folders, the first that holds a question's database serves it."""
+    dirs = [Path(d) for d in db_dir] if isinstance(db_dir, list) else [Path(db_dir)]
     try:
         data = json.loads(Path(questions).read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
@@ -66,13 +80,13 @@ def load_spider(questions: Path, db_dir: Path, prefix: str) -> list[Item]:
     items = []
     for i, row in enumerate(data):
         db_id = str(row.get("db_id", ""))
-        path = Path(db_dir) / db_id / f"{db_id}.sqlite"
+        path = next((p for d in dirs if (p := d / db_id / f"{db_id}.sqlite").exists()), dirs[0] / db_id / f"{db_id}.sqlite")
         gold = (row.get("query") or "").strip()
         items.append(Item(
             id=f"{prefix}-{i:04d}", question=(row.get("question") or "").strip(), gold_sql=gold,
             db_id=db_id, db_path=path if path.exists() else None, hardness=hardness(gold),
             lang=_lang(row.get("question") or ""),
-            problem=None if path.exists() else f"database {db_id} not found under {db_dir}",
+            problem=None if path.exists() else f"database {db_id} not found under {', '.join(map(str, dirs))}",
         ))  # fmt: skip
     return items
 
@@ -122,16 +136,22 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         parent, n = SUBSETS[name]
         _, items = resolve_set(parent, db_dir=db_dir, tables=tables, demo_db=demo_db)
         return name, stratified(items, n, SUBSET_SEED)
+    if name == "spider_dev_test":
+        _, items = resolve_set("spider_dev", db_dir=db_dir, tables=tables, demo_db=demo_db)
+        dev = {i.id for i in resolve_set("spider_dev_200", db_dir=db_dir, tables=tables, demo_db=demo_db)[1]}
+        return name, [i for i in items if i.id not in dev]
     if name == "spider_dev":
         return name, load_spider(base / "spider_dev" / "dev.json", base / "spider_dev" / "database", "dev")
     if name == "spider_dk":
-        return name, load_spider(base / "spider_dk" / "Spider-DK.json", base / "spider_dk" / "database", "dk")
+        # Spider-DK asks on Spider dev's databases plus three of its own
+        folders = [base / "spider_dk" / "database", base / "spider_dev" / "database"]
+        return name, load_spider(base / "spider_dk" / "Spider-DK.json", folders, "dk")
     if name in DEMO_SETS:
         assert demo_db is not None
         return name, load_demo(demo_db, DEMO_SETS[name])
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dk, demo, demo_dev, demo_test or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dk, demo, demo_dev, demo_test or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)

@@ -3,8 +3,9 @@
 - `pipeline`: the whole product graph through `Agent.ask` (intent, recall, examples, generate,
   validate with retries, execute, evaluate with retries, explain); follow-ups are asked in the same
   conversation as their first turn.
-- `baseline`: the design the product argues against: one prompt with the full schema and the
-  question (a follow-up also sees its first question), the model's SQL executed as is.
+- `baseline`: the naive design the product has to beat: a system line, the database's `CREATE TABLE`
+  statements exactly as stored and the question (a follow-up also sees its first question), decoded
+  greedily, the model's SQL executed as is.
 
 Error classes: `ok` (correct), `no_sql`, `refused` (the guard refused every attempt),
 `runtime_error`, `timeout`, `wrong_result`, `model_error` (the model failed or timed out).
@@ -17,6 +18,7 @@ from collections import defaultdict
 
 from langchain_core.messages import HumanMessage
 
+from bench.ablation import fired_checks
 from bench.datasets import Item
 from bench.scoring import QueryFailed, contains_result, is_ordered, run_sql, same_result
 
@@ -72,6 +74,7 @@ def run_pipeline(agent, item: Item, conversation_id: str | None, gold_rows: list
         "llm_calls": resp.usage.llm_calls, "model_s": round(resp.usage.model_ms / 1000, 2),
         "node_ms": {k: round(v, 1) for k, v in node_ms.items()}, "cached": resp.cached,
         # which path wrote the SQL that answered: the semantic model's compiler ("plan") or the model ("sql")
+        "checks": fired_checks(resp.trace),  # the accuracy checks that fired (bench/ablation.py)
         "path": "plan" if any(s.node == "plan" and s.status == "ok" for s in resp.trace)
         and not any(s.node == "generate" for s in resp.trace) else "sql",
     }
@@ -83,19 +86,36 @@ def run_pipeline(agent, item: Item, conversation_id: str | None, gold_rows: list
     return record, resp.conversation_id
 
 
-def run_baseline(models_factory, catalog, item: Item, previous: Item | None, gold_rows: list) -> dict:
-    """One prompt (full schema + question), the SQL executed as is."""
+def create_statements(db_path) -> str:
+    """The database's `CREATE TABLE` statements exactly as stored (sqlite_master), the schema text a
+    naive prompt pastes."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        rows = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL "
+                            "AND name NOT LIKE 'sqlite_%' ORDER BY rowid").fetchall()  # fmt: skip
+    finally:
+        conn.close()
+    return ";\n\n".join(r[0].strip() for r in rows) + ";"
+
+
+def run_baseline(models_factory, schema: str, item: Item, previous: Item | None, gold_rows: list) -> dict:
+    """One prompt, greedy: a system line, the `CREATE TABLE` text as stored, the question; the SQL run as is.
+    The schema leads, so questions on the same database reuse the model's evaluated prefix."""
+    from langchain_core.messages import SystemMessage
+
     from wenshu.agent.prompts import render
     from wenshu.errors import WenshuError
-    from wenshu.knowledge.schema_block import render_schema
     from wenshu.sql.extract import extract_sql
 
     models = models_factory()
     question = item.question if previous is None else f"{previous.question}\n(follow-up) {item.question}"
-    prompt = render("baseline_sql", dialect="SQLite", schema=render_schema(catalog), question=question)
+    messages = [SystemMessage(render("baseline_system", dialect="SQLite", schema=schema).strip()),
+                HumanMessage(render("baseline_user", question=question).strip())]  # fmt: skip
     t0 = time.perf_counter()
     try:
-        text = models.text("strong", [HumanMessage(content=prompt)])
+        text = models.text("strong", messages, temperature=0.0)
     except WenshuError as err:
         return {"correct": False, "error_class": "model_error", "detail": err.code,
                 "wall_s": round(time.perf_counter() - t0, 2)}  # fmt: skip

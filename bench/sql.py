@@ -25,13 +25,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bench import datasets
-from bench.modes import run_baseline, run_pipeline
+from bench.ablation import copied, load_reference, to_rerun
+from bench.ablation import summary as ablation_summary
+from bench.modes import create_statements, run_baseline, run_pipeline
 from bench.scoring import MAX_ROWS, QueryFailed, run_sql
 from bench.summary import print_tables, summarize
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--set", required=True, help="spider_dev | spider_dev_200 | spider_dk | demo | demo_dev | demo_test | a Spider-format JSON file")
+    p.add_argument("--set", required=True, help="spider_dev_200 (development) | spider_dk (validation) | spider_dev_test "
+                   "(test) | spider_dev | demo | demo_dev | demo_test | a Spider-format JSON file")
     p.add_argument("--db-dir", help="with a question file: the folder holding <db_id>/<db_id>.sqlite")
     p.add_argument("--tables", help="with a question file: its tables.json (optional)")
     p.add_argument("--limit", type=int, default=None, help="number of questions (default: all)")
@@ -51,6 +54,10 @@ def add_arguments(p) -> None:
     p.add_argument("--semantic", action="store_true",
                    help="the pipeline tries the semantic model's plan path first (settings.semantic_path)")
     p.add_argument("--fresh", action="store_true", help="ignore predictions of an earlier run of the same file")
+    p.add_argument("--ablate", default="", help="pipeline: accuracy checks to switch off, comma-separated ids "
+                   "(wenshu.agent.checks), e.g. per_group,retry")
+    p.add_argument("--only-fired", metavar="REF", help="with --ablate: ask again only the questions where an ablated "
+                   "check fired in the results file REF, copy the rest (bench/ablation.py)")
     p.set_defaults(func=run)
 
 
@@ -60,7 +67,7 @@ def _settings(args, home: Path):
     model_path = Settings().resolved_model_path  # the user's installed model, before the temp home takes over
     os.environ["WENSHU_HOME"] = str(home)
     common = {"home": home, "row_limit": MAX_ROWS, "sql_candidates": args.candidates,
-              "semantic_path": bool(getattr(args, "semantic", False))}
+              "semantic_path": bool(getattr(args, "semantic", False)), "disabled_checks": _ablated(args)}
     if args.model == "embedded":
         return Settings(**common, llm_provider="embedded", model_path=model_path), "embedded"
     if args.model == "endpoint":
@@ -69,6 +76,20 @@ def _settings(args, home: Path):
         return Settings(**common, llm_provider="openai", llm_base_url=args.base_url, llm_model=args.model_name,
                         llm_api_key=args.api_key or "none"), f"endpoint:{args.model_name}"  # fmt: skip
     return Settings(**common, llm_provider="fake"), "fake"
+
+
+def _ablated(args) -> list[str]:
+    from wenshu.agent.checks import require_known
+    from wenshu.errors import WenshuError
+
+    names = [n.strip() for n in (getattr(args, "ablate", "") or "").split(",") if n.strip()]
+    try:
+        require_known(names)
+    except WenshuError as err:
+        raise SystemExit(err.en) from err
+    if getattr(args, "only_fired", None) and not names:
+        raise SystemExit("--only-fired needs --ablate (the checks whose effect to measure).")
+    return names
 
 
 def _items(args, demo_db: Path | None) -> tuple[str, list[datasets.Item]]:
@@ -106,7 +127,6 @@ def _load_done(path: Path) -> dict[tuple[str, str], dict]:
 def run(args) -> int:
     from wenshu.agent.service import Agent
     from wenshu.bootstrap import ensure_demo, open_store
-    from wenshu.knowledge.introspect import load_catalog
 
     console = Console(stderr=True)
     commit = _commit()  # the code that answers, read before the run (the tree may change during a long one)
@@ -131,7 +151,15 @@ def run(args) -> int:
     if args.rescore:
         _rescore(done, by_id, log)
     gold_cache: dict[str, list | str] = {}
-    catalogs: dict[str, object] = {}
+    schemas: dict[str, str] = {}
+    reference = load_reference(args.only_fired) if args.only_fired else {}
+    ablated = settings.disabled_checks
+    rerun = to_rerun(items, reference, set(ablated)) if reference else {i.id for i in items}
+    role = datasets.role_of(set_name)
+    if role == "test":
+        console.print(f"{set_name} is a test set: report its figures, never read its wrong answers to write a rule.")
+    if reference:
+        console.print(f"Ablating {', '.join(ablated)}: {len(rerun)} of {len(items)} questions asked again.")
     todo = sum(1 for m in modes for i in items if (m, i.id) not in done)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with log.open("a", encoding="utf-8") as sink, Progress(*columns, console=console) as bar:
@@ -145,7 +173,10 @@ def run(args) -> int:
                 rec = {"id": item.id, "set": set_name, "mode": mode, "model": model_label, "db_id": item.db_id,
                        "question": item.question, "gold_sql": item.gold_sql, "hardness": item.hardness,
                        "lang": item.lang, "followup_of": item.followup_of, "split": item.split}  # fmt: skip
-                rec.update(_answer(mode, item, by_id, agent, catalogs, gold_cache, conversations, load_catalog))
+                if mode == "pipeline" and item.id not in rerun:
+                    rec.update({k: v for k, v in copied(reference[item.id]).items() if k not in rec})
+                else:
+                    rec.update(_answer(mode, item, by_id, agent, schemas, gold_cache, conversations))
                 sink.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 sink.flush()
                 done[(mode, item.id)] = rec
@@ -158,9 +189,14 @@ def run(args) -> int:
         if row["mode"] == "pipeline" and args.candidates > 1:
             row["candidates"] = args.candidates
     command = "python -m bench " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    out.write_text(json.dumps({"summary": summary, "breakdown": breakdown, "command": command, "commit": commit,
-                               "questions": records}, ensure_ascii=False, indent=1), encoding="utf-8")  # fmt: skip
+    result = {"summary": summary, "breakdown": breakdown, "command": command, "commit": commit, "role": role,
+              "disabled_checks": ablated, "questions": records}  # fmt: skip
+    if reference:
+        result["ablation"] = ablation_summary(reference, records, ablated, rerun)
+    out.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
     print_tables(summary, breakdown, Console())
+    if reference:
+        console.print(f"Ablation: {result['ablation']}")
     console.print(f"Results: {out}  (predictions: {log})")
     return 0
 
@@ -181,7 +217,7 @@ def _rescore(done: dict, by_id: dict, log: Path) -> None:
     log.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in done.values()), encoding="utf-8")
 
 
-def _answer(mode, item, by_id, agent, catalogs, gold_cache, conversations, load_catalog) -> dict:
+def _answer(mode, item, by_id, agent, schemas, gold_cache, conversations) -> dict:
     if item.problem or item.db_path is None:
         return {"correct": False, "error_class": "missing_db", "detail": item.problem}
     gold = gold_cache.get(item.id)
@@ -196,9 +232,9 @@ def _answer(mode, item, by_id, agent, catalogs, gold_cache, conversations, load_
     first = by_id.get(item.followup_of) if item.followup_of else None
     try:
         if mode == "baseline":
-            if item.db_id not in catalogs:
-                catalogs[item.db_id] = load_catalog(item.db_id, f"sqlite:///{item.db_path}")
-            return run_baseline(agent.models, catalogs[item.db_id], item, first, gold)
+            if item.db_id not in schemas:
+                schemas[item.db_id] = create_statements(item.db_path)
+            return run_baseline(agent.models, schemas[item.db_id], item, first, gold)
         if first is not None and item.followup_of not in conversations:  # resumed run: replay the first turn
             _, conversations[item.followup_of] = run_pipeline(agent, first, None, [])
         record, cid = run_pipeline(agent, item, conversations.get(item.followup_of) if first else None, gold)

@@ -1,10 +1,11 @@
 """Pure step functions of the agent, tested without a model or a database."""
 
 from wenshu.agent import routing
-from wenshu.agent.evaluate import evaluate_rules
+from wenshu.agent.checks import Answer, run_checks
 from wenshu.agent.explain import chitchat_reply, fallback_reply, summarize
 from wenshu.agent.generate import GenerateInput, Turn, build_messages
 from wenshu.agent.intent import classify_rules, query_type_of
+from wenshu.agent.vocabulary import Vocabulary
 from wenshu.agent.prompts import render
 from wenshu.i18n import detect_lang
 
@@ -29,7 +30,26 @@ def test_rules_gate_is_unsure_about_vague_text():
 
 
 def test_schema_vocabulary_makes_a_question_a_data_question():
-    assert classify_rules("华东 的情况", has_history=False, vocabulary={"华东"}).intent == "data"
+    assert classify_rules("华东 的情况", has_history=False, vocabulary=Vocabulary(frozenset({"华东"}))).intent == "data"
+    assert classify_rules("华东 的情况", has_history=False) is None  # the gate itself knows no region
+
+
+def test_the_vocabulary_comes_from_the_catalog_and_the_semantic_model():
+    from wenshu.catalog import Catalog, ColumnInfo, TableInfo
+    from wenshu.semantic.model import SemanticModel
+
+    catalog = Catalog(datasource="zoo", dialect="sqlite", tables=[TableInfo(name="PetType", columns=[
+        ColumnInfo(name="pet_name", type="TEXT"), ColumnInfo(name="kind", type="TEXT", comment="物种"),
+        ColumnInfo(name="id", type="INT")])])  # fmt: skip
+    semantic = SemanticModel.model_validate({"datasource": "zoo", "measures": [
+        {"id": "feed", "zh": "喂食量", "en": "feed amount", "synonyms": ["rations"], "table": "PetType",
+         "agg": "sum", "expr": "id"}]})  # fmt: skip
+    words = Vocabulary.of(catalog, semantic)
+    for said in ("Tell me the pet names", "pettype overview", "各物种的情况", "喂食量怎么样", "the rations please"):
+        assert words.mentioned(said), said
+    for unrelated in ("rename this file", "I did it", "hello there"):
+        assert not words.mentioned(unrelated), unrelated  # whole words only; "id" is too short to count
+    assert classify_rules("Tell me the pet names", has_history=False, vocabulary=words).intent == "data"
 
 
 def test_followups_are_recognised_only_with_history():
@@ -48,7 +68,7 @@ def test_query_types():
     assert query_type_of("近12个月每月订单量趋势") == "trend"
     assert query_type_of("本月GMV环比变化") == "compare"
     assert query_type_of("列出上周的退款明细") == "detail"
-    assert query_type_of("上周的订单量比前一周变化了多少") == "compare"  # 前一周 is the week before, not a top 1
+    assert query_type_of("上周订单量和前一周相比变化多少") == "compare"  # 前一周 is the week before, not a top 1
     assert query_type_of("前三名的城市") == "top_n" and query_type_of("前3个月的销售额") == "aggregate"
     assert query_type_of("how many customers are there") == "aggregate"
 
@@ -72,6 +92,11 @@ def test_prompts_render_by_name():
     assert "Message: hi" in render("intent", tables="a, b", question="hi")
 
 
+def evaluate_rules(question, query_type, sql, columns, rows, row_count):
+    feedback, fired = run_checks(Answer(question, query_type, sql, columns, rows, row_count))
+    return type("Verdict", (), {"ok": not fired, "feedback": feedback})
+
+
 def test_evaluate_rules():
     assert not evaluate_rules("q", "aggregate", "SELECT COUNT(*) FROM t", ["n"], [], 0).ok
     top = evaluate_rules("top 5 cities", "top_n", "SELECT city, COUNT(*) FROM t GROUP BY city", ["c", "n"],
@@ -80,11 +105,11 @@ def test_evaluate_rules():
     fine = evaluate_rules("top 5", "top_n", "SELECT c, COUNT(*) n FROM t GROUP BY c ORDER BY n DESC LIMIT 5",
                           ["c", "n"], [["a", 3]], 1)
     assert fine.ok
-    counted = evaluate_rules("昨天被取消的订单有哪些？", "detail", "SELECT COUNT(*) FROM orders WHERE status = 2", ["n"], [[16]], 1)
+    counted = evaluate_rules("昨天有哪些订单被取消了？", "detail", "SELECT COUNT(*) FROM orders WHERE status = 2", ["n"], [[16]], 1)
     assert not counted.ok and "list the records" in counted.feedback
     asked = evaluate_rules("列出昨天取消订单的总数", "detail", "SELECT COUNT(*) FROM orders WHERE status = 2", ["n"], [[16]], 1)
     assert asked.ok  # the question itself asks for a count
-    listed = evaluate_rules("昨天被取消的订单有哪些？", "detail", "SELECT order_id FROM orders WHERE status = 2", ["id"], [[1]], 1)
+    listed = evaluate_rules("昨天有哪些订单被取消了？", "detail", "SELECT order_id FROM orders WHERE status = 2", ["id"], [[1]], 1)
     assert listed.ok
 
 

@@ -156,3 +156,65 @@ def test_candidates_vote_and_the_report_says_so(tiny_set: Path):
     report = subprocess.run([sys.executable, "-m", "bench", "report", str(out)], cwd=ROOT, capture_output=True,
                             text=True, timeout=60)  # fmt: skip
     assert "| q | pipeline, vote of 3 | fake |" in report.stdout
+
+
+def test_an_ablation_asks_again_only_where_the_check_fired(tmp_path: Path):
+    db = tmp_path / "dbs" / "shop" / "shop.sqlite"
+    db.parent.mkdir(parents=True)
+    with sqlite3.connect(db) as conn:
+        conn.executescript("CREATE TABLE items(id INTEGER PRIMARY KEY, name TEXT);"
+                           "INSERT INTO items VALUES (1,'pen'),(2,'pen'),(3,'bag');")  # fmt: skip
+    questions = [{"db_id": "shop", "question": "How many items are there?", "query": "SELECT count(*) FROM items"},
+                 {"db_id": "shop", "question": "How many items per name?",
+                  "query": "SELECT name, count(*) FROM items GROUP BY name"}]  # fmt: skip
+    (tmp_path / "q.json").write_text(json.dumps(questions))
+    flat, grouped = "SELECT count(*) FROM items", "SELECT name, count(*) FROM items GROUP BY name"
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [flat, flat, grouped], "default": flat}))
+    env = {**os.environ, "WENSHU_FAKE_SCRIPT": str(script), "WENSHU_HOME": str(tmp_path / "home")}
+    common = [sys.executable, "-m", "bench", "sql", "--set", str(tmp_path / "q.json"), "--db-dir",
+              str(tmp_path / "dbs"), "--mode", "pipeline", "--model", "fake"]  # fmt: skip
+    ref = tmp_path / "ref.json"
+    proc = subprocess.run([*common, "--out", str(ref)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    checks = {q["question"]: q["checks"] for q in json.loads(ref.read_text())["questions"]}
+    assert checks == {"How many items are there?": [], "How many items per name?": ["per_group"]}
+
+    script.write_text(json.dumps({"default": flat}))  # without the check, the first answer stands
+    out = tmp_path / "ablated.json"
+    proc = subprocess.run([*common, "--ablate", "per_group", "--only-fired", str(ref), "--out", str(out)], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text())
+    assert data["disabled_checks"] == ["per_group"]
+    assert [q.get("copied", False) for q in data["questions"]] == [True, False]
+    assert data["ablation"] == {"ablated": ["per_group"], "fired_on": 1, "correct_with": 1, "correct_without": 0,
+                                "accuracy_with": 100.0, "accuracy_without": 50.0, "points": 50.0}  # fmt: skip
+    bad = subprocess.run([*common, "--ablate", "per_grup", "--out", str(out)], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert bad.returncode != 0 and "per_group" in bad.stderr
+
+
+def test_the_baseline_reads_the_create_statements_as_stored(tmp_path: Path):
+    from bench.modes import create_statements
+
+    db = tmp_path / "x.sqlite"
+    ddl = "CREATE TABLE singer (\n  id int PRIMARY KEY, -- who\n  name text\n)"
+    with sqlite3.connect(db) as conn:
+        conn.executescript(ddl + "; CREATE TABLE song(id int, singer_id int REFERENCES singer(id));")
+    assert create_statements(db) == ddl + ";\n\nCREATE TABLE song(id int, singer_id int REFERENCES singer(id));"
+
+
+def test_each_named_set_has_a_role_and_the_spider_dev_halves_do_not_overlap():
+    from bench.datasets import resolve_set, role_of
+
+    assert (role_of("spider_dev_200"), role_of("spider_dk"), role_of("spider_dev_test"), role_of("demo_test")) == (
+        "development", "validation", "test", "test")
+    if not (shared_bench_dir() / "spider_dk").exists():
+        pytest.skip(f"Spider data is not at {shared_bench_dir()}")
+    whole, dev, rest = (resolve_set(n, db_dir=None, tables=None, demo_db=None)[1]
+                        for n in ("spider_dev", "spider_dev_200", "spider_dev_test"))  # fmt: skip
+    assert {i.id for i in dev} | {i.id for i in rest} == {i.id for i in whole}
+    assert not {i.id for i in dev} & {i.id for i in rest}
+    dk = resolve_set("spider_dk", db_dir=None, tables=None, demo_db=None)[1]
+    assert sum(i.problem is None for i in dk) == 473  # on Spider dev's databases and its own three

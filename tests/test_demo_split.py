@@ -41,13 +41,14 @@ def split() -> dict:
     return yaml.safe_load((DATA_DIR / "gold_split.yaml").read_text(encoding="utf-8"))
 
 
-def scanned_files(root: Path):
-    for name in SCANNED:
+def scanned_files(root: Path, where: tuple[str, ...] = SCANNED):
+    for name in where:
         base = root / name
         paths = [base] if base.is_file() else base.rglob("*") if base.is_dir() else []
         for p in paths:
             if p.is_file() and p.suffix in SUFFIXES and p not in SKIPPED \
-                    and not {"results", "vendor", "__pycache__"} & set(p.parts):
+                    and not {"results", "vendor", "__pycache__"} & set(p.parts) \
+                    and not any(part.endswith(".egg-info") for part in p.parts):
                 yield p
 
 
@@ -88,6 +89,23 @@ def test_no_test_half_question_appears_in_code_prompts_tests_or_docs():
     assert len(questions) >= 30
     found = leaks(questions, ROOT)
     assert not found, "test-half questions copied into the repository: " + "; ".join(f"{f}" for _, f in found)
+
+
+def copies(questions: list[str], root: Path, where: tuple[str, ...] = ("src", "tests")) -> list[tuple[str, str]]:
+    """(question, file) for each question written verbatim (case, spaces, punctuation aside) in a file."""
+    wanted = [(q, norm(q)) for q in questions]
+    found = []
+    for path in scanned_files(root, where):
+        whole = norm(path.read_text(encoding="utf-8", errors="ignore"))
+        found += [(q, str(path.relative_to(root))) for q, n in wanted if n in whole]
+    return found
+
+
+def test_no_gold_question_of_either_half_is_copied_into_code_prompts_or_tests():
+    """Dev-half questions may be read to write a rule, but a test or a prompt that holds one verbatim
+    passes because it was written on that very question: tests word their own questions."""
+    found = copies([g["question"] for g in gold()], ROOT)
+    assert not found, "demo gold questions copied: " + "; ".join(f"{q} in {f}" for q, f in found)
 
 
 @pytest.mark.parametrize("change", ["verbatim", "near"])

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from wenshu.agent.followup import dropped_conditions, followup_feedback
+from wenshu.agent.checks import Answer, run_checks
+from wenshu.agent.followup import dropped_conditions
 from wenshu.contracts import AgentRequest
 from wenshu.knowledge.sync import current_catalog
 
@@ -36,15 +37,15 @@ def test_a_switch_to_an_unrelated_table_or_a_new_window_drops_nothing(catalog):
     flat = "SELECT channel, SUM(pay_amount) FROM orders GROUP BY channel"
     with_window = dropped_conditions(SOUTH_LAST_WEEK, flat, catalog, "sqlite", new_window=True)
     assert with_window == ["regions.region_name = '华南'", "orders.status = 1"]
-    assert followup_feedback(None, flat, catalog, "sqlite") == ""
+    assert run_checks(Answer("q", "aggregate", flat, ["n"], [[1]], 1, "sqlite", catalog=catalog)) == ("", [])
 
 
 def test_the_agent_regenerates_a_follow_up_that_lost_the_earlier_filter(agent, fake_model):
     fixed = BY_CITY_NO_REGION.replace(
         "WHERE", "JOIN regions r ON r.region_id = c.region_id WHERE r.region_name = '华南' AND")
     fake_model.queue(SOUTH_LAST_WEEK, BY_CITY_NO_REGION, fixed)
-    first = agent.ask(AgentRequest(message="上周华南大区的销售额是多少？"))
+    first = agent.ask(AgentRequest(message="上周华南大区销售额多少？"))
     assert first.error is None
-    second = agent.ask(AgentRequest(message="按城市拆开看看", conversation_id=first.conversation_id))
+    second = agent.ask(AgentRequest(message="再按城市拆分一下", conversation_id=first.conversation_id))
     assert second.error is None and "华南" in second.sql
     assert "regions.region_name = '华南'" in fake_model.calls[-1][-1].content

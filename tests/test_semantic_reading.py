@@ -87,7 +87,7 @@ def test_a_ranked_list_of_records_is_a_detail_list_and_counting_words_are_not_a_
 
 
 @pytest.mark.parametrize("question, plan", [
-    ("昨天被取消的订单有哪些？", {"records": "order", "filters": [{"dimension": "order_status", "values": ["2"]}]}),
+    ("昨天有哪些订单被取消了？", {"records": "order", "filters": [{"dimension": "order_status", "values": ["2"]}]}),
     ("Which orders were cancelled yesterday?", {"records": "order", "measures": ["cancelled_orders"]}),
     ("华东上周的退款明细", {"records": "refund", "filters": [{"dimension": "region", "values": ["华东"]}]}),
     ("昨天App渠道被取消的订单有哪些", {"records": "order", "filters": [

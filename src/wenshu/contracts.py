@@ -20,6 +20,7 @@ class TraceStep(BaseModel):
     status: Literal["ok", "retry", "error", "skipped", "cached"] = "ok"
     ms: float = 0.0
     detail: str = ""
+    checks: list[str] = Field(default_factory=list)  # ids of the accuracy checks that fired (agent/checks.py)
 
 
 class Usage(BaseModel):

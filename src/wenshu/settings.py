@@ -66,6 +66,9 @@ class Settings(BaseSettings):
     evaluate_with_model: bool = Field(
         False, description="Ask the fast model to judge results (rules always run)."
     )
+    disabled_checks: list[str] = Field(
+        default_factory=list, description="Accuracy checks switched off by id, for ablation (the ids are in agent/checks.py; "
+        "an unknown id is refused with the list), e.g. [\"per_group\", \"retry\"].")
     history_turns: int = 3
     semantic_path: bool = Field(
         True, description="Answer a business question through the datasource's semantic model when it names its "

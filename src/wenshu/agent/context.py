@@ -37,6 +37,11 @@ class AgentContext:
                                                           data_version(self.datasource_url))
         return self.resolved[datasource]
 
+    @property
+    def disabled_checks(self) -> frozenset[str]:
+        """The accuracy checks switched off (agent/checks.py), for ablation."""
+        return frozenset(self.settings.disabled_checks)
+
     def emit(self, event: Event) -> None:
         if self.on_event is not None:
             self.on_event(event)

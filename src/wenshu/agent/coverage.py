@@ -16,7 +16,8 @@ model call, so they can be checked exactly:
   question, its value hints or the conversation, was copied (a 华东 filter in an answer about
   all regions): it must go.
 
-A miss becomes feedback for one more generation round, naming the exact filter to add.
+Each is a check of the registry in `agent/checks.py`: a miss becomes feedback for one more generation
+round, naming the exact filter to add.
 """
 
 from __future__ import annotations
@@ -187,24 +188,3 @@ def missing_terms(question: str, sql: str, glossary: list[dict], dialect: str) -
         if columns and not any(f"{t}.{c}" in used or c in used for t, c in columns):
             out.append(term)
     return out
-
-
-def coverage_feedback(question: str, sql: str, values: list[dict], windows: list[TimeWindow], dialect: str,
-                      examples: list[dict] | None = None, context: list[str] | None = None,
-                      glossary: list[dict] | None = None) -> str:
-    """'' when the SQL covers the question's pinned values and time windows, else what to fix."""
-    parts = []
-    for term in missing_terms(question, sql, glossary or [], dialect):
-        parts.append(f"The question says {term['term']}: compute it as {' '.join(str(term['sql']).split())}.")
-    for v in missing_values(question, sql, values, dialect):
-        literal = v["value"] if str(v["value"]).lstrip("-").isdigit() else f"'{v['value']}'"
-        name = v.get("label") or v["value"]
-        parts.append(f"The question mentions {name}: it is stored in {v['table']}.{v['column']}; join {v['table']} if "
-                     f"needed and filter with {v['table']}.{v['column']} = {literal}.")
-    for w in missing_windows(sql, windows):
-        parts.append(f"The question says {w.phrase}: filter the date column with {w.condition()}.")
-    for lit in copied_literals(question, sql, examples or [], values, context or [], dialect):
-        parts.append(f"The question does not mention '{lit}': remove that filter (it came from an example).")
-    if missing_grouping(question, sql, dialect):
-        parts.append("The question asks for a value per group: select the group column and add GROUP BY on it.")
-    return " ".join(parts)

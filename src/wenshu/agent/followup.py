@@ -1,6 +1,6 @@
 """Does a follow-up keep the conditions of the answer it builds on?
 
-"按城市拆开看看" after "上周华南大区的销售额" means: the same question, split by city, still for
+"再按城市拆分一下" after "上周华南大区的销售额" means: the same question, split by city, still for
 华南 and still for last week. Small models often rewrite the query from scratch and drop the
 earlier filters. The previous SQL is known, so this is checked exactly: every condition of its
 WHERE clauses (split on AND) whose columns the new SQL never mentions is reported, as long as the
@@ -68,14 +68,3 @@ def dropped_conditions(previous_sql: str, sql: str, catalog: Catalog | None, dia
         if text not in out:
             out.append(text)
     return out
-
-
-def followup_feedback(previous_sql: str | None, sql: str, catalog: Catalog | None, dialect: str,
-                      new_window: bool = False) -> str:
-    if not previous_sql:
-        return ""
-    dropped = dropped_conditions(previous_sql, sql, catalog, dialect, new_window)
-    if not dropped:
-        return ""
-    return ("This question follows up on the previous answer: keep its conditions "
-            + "; ".join(dropped) + " (join their tables if needed) unless the question replaces them.")

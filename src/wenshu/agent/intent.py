@@ -1,4 +1,10 @@
-"""Intent: a cheap rules gate first (like a Thought router); the fast model only when rules are unsure."""
+"""Intent: a cheap rules gate first (like a Thought router); the fast model only when rules are unsure.
+
+The gate's own words are the language of asking for numbers (how many, top 10, 占比, 趋势) and of
+editing a last answer (只看, what about); whether a message names this datasource's tables, columns,
+codes, measures or dimensions is the datasource's `Vocabulary` (agent/vocabulary.py), never a word
+list of one database.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,8 @@ import re
 from typing import Literal
 
 from pydantic import BaseModel
+
+from wenshu.agent.vocabulary import Vocabulary
 
 Intent = Literal["data", "chitchat", "out_of_scope"]
 QueryType = Literal["detail", "aggregate", "trend", "share", "top_n", "compare"]
@@ -40,14 +48,14 @@ OUT_OF_SCOPE = _rx(
 )
 DATA = _rx(
     r"\b(how many|how much|count|number of|total|sum|average|avg|top\s*\d*|list|show|which|per|by|trend|"
-    r"share|percent|compare|most|least|highest|lowest|revenue|sales|orders?|customers?|gmv|rank)\b",
-    r"多少|数量|几个|几笔|订单|销售|金额|营收|收入|gmv|排名|前\s*\d+|前[一二三四五六七八九十]+|每个|每天|每月|"
-    r"各|趋势|占比|环比|同比|统计|平均|总|哪些|哪个|列出|明细|查询|查一下|客户|用户|商品|品类|城市|地区|区域|"
-    r"退款|流量|uv|pv|最高|最多|最少|最低",
+    r"share|percent|compare|most|least|highest|lowest|rank)\b",
+    r"多少|数量|几个|几笔|排名|前\s*\d+|前[一二三四五六七八九十]+|每个|每天|每月|各|趋势|占比|环比|同比|统计|平均|总|"
+    r"哪些|哪个|列出|明细|查询|查一下|最高|最多|最少|最低",
 )
+# openers that edit the last answer: narrow it, widen it, swap or split what it shows
 FOLLOWUP = _rx(
     r"^\s*(only|just|what about|how about|and |instead|now |same|break it|split)",
-    r"^\s*(只看|只要|那|再|换成|改成|按|拆|其中|去掉|加上|如果|这周|本周|上周|本月)",
+    r"^\s*(只看|只要|那|再|换成|改成|按|拆|其中|去掉|加上|如果)",
 )
 # with a conversation going, a turn that names only a period or a comparison edits the last answer
 FOLLOWUP_ANYWHERE = _rx(
@@ -80,13 +88,14 @@ def _short(q: str) -> bool:
     return len(q.split()) <= 6 if q.isascii() else len(q) <= 12
 
 
-def classify_rules(question: str, *, has_history: bool, vocabulary: set[str] | None = None) -> IntentResult | None:
-    """Decide by patterns; None means the rules are unsure and the model should decide."""
+def classify_rules(question: str, *, has_history: bool, vocabulary: Vocabulary | None = None) -> IntentResult | None:
+    """Decide by patterns and the datasource's vocabulary; None means the rules are unsure and the model
+    should decide."""
     q = question.strip()
     qtype = query_type_of(q)
     if has_history and (FOLLOWUP.search(q) or FOLLOWUP_ANYWHERE.search(q) and _short(q)):
         return IntentResult(intent="data", query_type=qtype, followup=True)
-    mentions_schema = bool(vocabulary) and any(w and w.lower() in q.lower() for w in vocabulary)
+    mentions_schema = vocabulary is not None and vocabulary.mentioned(q)
     if DATA.search(q) or mentions_schema:
         return IntentResult(intent="data", query_type=qtype, followup=has_history and len(q) <= 12)
     if CHITCHAT.search(q):

@@ -15,13 +15,13 @@ from wenshu.agent import evaluate as ev
 from wenshu.agent import explain as ex
 from wenshu.agent.checked_run import CheckedRun
 from wenshu.agent.context import AgentContext
-from wenshu.agent.coverage import coverage_feedback
-from wenshu.agent.followup import followup_feedback
+from wenshu.agent.checks import Answer, run_checks
 from wenshu.agent.generate import GenerateInput, Turn, build_messages
 from wenshu.agent.intent import IntentAnswer, IntentResult, classify_rules, from_model, query_type_of
 from wenshu.agent.plan_answer import planned_answer
 from wenshu.agent.prompts import render
 from wenshu.agent.state import AgentState
+from wenshu.agent.vocabulary import Vocabulary
 from wenshu.agent.vote import choose, make_runner
 from wenshu.contracts import Event
 from wenshu.errors import WenshuError
@@ -29,7 +29,8 @@ from wenshu.knowledge.time_phrases import find_windows
 from wenshu.sql.charts import choose_chart
 from wenshu.sql.extract import extract_sql
 
-NodeFn = Callable[[AgentState, AgentContext], tuple[dict, str, str]]
+# (update, status, detail) or (update, status, detail, ids of the accuracy checks that fired)
+NodeFn = Callable[[AgentState, AgentContext], tuple]
 
 
 def instrument(name: str, fn: NodeFn):
@@ -37,22 +38,16 @@ def instrument(name: str, fn: NodeFn):
         ctx = runtime.context
         ctx.emit(Event(type="node", node=name, status="started"))
         t0 = time.perf_counter()
-        update, status, detail = fn(state, ctx)
+        update, status, detail, *fired = fn(state, ctx)
         ms = round((time.perf_counter() - t0) * 1000, 1)
         ctx.emit(Event(type="node", node=name, status=status, ms=ms, data=detail))
-        return {**update, "trace": [{"node": name, "status": status, "ms": ms, "detail": detail}]}
+        step = {"node": name, "status": status, "ms": ms, "detail": detail}
+        if fired and fired[0]:
+            step["checks"] = list(fired[0])
+        return {**update, "trace": [step]}
 
     node.__name__ = name
     return node
-
-
-def _vocabulary(catalog) -> set[str]:
-    words = set()
-    for t in catalog.tables:
-        words.add(t.name)
-        words.update(c.comment for c in t.columns if c.comment and len(c.comment) >= 2)
-        words.update(v for c in t.columns for v in c.enum.values())
-    return words
 
 
 def intent_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
@@ -62,7 +57,8 @@ def intent_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
     if q.get("plan"):  # a plan given with the request (the UI's chips): a data question, no model call
         result = IntentResult(intent="data", query_type=query_type_of(q["question"]))
     else:
-        result = classify_rules(q["question"], has_history=has_history, vocabulary=_vocabulary(catalog))
+        semantic = ctx.semantic(q["datasource"]) if ctx.semantic else None
+        result = classify_rules(q["question"], has_history=has_history, vocabulary=Vocabulary.of(catalog, semantic))
     if result is None:
         prompt = render("intent", tables=", ".join(catalog.table_names()), question=q["question"])
         answer = ctx.models.structured("fast", [HumanMessage(prompt)], IntentAnswer)
@@ -97,7 +93,7 @@ def _retry_reason(state: AgentState) -> tuple[str | None, str | None]:
     return "evaluate", (result.get("verdict") or {}).get("feedback")
 
 
-def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
+def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str, list[str]]:
     q, schema, part = state["query"], state["schema"], dict(state.get("sql") or {})
     stage, reason = _retry_reason(state)
     if stage in ("validate", "execute"):
@@ -136,7 +132,7 @@ def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
         ctx.emit(Event(type="sql", data=sql))
     if not sql:
         detail = (detail + "; " if detail else "") + "no SQL in the model's answer"
-    return {"sql": part}, "retry" if stage else "ok", detail
+    return {"sql": part}, "retry" if stage else "ok", detail, ["retry"] if stage in ("validate", "execute") else []
 
 
 def _vote(first: str, inp: GenerateInput, q: dict, ctx: AgentContext) -> tuple[str, dict]:
@@ -148,7 +144,7 @@ def _vote(first: str, inp: GenerateInput, q: dict, ctx: AgentContext) -> tuple[s
     return choose(first, sample, make_runner(CheckedRun.for_agent(ctx, q["datasource"])), ctx.settings.sql_candidates)
 
 
-def validate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
+def validate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str, list[str]]:
     part = dict(state["sql"])
     if not part.get("sql"):
         part["validation"] = {"passed": False, "layer": 1, "code": "sql_not_found",
@@ -156,14 +152,17 @@ def validate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]
                               "hint_for_model": "Answer with one SQL SELECT statement only, no prose.",
                               "sql": ""}
         return {"sql": part}, "error", part["validation"]["reason"]
-    checked = CheckedRun.for_agent(ctx, state["query"]["datasource"]).check(part["sql"])
+    repair = "schema_repair" not in ctx.disabled_checks
+    checked = CheckedRun.for_agent(ctx, state["query"]["datasource"]).check(part["sql"], repair=repair)
     if checked.repairs:
         part.update(repairs=[*part.get("repairs", []), *checked.repairs])
     part["validation"] = checked.outcome.to_dict()
     if checked.passed:
         part["sql"] = checked.sql
         ctx.emit(Event(type="sql", data=checked.sql))  # the statement that will run (e.g. with its LIMIT)
-        return {"sql": part}, "ok", ("repaired: " + "; ".join(checked.repairs)) if checked.repairs else ""
+        if checked.repairs:
+            return {"sql": part}, "ok", "repaired: " + "; ".join(checked.repairs), ["schema_repair"]
+        return {"sql": part}, "ok", ""
     part["sql"] = checked.sql
     return {"sql": part}, "error", f"{checked.outcome.code}: {checked.outcome.reason}"
 
@@ -181,31 +180,30 @@ def execute_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
     return {"result": result}, "ok", f"{res.row_count} rows"
 
 
-def evaluate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
-    q, r, sql = state["query"], dict(state["result"]), state["sql"]["sql"]
-    plan = state["sql"].get("plan") if state["sql"].get("path") == "plan" else None
-    qtype = ev.plan_query_type(plan) if plan else q["query_type"]  # a plan says what it answers
-    verdict = ev.evaluate_rules(q["question"], qtype, sql, r["columns"], r["rows"], r["row_count"])
-    # The coverage checks catch what a model writing SQL gets wrong (windows, glossary computations, values);
-    # a compiled plan takes its window from the same resolver and its computations from the semantic model.
-    if verdict.ok and state["sql"].get("path") != "plan":
-        schema = state.get("schema") or {}
-        dialect = schema.get("dialect", "")
-        windows = find_windows(q["question"], dialect)
-        earlier = [t.get("question", "") + " " + (t.get("sql") or "") for t in state.get("turns") or []]
-        missing = coverage_feedback(q["question"], sql, schema.get("values") or [], windows, dialect,
-                                    examples=schema.get("examples") or [], context=earlier,
-                                    glossary=schema.get("glossary") or [])  # fmt: skip
-        previous = next((t.get("sql") for t in reversed(state.get("turns") or []) if t.get("sql")), None)
-        if previous:
-            catalog = ctx.catalog(q["datasource"])
-            missing = " ".join(filter(None, [missing, followup_feedback(previous, sql, catalog, dialect, bool(windows))]))
-        verdict = ev.Verdict(ok=not missing, feedback=missing)
-    if verdict.ok and ctx.settings.evaluate_with_model:
-        prompt = ev.judge_prompt(q["question"], sql, r["columns"], r["rows"])
-        verdict = ctx.models.structured("fast", [HumanMessage(prompt)], ev.Verdict)
+def evaluate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str, list[str]]:
+    q, r, part = state["query"], dict(state["result"]), state["sql"]
+    compiled = part.get("path") == "plan"
+    schema, turns = state.get("schema") or {}, state.get("turns") or []
+    dialect = schema.get("dialect", "")
+    previous = next((t.get("sql") for t in reversed(turns) if t.get("sql")), None)
+    answer = Answer(
+        # a plan says what it answers (a plan for "比前一周" is a comparison, not a top-N)
+        question=q["question"], query_type=ev.plan_query_type(part["plan"]) if compiled else q["query_type"],
+        sql=part["sql"], columns=r["columns"], rows=r["rows"], row_count=r["row_count"], dialect=dialect,
+        values=schema.get("values") or [], windows=find_windows(q["question"], dialect),
+        examples=schema.get("examples") or [], glossary=schema.get("glossary") or [],
+        context=[t.get("question", "") + " " + (t.get("sql") or "") for t in turns], previous_sql=previous,
+        catalog=ctx.catalog(q["datasource"]) if previous else None,
+    )
+    disabled = ctx.disabled_checks
+    feedback, fired = run_checks(answer, disabled=disabled, compiled=compiled)
+    verdict = ev.Verdict(ok=not fired, feedback=feedback, checks=fired)
+    if verdict.ok and ctx.settings.evaluate_with_model and "model_judge" not in disabled:
+        prompt = ev.judge_prompt(q["question"], part["sql"], r["columns"], r["rows"])
+        judged = ctx.models.structured("fast", [HumanMessage(prompt)], ev.Verdict)
+        verdict = ev.Verdict(ok=judged.ok, feedback=judged.feedback, checks=[] if judged.ok else ["model_judge"])
     r["verdict"] = verdict.model_dump()
-    return {"result": r}, "ok" if verdict.ok else "retry", verdict.feedback
+    return {"result": r}, "ok" if verdict.ok else "retry", verdict.feedback, verdict.checks
 
 
 def explain_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:

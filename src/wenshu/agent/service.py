@@ -15,6 +15,7 @@ from datetime import date
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from wenshu.agent.context import AgentContext, CatalogSource, EventCallback, build_recall
+from wenshu.agent.checks import require_known
 from wenshu.agent.graph import build_graph
 from wenshu.agent.response import build_response, usage_of
 from wenshu.agent.turns import AuditHook, Conversations
@@ -51,8 +52,9 @@ class Agent:
         settings.ensure_home()
         conn = sqlite3.connect(settings.checkpoint_path, check_same_thread=False)
         self.checkpointer = SqliteSaver(conn)
+        disabled = require_known(settings.disabled_checks)
         self.graph = build_graph(
-            max_retries=settings.max_validate_retries,
+            max_retries=0 if "retry" in disabled else settings.max_validate_retries,
             max_rounds=settings.max_evaluate_rounds,
             checkpointer=self.checkpointer,
         )

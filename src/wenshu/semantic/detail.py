@@ -1,4 +1,4 @@
-"""Compile a detail-list plan: the rows of one record ("昨天被取消的订单有哪些", "the 10 largest refunds").
+"""Compile a detail-list plan: the rows of one record ("昨天有哪些订单被取消了", "the 10 largest refunds").
 
 The record's entry in the semantic model says which columns a list shows (its own columns, and
 dimensions its table looks up, such as the order's city), the time column windows use and the

@@ -171,7 +171,7 @@ def _tables(model: SemanticModel, ids: list[str]) -> set[str]:
 
 
 def detail(model: SemanticModel, m: Mentions) -> Grounded | None:
-    """A detail list when the question asks to see records ("昨天被取消的订单有哪些", "the 10 largest
+    """A detail list when the question asks to see records ("昨天有哪些订单被取消了", "the 10 largest
     refunds"): the record it names, or the rows a named count measure counts ("which cancelled orders");
     named measures on the record's table add their default filter, and rank it by their row value.
     None when the question does not ask for rows; a Grounded without a plan when the list cannot be

@@ -89,7 +89,7 @@ class Dimension(Entry):
 
 
 class Record(Entry):
-    """Rows people ask to see one by one ("昨天被取消的订单有哪些", "the 10 largest refunds"): a table, the
+    """Rows people ask to see one by one ("昨天有哪些订单被取消了", "the 10 largest refunds"): a table, the
     columns a list shows (dimension ids, or columns of the table), its time column and default order."""
 
     table: str
