@@ -19,6 +19,7 @@ from wenshu.guard.guard import guard_check
 from wenshu.guard.outcome import ValidationOutcome
 from wenshu.engines.execute import data_version
 from wenshu.sql.repair import repair_sql
+from wenshu.sql.unused_joins import drop_unused_joins
 
 
 @dataclass
@@ -26,6 +27,7 @@ class Checked:
     outcome: ValidationOutcome
     source: str  # the statement the guard read: the input after repair
     repairs: list[str] = field(default_factory=list)  # what `repair_sql` changed, in words
+    fired: list[str] = field(default_factory=list)  # ids of the repairs that changed it (agent/checks.py)
 
     @property
     def passed(self) -> bool:
@@ -60,14 +62,20 @@ class CheckedRun:
         return cls(ctx.validator, catalog, ctx.datasource_url, datasource=datasource, row_limit=ctx.settings.row_limit,
                    timeout_s=ctx.settings.statement_timeout_s, policy=ctx.policy, cache=ctx.cache)
 
-    def check(self, sql: str, *, repair: bool = True) -> Checked:
+    def check(self, sql: str, *, repair: bool = True, question: str | None = None, drop_joins: bool = True) -> Checked:
+        """`question`, when given, lets the unused-join repair judge which joins the question names."""
         notes: list[str] = []
-        if repair:
-            fixed = repair_sql(sql, self.catalog, self.catalog.dialect)
-            sql, notes = (fixed.sql, fixed.notes) if fixed.changed else (sql, [])
+        fired: list[str] = []
+        steps = [("schema_repair", repair, lambda s: repair_sql(s, self.catalog, self.catalog.dialect)),
+                 ("unused_join", drop_joins and bool(question),
+                  lambda s: drop_unused_joins(s, self.catalog, self.catalog.dialect, question or ""))]  # fmt: skip
+        for check_id, enabled, step in steps:
+            fixed = step(sql) if enabled else None
+            if fixed is not None and fixed.changed:
+                sql, notes, fired = fixed.sql, notes + fixed.notes, fired + [check_id]
         outcome = guard_check(self.validator, sql, dialect=self.catalog.dialect, catalog=self.catalog,
                               row_limit=self.row_limit, url=self.url, policy=self.policy)
-        return Checked(outcome, sql, notes)
+        return Checked(outcome, sql, notes, fired)
 
     def execute(self, sql: str) -> Result:
         """A checked statement's rows, from the cache when the data has not changed; raises WenshuError."""

@@ -5,7 +5,8 @@
 Stages, in the order an answer meets them:
 
 - `repair`: `schema_repair` fixes in code what the catalog can (a column on the wrong table, a table
-  used but not joined) before the guard reads the SQL (`sql/repair.py`).
+  used but not joined) before the guard reads the SQL (`sql/repair.py`); `unused_join` drops an inner
+  join the query reads nothing from and the question does not name (`sql/unused_joins.py`).
 - `retry`: `retry` sends a statement the guard refused, or that failed to run, back to the model with
   the reason (the graph's validate/execute loops).
 - `result`: rules on the rows that came back; the first one that fails speaks (`agent/result_checks.py`).
@@ -94,6 +95,7 @@ def _followup(a: Answer) -> list[dict]:
 
 CHECKS: dict[str, Check] = {c.id: c for c in (
     Check("schema_repair", "repair"),
+    Check("unused_join", "repair"),
     Check("retry", "retry"),
     Check("empty_result", "result", rc.empty_result),
     Check("ranking_order", "result", rc.ranking_order),

@@ -152,8 +152,10 @@ def validate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str,
                               "hint_for_model": "Answer with one SQL SELECT statement only, no prose.",
                               "sql": ""}
         return {"sql": part}, "error", part["validation"]["reason"]
-    repair = "schema_repair" not in ctx.disabled_checks
-    checked = CheckedRun.for_agent(ctx, state["query"]["datasource"]).check(part["sql"], repair=repair)
+    off = ctx.disabled_checks
+    checked = CheckedRun.for_agent(ctx, state["query"]["datasource"]).check(
+        part["sql"], repair="schema_repair" not in off, question=state["query"]["question"],
+        drop_joins="unused_join" not in off)
     if checked.repairs:
         part.update(repairs=[*part.get("repairs", []), *checked.repairs])
     part["validation"] = checked.outcome.to_dict()
@@ -161,7 +163,7 @@ def validate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str,
         part["sql"] = checked.sql
         ctx.emit(Event(type="sql", data=checked.sql))  # the statement that will run (e.g. with its LIMIT)
         if checked.repairs:
-            return {"sql": part}, "ok", "repaired: " + "; ".join(checked.repairs), ["schema_repair"]
+            return {"sql": part}, "ok", "repaired: " + "; ".join(checked.repairs), checked.fired
         return {"sql": part}, "ok", ""
     part["sql"] = checked.sql
     return {"sql": part}, "error", f"{checked.outcome.code}: {checked.outcome.reason}"

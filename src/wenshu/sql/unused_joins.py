@@ -1,0 +1,98 @@
+"""Drop inner joins the query reads nothing from and the question never names.
+
+A small model often joins one table too many: "the songs of the youngest singer" joined to
+`singer_in_concert`, which repeats each singer once per concert and drops singers without one. When
+a joined table's columns appear nowhere but in its own ON condition (not in the select list, WHERE,
+GROUP BY, ORDER BY, another join or a subquery) and the question names none of the words that set
+the table apart from the query's other tables, the join can only change the row count, so it goes.
+
+What keeps a join: any use of its columns; a bridge (its columns link a later join); a name the
+question says ("dogs that had treatments" keeps `Treatments`); `SELECT *`; an outer join; a table
+whose name has no word of its own; a question not written in the schema's script (a Chinese
+question on English names says nothing either way).
+"""
+
+from __future__ import annotations
+
+import re
+
+import sqlglot
+from sqlglot import exp
+
+from wenshu.catalog import Catalog
+from wenshu.sql.repair import Repair
+
+_STOP = {"in", "of", "the", "has", "have", "and", "to", "for", "by", "on", "at", "with", "a", "an", "is", "ref"}
+
+
+def _stem(word: str) -> str:
+    word = word.lower()
+    for suffix, keep in (("ies", "y"), ("ses", "s"), ("s", "")):
+        if len(word) > 3 and word.endswith(suffix) and not word.endswith("ss"):
+            return word[: -len(suffix)] + keep
+    return word
+
+
+def _name_words(name: str) -> set[str]:
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", name)
+    return {_stem(w) for w in re.split(r"[^A-Za-z0-9]+", spaced) if w and w.lower() not in _STOP}
+
+
+def _question_words(question: str) -> set[str]:
+    return {_stem(w) for w in re.findall(r"[A-Za-z0-9]+", question)}
+
+
+def _used_outside(select: exp.Select, join: exp.Join, alias: str, columns: set[str], others: set[str]) -> bool:
+    """Whether anything but the join's own ON reads the table (qualified by its alias, or an
+    unqualified column only it has)."""
+    for col in select.find_all(exp.Column):
+        if isinstance(col.this, exp.Star):
+            return True
+        mine = col.table.lower() == alias if col.table else (col.name.lower() in columns - others)
+        if mine and col.find_ancestor(exp.Join) is not join:
+            return True
+    return any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
+               for e in select.expressions)  # fmt: skip
+
+
+def _prune(select: exp.Select, catalog: Catalog, said: set[str]) -> list[str]:
+    notes = []
+    sources = [select.args.get("from_")] + list(select.args.get("joins") or [])
+    tables = [s.this for s in sources if s is not None and isinstance(s.this, exp.Table)]
+    if len(tables) != len([s for s in sources if s is not None]):
+        return notes  # a derived table: its columns are not known here
+    for join in list(select.args.get("joins") or []):
+        table = join.this
+        if join.side or (join.kind or "").upper() not in ("", "INNER") or join.args.get("on") is None:
+            continue
+        info = catalog.table(table.name)
+        if info is None:
+            continue
+        rest = [t for t in tables if t is not table]
+        other_columns = {c.name.lower() for t in rest if (i := catalog.table(t.name)) for c in i.columns}
+        own = _name_words(table.name) - set().union(*(_name_words(t.name) for t in rest))
+        if not own or own & said:
+            continue
+        if _used_outside(select, join, table.alias_or_name.lower(), {c.name.lower() for c in info.columns}, other_columns):
+            continue
+        join.pop()
+        tables.remove(table)
+        notes.append(f"dropped JOIN {table.name} (nothing is read from it and the question does not name it)")
+    return notes
+
+
+def drop_unused_joins(sql: str, catalog: Catalog, dialect: str, question: str) -> Repair:
+    """`sql` without the inner joins it does not need for `question` (see the module's docstring)."""
+    if not question or not question.isascii():
+        return Repair(sql)
+    try:
+        trees = sqlglot.parse(sql, read=dialect or None)
+    except Exception:  # noqa: BLE001 - unparseable SQL is the guard's to explain
+        return Repair(sql)
+    if len(trees) != 1 or not isinstance(trees[0], exp.Query):
+        return Repair(sql)
+    tree, said = trees[0], _question_words(question)
+    notes: list[str] = []
+    for select in list(tree.find_all(exp.Select)):
+        notes += _prune(select, catalog, said)
+    return Repair(tree.sql(dialect=dialect or None, pretty=True), notes) if notes else Repair(sql)
