@@ -73,6 +73,14 @@ def chitchat_reply(lang: str, intent: str) -> str:
     )
 
 
+def nodata_reply(lang: str, words: list[str], closest: list[str]) -> str:
+    about, tables = ", ".join(words), ", ".join(closest)
+    if lang == "zh":
+        return f"这个数据库里没有关于「{about}」的数据。" + (f"最接近的表是：{tables}，可以换个问法试试。" if tables else "")
+    return f"This database has no data about {about}." + (f" Its closest tables are {tables}; try asking about those."
+                                                         if tables else "")
+
+
 def fallback_reply(lang: str, tried: list[str]) -> str:
     base = pick(lang, "Sorry, I could not handle this query; please rephrase it.", "暂时无法处理该查询，请换个问法。")
     if tried:

@@ -1,6 +1,7 @@
 """The ask-data graph: intent -> recall -> plan (the semantic model's compiler) or generate (free SQL)
 -> validate -> execute -> evaluate -> explain, with bounded loops back to generate and a graceful
-fallback when retries are spent."""
+fallback when retries are spent; a question nothing in the datasource is about stops after recall
+("nodata")."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ STEPS = {
     "evaluate": nodes.evaluate_step,
     "explain": nodes.explain_step,
     "respond": nodes.respond_step,
+    "nodata": nodes.nodata_step,
     "fallback": nodes.fallback_step,
 }
 
@@ -34,7 +36,7 @@ def build_graph(*, max_retries: int = 2, max_rounds: int = 2, checkpointer=None)
         g.add_node(name, nodes.instrument(name, fn))
     g.add_edge(START, "intent")
     g.add_conditional_edges("intent", routing.after_intent, ["recall", "respond"])
-    g.add_edge("recall", "plan")
+    g.add_conditional_edges("recall", routing.after_recall, ["plan", "nodata"])
     g.add_conditional_edges("plan", routing.after_plan, ["validate", "generate"])
     g.add_edge("generate", "validate")
     g.add_conditional_edges(
@@ -46,6 +48,6 @@ def build_graph(*, max_retries: int = 2, max_rounds: int = 2, checkpointer=None)
     g.add_conditional_edges(
         "evaluate", partial(routing.after_evaluate, max_rounds=max_rounds), ["explain", "generate"]
     )
-    for last in ("explain", "respond", "fallback"):
+    for last in ("explain", "respond", "nodata", "fallback"):
         g.add_edge(last, END)
     return g.compile(checkpointer=checkpointer)

@@ -21,6 +21,7 @@ from wenshu.agent.intent import IntentAnswer, IntentResult, classify_rules, from
 from wenshu.agent.plan_answer import planned_answer
 from wenshu.agent.prompts import render
 from wenshu.agent.state import AgentState
+from wenshu.agent.scope import off_topic
 from wenshu.agent.vocabulary import Vocabulary
 from wenshu.agent.vote import choose, make_runner
 from wenshu.contracts import Event
@@ -68,7 +69,7 @@ def intent_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
     return {"query": query}, "ok", f"{result.intent}/{result.query_type} ({result.source})"
 
 
-def recall_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
+def recall_step(state: AgentState, ctx: AgentContext) -> tuple:
     q = state["query"]
     catalog = ctx.catalog(q["datasource"])
     previous = next((t.get("sql") for t in reversed(state.get("turns") or []) if t.get("sql")), None)
@@ -77,7 +78,16 @@ def recall_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
               "examples": got.examples, "tokens": got.tokens,
               "values": getattr(got, "values", []), "glossary": getattr(got, "glossary", []),
               "whole": getattr(got, "whole", False)}
-    return {"schema": schema}, "ok", f"{len(got.tables)} tables, ~{got.tokens} tokens"
+    detail = f"{len(got.tables)} tables, ~{got.tokens} tokens"
+    if not state.get("turns") and "off_topic" not in ctx.disabled_checks and not q.get("plan"):
+        semantic = ctx.semantic(q["datasource"]) if ctx.semantic else None
+        away = off_topic(q["question"], getattr(got, "best_similarity", None), Vocabulary.of(catalog, semantic),
+                         floor=ctx.settings.scope_min_similarity, values=schema["values"],
+                         glossary=schema["glossary"], tables=schema["tables"])  # fmt: skip
+        if away is not None:
+            schema["off_topic"] = {"words": away.words, "closest": away.closest}
+            return {"schema": schema}, "ok", f"{detail}; nothing here is about {', '.join(away.words)}", ["off_topic"]
+    return {"schema": schema}, "ok", detail
 
 
 def _retry_reason(state: AgentState) -> tuple[str | None, str | None]:
@@ -227,6 +237,16 @@ def _explained(q: dict, sql: str, r: dict, ctx: AgentContext, part: dict | None 
     ctx.emit(Event(type="answer", data=answer))
     meta = {"answer": answer, "chart": chart, "status": "ok", "plan": planned["plan"] if planned else None}
     return {"meta": meta, "turns": [turn]}
+
+
+def nodata_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
+    """The question is about something this database does not hold: say so, with its closest tables."""
+    q, away = state["query"], state["schema"]["off_topic"]
+    answer = ex.nodata_reply(q["lang"], away["words"], away["closest"])
+    ctx.emit(Event(type="answer", data=answer))
+    error = {"code": "no_matching_data", "message": answer}
+    return {"meta": {"answer": answer, "chart": None, "status": "fallback", "error": error},
+            "turns": [{"question": q["question"], "sql": None, "summary": None}]}, "ok", ", ".join(away["words"])
 
 
 def respond_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:

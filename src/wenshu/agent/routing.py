@@ -9,6 +9,11 @@ def after_intent(state: AgentState) -> str:
     return "recall" if state["query"].get("intent") == "data" else "respond"
 
 
+def after_recall(state: AgentState) -> str:
+    """A question nothing in the datasource is about gets its answer at once (agent/scope.py)."""
+    return "nodata" if (state.get("schema") or {}).get("off_topic") else "plan"
+
+
 def after_plan(state: AgentState) -> str:
     """A compiled plan goes straight to validation; otherwise the model writes SQL."""
     return "validate" if (state.get("sql") or {}).get("path") == "plan" else "generate"

@@ -32,6 +32,7 @@ class SchemaPart(TypedDict, total=False):
     values: list[dict]
     glossary: list[dict]
     whole: bool  # the whole schema: the system prompt is the same for every question (prefix cache)
+    off_topic: dict  # {words, closest}: nothing in the datasource is about the question (agent/scope.py)
 
 
 class SQLPart(TypedDict, total=False):

@@ -83,12 +83,15 @@ class HybridRecall:
             g = g.for_datasource(datasource)
         return list(g.match(question)) if g is not None else []
 
-    def _dense(self, idx: RecallIndex, question: str) -> list[int]:
+    def _dense(self, idx: RecallIndex, question: str) -> tuple[list[int], float | None]:
+        """(documents ranked by meaning, the best cosine of any; None without embeddings)."""
         if not idx.dense:
-            return []
+            return [], None
         qvec = self.embedder.embed([question])[0]
-        hits = self.index.search(qvec, SIGNAL_DEPTH, idx.catalog.datasource)
-        return [idx.positions[i] for i, score in hits if score >= DENSE_FLOOR and i in idx.positions]
+        hits = [(i, score) for i, score in self.index.search(qvec, SIGNAL_DEPTH, idx.catalog.datasource)
+                if i in idx.positions]  # fmt: skip
+        best = max((float(score) for _, score in hits), default=0.0)
+        return [idx.positions[i] for i, score in hits if score >= DENSE_FLOOR], best
 
     def _table_docs(self, idx: RecallIndex, names) -> list[int]:
         out = []
@@ -98,14 +101,15 @@ class HybridRecall:
                 out.append(idx.positions[f"t:{table.name}"])
         return list(dict.fromkeys(out))
 
-    def signals(self, idx: RecallIndex, question: str, terms: list, value_hits, previous_sql: str | None) -> dict:
+    def signals(self, idx: RecallIndex, question: str, terms: list, value_hits, previous_sql: str | None,
+                dense: list[int] | None = None) -> dict:
         expansion = []
         for t in terms:
             d = _term_dict(t)
             expansion += [d.get("term") or "", *(d.get("synonyms") or []), d.get("sql") or ""]
         query = tokens(question) + tokens(" ".join(expansion))
         out = {
-            "dense": self._dense(idx, question),
+            "dense": dense if dense is not None else self._dense(idx, question)[0],
             "keyword": [i for i, _ in idx.bm25.search(query, SIGNAL_DEPTH)],
             "values": list(dict.fromkeys(idx.positions[f"c:{h.table}.{h.column}"] for h in value_hits
                                          if f"c:{h.table}.{h.column}" in idx.positions)),
@@ -122,7 +126,8 @@ class HybridRecall:
         idx = self.index_for(catalog)
         terms = self._glossary_terms(catalog.datasource, question)
         value_hits = idx.values.match(question)
-        sig = self.signals(idx, question, terms, value_hits, previous_sql)
+        dense, best = self._dense(idx, question)
+        sig = self.signals(idx, question, terms, value_hits, previous_sql, dense=dense)
         fused = table_scores(rrf(sig, self.weights), idx.docs)
         picked = select(idx, fused, value_hits, budget=self.budget, max_tables=self.max_tables,
                         keep_small=self.keep_small, scale=sum(self.weights.values()))
@@ -132,4 +137,5 @@ class HybridRecall:
             schema_block=picked.block, tables=picked.tables, columns=picked.columns, values=picked.values,
             glossary=[_term_dict(t) for t in terms], examples=examples, tokens=picked.tokens,
             full_schema_tokens=idx.full_tokens, signals={k: len(v) for k, v in sig.items()}, whole=picked.whole,
+            best_similarity=best,
         )

@@ -27,6 +27,7 @@ class RecallResult:
     glossary: list[dict] = field(default_factory=list)  # matched terms {term, definition, sql, synonyms, tables}
     signals: dict = field(default_factory=dict)  # signal -> how many documents it ranked (diagnostics)
     whole: bool = False  # the block is the whole schema, the same for every question of the datasource
+    best_similarity: float | None = None  # the question's best cosine to any table or column (None: no embeddings)
 
     def to_dict(self) -> dict:
         """The public JSON shape (`wenshu db recall --json`)."""
