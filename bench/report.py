@@ -24,7 +24,7 @@ def _row(cells) -> str:
 
 
 def render(paths: list[Path]) -> str:
-    rows, errors, commands = [], [], []
+    rows, errors, commands, agree = [], [], [], []
     for path in paths:
         data = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict) or not isinstance(data.get("summary"), list):
@@ -37,11 +37,18 @@ def render(paths: list[Path]) -> str:
             classes = (data.get("breakdown") or {}).get(s["mode"], {}).get("error_classes", {})
             wrong = ", ".join(f"{k} {v}" for k, v in classes.items() if k != "ok") or "none"
             errors.append(_row((s["set"], cells[1], wrong)))
+        a = data.get("agreement")
+        if a:
+            only = [f"{a[k]} ({a[k + '_pct']} %)" for k in ("pipeline_only", "baseline_only")]
+            agree.append(_row((data["summary"][0]["set"], a["n"], a["both_right"], *only, a["both_wrong"])))
         if data.get("command"):
             at = f" (commit {data['commit']})" if data.get("commit") else ""
             commands.append(f"- `{data['command']}` → `{path.as_posix()}`{at}")
     lines = [_row(HEADER), _row(["---"] * len(HEADER)), *rows, "",
              _row(("set", "mode", "wrong answers by class")), _row(("---",) * 3), *errors]  # fmt: skip
+    if agree:
+        head = ("set", "questions", "both right", "only the pipeline right", "only the baseline right", "both wrong")
+        lines += ["", _row(head), _row(("---",) * len(head)), *agree]
     if commands:
         lines += ["", "Produced by:", *commands]
     return "\n".join(lines)

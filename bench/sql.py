@@ -29,7 +29,7 @@ from bench.ablation import copied, load_reference, to_rerun
 from bench.ablation import summary as ablation_summary
 from bench.modes import create_statements, run_baseline, run_pipeline
 from bench.scoring import MAX_ROWS, QueryFailed, run_sql
-from bench.summary import print_tables, summarize
+from bench.summary import agreement, print_tables, summarize
 
 
 def add_arguments(p) -> None:
@@ -189,12 +189,15 @@ def run(args) -> int:
         if row["mode"] == "pipeline" and args.candidates > 1:
             row["candidates"] = args.candidates
     command = "python -m bench " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    result = {"summary": summary, "breakdown": breakdown, "command": command, "commit": commit, "role": role,
-              "disabled_checks": ablated, "questions": records}  # fmt: skip
+    result = {"summary": summary, "breakdown": breakdown, "agreement": agreement(records), "command": command,
+              "commit": commit, "role": role, "disabled_checks": ablated, "questions": records}  # fmt: skip
     if reference:
         result["ablation"] = ablation_summary(reference, records, ablated, rerun)
     out.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
     print_tables(summary, breakdown, Console())
+    if result["agreement"]:
+        console.print("Pipeline vs baseline on the same questions: " + ", ".join(
+            f"{k.replace('_', ' ')} {v}" for k, v in result["agreement"].items()))
     if reference:
         console.print(f"Ablation: {result['ablation']}")
     console.print(f"Results: {out}  (predictions: {log})")

@@ -67,6 +67,21 @@ def summarize(records: list[dict], set_name: str, model: str) -> tuple[list[dict
     return rows, breakdown
 
 
+def agreement(records: list[dict]) -> dict | None:
+    """On the questions both modes scored: how often both, only one, or neither is right (None without
+    both modes). `pipeline_only` and `baseline_only` are the shares where they disagree with one right."""
+    by = {m: {r["id"]: bool(r["correct"]) for r in scored(records) if r["mode"] == m} for m in ("pipeline", "baseline")}
+    ids = sorted(set(by["pipeline"]) & set(by["baseline"]))
+    if not ids:
+        return None
+    count = Counter((by["pipeline"][i], by["baseline"][i]) for i in ids)
+    n = len(ids)
+    out = {"n": n, "both_right": count[(True, True)], "pipeline_only": count[(True, False)],
+           "baseline_only": count[(False, True)], "both_wrong": count[(False, False)]}
+    out["pipeline_only_pct"], out["baseline_only_pct"] = _pct(out["pipeline_only"], n), _pct(out["baseline_only"], n)
+    return out
+
+
 def print_tables(summary: list[dict], breakdown: dict, console: Console | None = None) -> None:
     console = console or Console()
     table = Table("set", "mode", "model", "n", "accuracy %", "lenient %", "median s", "p90 s", "tokens/q",

@@ -66,6 +66,8 @@ def test_spider_format_file_both_modes_and_resume(tiny_set: Path):
     assert classes[("baseline", "A broken gold query")] == "gold_error"
     assert classes[("pipeline", "Names of items costing more than 10?")] == "wrong_result"
     assert data["breakdown"]["pipeline"]["not_scored"] == {"missing_db": 1, "gold_error": 1}
+    assert data["agreement"] == {"n": 2, "both_right": 1, "pipeline_only": 0, "baseline_only": 0, "both_wrong": 1,
+                                 "pipeline_only_pct": 0.0, "baseline_only_pct": 0.0}  # fmt: skip
     pipeline_q = next(q for q in data["questions"] if q["mode"] == "pipeline" and q["correct"])
     assert pipeline_q["prompt_tokens"] > 0 and "generate" in pipeline_q["node_ms"]
     # A second run resumes: nothing is asked again, so a different model answer changes nothing.
@@ -80,6 +82,7 @@ def test_spider_format_file_both_modes_and_resume(tiny_set: Path):
     report = subprocess.run([sys.executable, "-m", "bench", "report", str(out)], cwd=ROOT, capture_output=True,
                             text=True, timeout=60)  # fmt: skip
     assert report.returncode == 0 and "| q | pipeline | fake | 2 |" in report.stdout
+    assert "| q | 2 | 1 | 0 (0.0 %) | 0 (0.0 %) | 1 |" in report.stdout
 
 
 def test_demo_smoke_run(tmp_path: Path):
