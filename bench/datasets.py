@@ -11,6 +11,9 @@
 - `spider_dev_200`: the routine subset, a stratified sample of 200 spider_dev questions with a fixed
   seed (`SUBSET_SEED`), so every run scores the same questions. `spider_dev_test` is the rest of
   spider_dev.
+- `spider_dev_zh`: 53 spider_dev_200 questions (up to three per database) written in Chinese by
+  this project, on Spider's English schemas with the same gold SQL (`bench/data/spider_dev_zh.json`):
+  the development set for Chinese questions on English schemas.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -34,7 +37,8 @@ from bench.hardness import hardness
 SUBSET_SEED = 200
 SUBSETS = {"spider_dev_200": ("spider_dev", 200)}
 DEMO_SETS = {"demo": None, "demo_dev": "dev", "demo_test": "test"}
-ROLES = {"spider_dev_200": "development", "demo_dev": "development", "spider_dk": "validation",
+ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
+         "spider_dk": "validation",
          "spider_dev_test": "test", "demo_test": "test", "spider_dev": "mixed", "demo": "mixed"}
 
 
@@ -80,7 +84,8 @@ def load_spider(questions: Path, db_dir: Path | list[Path], prefix: str) -> list
     items = []
     for i, row in enumerate(data):
         db_id = str(row.get("db_id", ""))
-        path = next((p for d in dirs if (p := d / db_id / f"{db_id}.sqlite").exists()), dirs[0] / db_id / f"{db_id}.sqlite")
+        candidates = [d / db_id / f"{db_id}.sqlite" for d in dirs]
+        path = next((p for p in candidates if p.exists()), candidates[0])
         gold = (row.get("query") or "").strip()
         items.append(Item(
             id=f"{prefix}-{i:04d}", question=(row.get("question") or "").strip(), gold_sql=gold,
@@ -136,6 +141,9 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         parent, n = SUBSETS[name]
         _, items = resolve_set(parent, db_dir=db_dir, tables=tables, demo_db=demo_db)
         return name, stratified(items, n, SUBSET_SEED)
+    if name == "spider_dev_zh":
+        own = Path(__file__).resolve().parent / "data" / "spider_dev_zh.json"
+        return name, load_spider(own, base / "spider_dev" / "database", "zh")
     if name == "spider_dev_test":
         _, items = resolve_set("spider_dev", db_dir=db_dir, tables=tables, demo_db=demo_db)
         dev = {i.id for i in resolve_set("spider_dev_200", db_dir=db_dir, tables=tables, demo_db=demo_db)[1]}
@@ -151,7 +159,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, DEMO_SETS[name])
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dk, demo, demo_dev, demo_test or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, demo, demo_dev, demo_test or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)

@@ -221,3 +221,6 @@ def test_each_named_set_has_a_role_and_the_spider_dev_halves_do_not_overlap():
     assert not {i.id for i in dev} & {i.id for i in rest}
     dk = resolve_set("spider_dk", db_dir=None, tables=None, demo_db=None)[1]
     assert sum(i.problem is None for i in dk) == 473  # on Spider dev's databases and its own three
+    zh = resolve_set("spider_dev_zh", db_dir=None, tables=None, demo_db=None)[1]
+    assert role_of("spider_dev_zh") == "development" and len(zh) == 53 and {i.lang for i in zh} == {"zh"}
+    assert {i.gold_sql for i in zh} <= {i.gold_sql for i in dev}  # Chinese wordings of development questions

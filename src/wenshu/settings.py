@@ -67,8 +67,8 @@ class Settings(BaseSettings):
         False, description="Ask the fast model to judge results (rules always run)."
     )
     disabled_checks: list[str] = Field(
-        default_factory=list, description="Accuracy checks switched off by id, for ablation (the ids are in agent/checks.py; "
-        "an unknown id is refused with the list), e.g. [\"per_group\", \"retry\"].")
+        default_factory=list, description="Accuracy checks switched off by id, for ablation (the ids are in "
+        "agent/checks.py; an unknown id is refused with the list), e.g. [\"per_group\", \"retry\"].")
     scope_min_similarity: float = Field(
         0.24, description="A first question whose best meaning match to any table or column is below this, and "
         "that names nothing of the datasource, is answered 'no data about X' (agent/scope.py); 0: never.")

@@ -71,8 +71,9 @@ def _terms(a: Answer) -> list[dict]:
 
 
 def _values(a: Answer) -> list[dict]:
+    missing = cov.missing_values(a.question, a.sql, a.values, a.dialect)
     return [{"said": v.get("label") or v["value"], "table": v["table"], "column": v["column"],
-             "literal": _literal(v["value"])} for v in cov.missing_values(a.question, a.sql, a.values, a.dialect)]  # fmt: skip
+             "literal": _literal(v["value"])} for v in missing]  # fmt: skip
 
 
 def _windows(a: Answer) -> list[dict]:

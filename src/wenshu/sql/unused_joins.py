@@ -73,7 +73,8 @@ def _prune(select: exp.Select, catalog: Catalog, said: set[str]) -> list[str]:
         own = _name_words(table.name) - set().union(*(_name_words(t.name) for t in rest))
         if not own or own & said:
             continue
-        if _used_outside(select, join, table.alias_or_name.lower(), {c.name.lower() for c in info.columns}, other_columns):
+        own_columns = {c.name.lower() for c in info.columns}
+        if _used_outside(select, join, table.alias_or_name.lower(), own_columns, other_columns):
             continue
         join.pop()
         tables.remove(table)
