@@ -57,6 +57,15 @@ class Settings(BaseSettings):
     model_cpu_variant: Literal["auto", "base", "avx512"] = Field(
         "auto", description="CPU backend of the portable runtime: auto picks AVX-512 where the CPU has it.")
 
+    # Workspace tools (wenshu.workspace): files and commands confined to one folder
+    workspace_commands: list[str] = Field(
+        default_factory=lambda: ["pytest", "python3 -m pytest", "python3 -m unittest", "ls", "git status", "git diff"],
+        description="Commands a workspace may run, as argument-list prefixes (\"npm test\" allows `npm test -- x`, "
+        "not `npm testify`); no shell.")
+    workspace_command_timeout_s: float = Field(120.0, description="Time limit of one workspace command.")
+    workspace_path: str = Field("/usr/local/bin:/usr/bin:/bin", description="PATH the workspace's commands are "
+                                "looked up on (never the workspace itself).")
+
     # SQL execution
     row_limit: int = 1000
     statement_timeout_s: float = 20.0

@@ -1,0 +1,44 @@
+"""The workspace's refusals: one sentence in each language and a stable code."""
+
+from __future__ import annotations
+
+from wenshu.errors import InputError, WenshuError
+
+
+class PathOutsideWorkspace(InputError):
+    code = "path_outside_workspace"
+
+    def __init__(self, path: str, why: str):
+        super().__init__(f"'{path}' is outside the workspace ({why}); use a path inside it.",
+                         f"「{path}」不在工作区内（{why}），请使用工作区内的路径。")
+
+
+class NotInWorkspace(InputError):
+    code = "workspace_path_missing"
+
+    def __init__(self, path: str):
+        super().__init__(f"There is no file or folder '{path}' in the workspace.", f"工作区中没有「{path}」。")
+
+
+class NotText(InputError):
+    code = "workspace_not_text"
+
+    def __init__(self, path: str):
+        super().__init__(f"'{path}' is not a text file; only UTF-8 text can be read or written.",
+                         f"「{path}」不是文本文件；只能读写 UTF-8 文本。")
+
+
+class CommandNotAllowed(InputError):
+    code = "command_not_allowed"
+
+    def __init__(self, command: str, allowed: list[str]):
+        listed = "; ".join(allowed) or "none"
+        super().__init__(f"The command '{command}' is not allowed here (allowed: {listed}).",
+                         f"不允许运行命令「{command}」（允许：{listed}）。")
+
+
+class WorkspaceMissing(WenshuError):
+    code = "workspace_missing"
+
+    def __init__(self, root: str):
+        super().__init__(f"The workspace folder '{root}' does not exist.", f"工作区文件夹「{root}」不存在。")
