@@ -152,6 +152,10 @@ class Settings(BaseSettings):
         return self.app_db_url or f"sqlite:///{self.home / 'wenshu.db'}"
 
     @property
+    def skills_dir(self) -> Path:
+        return self.home / "skills"
+
+    @property
     def prefix_dir(self) -> Path:
         return self.home / "prefix"
 
