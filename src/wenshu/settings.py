@@ -57,6 +57,7 @@ class Settings(BaseSettings):
     model_cpu_variant: Literal["auto", "base", "avx512"] = Field(
         "auto", description="CPU backend of the portable runtime: auto picks AVX-512 where the CPU has it.")
 
+    assistant_max_steps: int = Field(6, description="Most tool steps the assistant takes for one request.")
     # Workspace tools (wenshu.workspace): files and commands confined to one folder
     workspace_commands: list[str] = Field(
         default_factory=lambda: ["pytest", "python3 -m pytest", "python3 -m unittest", "ls", "git status", "git diff"],

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from wenshu.cli import (ask, common, db, doctor, examples, glossary, log, model, policy, recall, semantic, serve,
-                        skills, sql, token)
+from wenshu.cli import (ask, assist, common, db, doctor, examples, glossary, log, model, policy, recall, semantic,
+                        serve, skills, sql, token)
 
 app = typer.Typer(
     name="wenshu",
@@ -23,6 +23,7 @@ def _root(debug: bool = typer.Option(False, "--debug", help="Show stack traces o
 
 app.command("ask")(ask.ask)
 app.command("chat")(ask.chat)
+app.command("assist")(assist.assist)
 app.command("doctor")(doctor.doctor)
 app.command("log")(log.log)
 app.command("serve")(serve.serve)

@@ -9,19 +9,18 @@ from collections.abc import Sequence
 import numpy as np
 
 from wenshu.knowledge.tokenize import tokens
-from wenshu.skills.library import Skill
-
 FLOOR = 0.35  # below this score a skill is not offered
 DENSE_WEIGHT = 0.6
 
 
-def _overlap(request: set[str], skill: Skill) -> float:
+def _overlap(request: set[str], skill) -> float:
     words = set(tokens(f"{skill.name.replace('-', ' ')} {skill.description}"))
     return len(request & words) / max(1, min(len(request), 6)) if request else 0.0
 
 
-def select(request: str, skills: Sequence[Skill], *, k: int = 2, embedder=None, floor: float = FLOOR) -> list[Skill]:
-    usable = [s for s in skills if s.ok]
+def select(request: str, skills: Sequence, *, k: int = 2, embedder=None, floor: float = FLOOR) -> list:
+    """The best `k` of `skills` (anything with a name and a description: skills, tools) above `floor`."""
+    usable = [s for s in skills if getattr(s, "ok", True)]
     if not usable or not request.strip():
         return []
     words = set(tokens(request))

@@ -1,0 +1,104 @@
+"""The assistant graph: (route by rules) -> data | direct | (decide <-> act) -> finish, with pure routing functions,
+MAX_STEPS and a graceful last step that answers with what the steps found."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from wenshu.agent import explain
+from wenshu.assistant.decide import InvalidStep, parse_step, step_messages, step_schema
+from wenshu.assistant.state import AssistantState
+from wenshu.assistant.tools import Tool
+from wenshu.i18n import pick
+
+MAX_REPAIRS = 1
+
+
+@dataclass
+class AssistantContext:
+    models: object  # providers.base.ModelClient
+    tools: list[Tool]
+    skills: list = field(default_factory=list)
+    context: str = ""  # what the datasource holds, for the system prompt
+    ask: Callable[[str], object] | None = None  # the data pipeline
+    max_steps: int = 6
+
+
+def direct_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:
+    return {"answer": explain.chitchat_reply(state["lang"], "chitchat"), "status": "ok"}
+
+
+def data_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:
+    resp = runtime.context.ask(state["request"])
+    return {"answer": resp.answer, "status": "error" if resp.error else "ok", "data": resp.model_dump()}
+
+
+def decide_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:
+    ctx = runtime.context
+    previous = state.get("decision") or {}
+    messages = step_messages(state["request"], ctx.tools, ctx.skills, ctx.context, state.get("steps") or [],
+                             repair=previous.get("invalid"))  # fmt: skip
+    response_format = {"type": "json_schema", "json_schema": {"name": "Step", "schema": step_schema(ctx.tools),
+                                                              "strict": True}}  # fmt: skip
+    raw = ctx.models.text("strong", messages, response_format=response_format)
+    repairs = state.get("repairs", 0) + bool(previous.get("invalid"))
+    try:
+        d = parse_step(raw, ctx.tools)
+    except InvalidStep as err:
+        return {"decision": {"invalid": str(err)}, "repairs": repairs}
+    return {"decision": {"action": d.action, "arguments": d.arguments, "answer": d.answer}, "repairs": repairs}
+
+
+def act_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:
+    d = state["decision"]
+    tool = next(t for t in runtime.context.tools if t.name == d["action"])
+    result, ok = tool.call(d["arguments"])
+    return {"steps": [{"action": d["action"], "arguments": d["arguments"], "result": result, "ok": ok}]}
+
+
+def finish_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:
+    """The final answer, or the graceful last step: what the steps found, said plainly."""
+    d = state.get("decision") or {}
+    if d.get("action") == "final":
+        return {"answer": d["answer"], "status": "ok"}
+    steps = state.get("steps") or []
+    lang = state["lang"]
+    why = pick(lang, f"I stopped after {len(steps)} steps without a final answer.",
+               f"执行了 {len(steps)} 步仍未得出最终答案，先停在这里。")  # fmt: skip
+    if d.get("invalid"):
+        why = pick(lang, f"The model's step could not be used ({d['invalid']}).", f"模型给出的步骤无法使用（{d['invalid']}）。")
+    found = "\n".join(f"- {s['action']}: {s['result'][:300]}" for s in steps[-3:])
+    head = pick(lang, " What the steps found:", " 已得到的结果：") if found else ""
+    return {"answer": why + head + ("\n" + found if found else ""), "status": "fallback"}
+
+
+def after_route(state: AssistantState) -> str:
+    return {"direct": "direct", "data": "data"}.get(state.get("route", ""), "decide")
+
+
+def after_decide(state: AssistantState) -> str:
+    d = state.get("decision") or {}
+    if d.get("invalid"):
+        return "decide" if state.get("repairs", 0) < MAX_REPAIRS else "finish"
+    return "finish" if d.get("action") == "final" else "act"
+
+
+def after_act(state: AssistantState, *, max_steps: int) -> str:
+    return "finish" if len(state.get("steps") or []) >= max_steps else "decide"
+
+
+def build_assistant_graph(max_steps: int):
+    g = StateGraph(AssistantState, context_schema=AssistantContext)
+    for name, fn in (("direct", direct_node), ("data", data_node), ("decide", decide_node), ("act", act_node),
+                     ("finish", finish_node)):
+        g.add_node(name, fn)
+    g.add_conditional_edges(START, after_route, ["direct", "data", "decide"])  # the route is decided by rules
+    g.add_conditional_edges("decide", after_decide, ["decide", "act", "finish"])
+    g.add_conditional_edges("act", lambda s: after_act(s, max_steps=max_steps), ["decide", "finish"])
+    for last in ("direct", "data", "finish"):
+        g.add_edge(last, END)
+    return g.compile()

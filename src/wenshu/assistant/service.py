@@ -1,0 +1,85 @@
+"""The assistant service: a request in, an AssistantResponse out, around one compiled graph.
+
+Per request the host (not the model) selects at most two skills and five tools by retrieval over their
+descriptions, routes by rules (assistant/route.py) and, on the agent route, lets the model choose among
+what it was offered, one JSON step at a time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from wenshu.agent.response import usage_of
+from wenshu.agent.service import Agent
+from wenshu.agent.vocabulary import Vocabulary
+from wenshu.assistant.graph import AssistantContext, build_assistant_graph
+from wenshu.assistant.route import route
+from wenshu.assistant.state import AssistantResponse, AssistantStep
+from wenshu.assistant.tools import query_database_tool, workspace_tools
+from wenshu.contracts import AgentRequest, AgentResponse, ErrorInfo
+from wenshu.errors import EmptyQuestion, WenshuError
+from wenshu.i18n import detect_lang
+from wenshu.settings import Settings
+from wenshu.skills.library import SkillLibrary
+from wenshu.skills.select import select
+from wenshu.workspace.paths import Root
+
+MAX_TOOLS = 5
+MAX_SKILLS = 2
+
+
+class Assistant:
+    def __init__(self, settings: Settings, store, *, agent: Agent | None = None, models=None,
+                 project_dir: Path | None = None):
+        self.settings, self.store = settings, store
+        self.agent = agent or Agent(settings, store, models=models)
+        self.skills = SkillLibrary(settings.skills_dir, project_dir=project_dir)
+        self.graph = build_assistant_graph(settings.assistant_max_steps)
+
+    def _datasource_words(self, datasource: str) -> tuple[Vocabulary | None, str]:
+        from wenshu.knowledge.sync import current_catalog
+
+        try:
+            catalog = current_catalog(self.store, datasource)
+        except WenshuError:
+            return None, ""
+        names = ", ".join(t.name for t in catalog.tables[:40])
+        return Vocabulary.of(catalog, self.agent.semantic_model(datasource)), f"The database holds the tables: {names}."
+
+    def ask(self, message: str, *, workspace: str | Path | None = None, datasource: str | None = None) -> AssistantResponse:
+        request = (message or "").strip()
+        if not request:
+            raise EmptyQuestion()
+        lang, ds = detect_lang(request), datasource or self.settings.default_datasource
+        embedder = getattr(self.agent.recall, "embedder", None)
+        good, _ = self.skills.scan()
+        skills = select(request, list(good.values()), k=MAX_SKILLS, embedder=embedder)
+
+        def ask_data(question: str) -> AgentResponse:
+            return self.agent.ask(AgentRequest(message=question, datasource=ds))
+
+        tools = [query_database_tool(ask_data)]
+        if workspace is not None:
+            s = self.settings
+            tools += workspace_tools(Root(workspace), allowlist=s.workspace_commands,
+                                     timeout_s=s.workspace_command_timeout_s, path=s.workspace_path)  # fmt: skip
+        offered = select(request, tools, k=MAX_TOOLS, embedder=embedder, floor=0.0)
+        vocabulary, context = self._datasource_words(ds)
+        way = route(request, workspace=workspace is not None, skills=bool(skills), vocabulary=vocabulary)
+        models = self.agent.models()
+        ctx = AssistantContext(models=models, tools=offered, skills=skills, context=context, ask=ask_data,
+                               max_steps=self.settings.assistant_max_steps)  # fmt: skip
+        state = self.graph.invoke({"request": request, "lang": lang, "route": way, "steps": [], "repairs": 0},
+                                  context=ctx)  # fmt: skip
+        data = AgentResponse(**state["data"]) if state.get("data") else None
+        usage = usage_of(models.usage)
+        if data is not None:
+            usage = data.usage
+        return AssistantResponse(
+            answer=state.get("answer", ""), route=way, status=state.get("status", "ok"),
+            steps=[AssistantStep(**s) for s in state.get("steps") or []], tools=[t.name for t in offered],
+            skills=[s.name for s in skills], data=data, usage=usage,
+            error=data.error if data is not None and data.error else (
+                ErrorInfo(code="unfinished", message=state.get("answer", "")) if state.get("status") == "fallback"
+                else None),
+        )

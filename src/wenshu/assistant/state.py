@@ -1,0 +1,41 @@
+"""The assistant graph's state (what each node writes) and its channel-neutral response."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, TypedDict
+
+from pydantic import BaseModel, Field
+
+from wenshu.contracts import AgentResponse, ErrorInfo, Usage
+
+
+class AssistantState(TypedDict, total=False):
+    request: str
+    lang: str
+    route: str  # direct | data | agent (assistant/route.py)
+    steps: Annotated[list[dict], operator.add]  # [{action, arguments, result, ok}] in order
+    decision: dict | None  # the last step the model chose: {action, arguments, answer} or {invalid: reason}
+    repairs: int  # invalid steps sent back so far
+    answer: str
+    status: str  # ok | fallback | error
+    data: dict | None  # the pipeline's AgentResponse when the data route answered
+
+
+class AssistantStep(BaseModel):
+    action: str
+    arguments: dict = Field(default_factory=dict)
+    result: str = ""
+    ok: bool = True
+
+
+class AssistantResponse(BaseModel):
+    answer: str = ""
+    route: str = ""
+    status: str = "ok"
+    steps: list[AssistantStep] = Field(default_factory=list)
+    tools: list[str] = Field(default_factory=list)  # offered to the model this turn
+    skills: list[str] = Field(default_factory=list)  # selected by the host this turn
+    data: AgentResponse | None = None
+    usage: Usage = Field(default_factory=Usage)
+    error: ErrorInfo | None = None

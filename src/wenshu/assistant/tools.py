@@ -1,0 +1,82 @@
+"""Assistant tools: a name, a description the host retrieves by, a flat JSON schema of arguments and
+a function. Results go back to the model as data (agent/decide.py wraps them), never as instructions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from wenshu.errors import WenshuError
+
+MAX_RESULT_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    parameters: dict  # JSON schema of an object with flat properties
+    run: Callable[[dict], str] = field(repr=False)
+
+    def call(self, arguments: dict) -> tuple[str, bool]:
+        """(result text, ok); a refusal or failure comes back as text in the user's terms, never raised."""
+        try:
+            text = self.run(arguments)
+        except WenshuError as err:
+            return f"{err.code}: {err.en}", False
+        except Exception as err:  # noqa: BLE001 - one tool's crash must not end the answer
+            return f"tool_failed: {type(err).__name__}: {err}", False
+        return (text if len(text) <= MAX_RESULT_CHARS else text[:MAX_RESULT_CHARS] + "\n… (cut)"), True
+
+
+def _params(**props: str) -> dict:
+    return {"type": "object", "properties": {k: {"type": "string", "description": v} for k, v in props.items()},
+            "required": list(props), "additionalProperties": False}  # fmt: skip
+
+
+def query_database_tool(ask: Callable[[str], object]) -> Tool:
+    """The whole data pipeline as one tool: the question in, the answer, SQL and first rows out."""
+
+    def run(args: dict) -> str:
+        resp = ask(args["question"])
+        if getattr(resp, "error", None):
+            return f"{resp.error.code}: {resp.answer}"
+        head = [", ".join(resp.columns), *(", ".join(str(v) for v in r) for r in resp.rows[:10])]
+        return f"{resp.answer}\nSQL: {resp.sql}\nRows ({resp.row_count}):\n" + "\n".join(head)
+
+    return Tool("query_database", "Answer a question about the numbers in the connected database (SQL is "
+                "written, checked and run for you). 查询数据库中的数据。",
+                _params(question="the data question, in the user's words"), run)  # fmt: skip
+
+
+def workspace_tools(root, *, allowlist: list[str], timeout_s: float, path: str) -> list[Tool]:
+    from wenshu.workspace.commands import run_command
+    from wenshu.workspace.files import list_files, read_text, write_text
+
+    def ls(args: dict) -> str:
+        entries = list_files(root, args.get("path") or ".", limit=200)
+        return "\n".join(f"{e.path}/" if e.kind == "dir" else f"{e.path} ({e.size} B)" for e in entries) or "(empty)"
+
+    def read(args: dict) -> str:
+        text = read_text(root, args["path"])
+        return f"{text.path} ({text.lines} lines{', cut' if text.truncated else ''}):\n{text.content}"
+
+    def write(args: dict) -> str:
+        done = write_text(root, args["path"], args["content"])
+        return f"wrote {done.path} ({done.lines} lines)"
+
+    def run(args: dict) -> str:
+        r = run_command(root, args["command"], allowlist=allowlist, timeout_s=timeout_s, path=path)
+        state = "timed out" if r.timed_out else f"exit {r.returncode}"
+        return f"{' '.join(r.argv)}: {state} in {r.seconds} s\n{r.stdout[-2000:]}\n{r.stderr[-1000:]}".strip()
+
+    return [
+        Tool("list_files", "List files and folders in the workspace folder. 列出工作区文件。",
+             _params(path="a folder inside the workspace, '.' for its root"), ls),
+        Tool("read_file", "Read a text file in the workspace folder. 读取工作区文件。",
+             _params(path="a file inside the workspace"), read),
+        Tool("write_file", "Write a whole text file in the workspace folder. 写入工作区文件。",
+             _params(path="a file inside the workspace", content="the whole new content"), write),
+        Tool("run_command", "Run an allowed command (tests, listing) in the workspace folder. 在工作区运行命令。",
+             _params(command="the command, e.g. pytest -q"), run),
+    ]  # fmt: skip

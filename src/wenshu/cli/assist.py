@@ -1,0 +1,41 @@
+"""`wenshu assist "REQUEST" [--workspace DIR]`: the general assistant (data, skills, workspace tools)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from wenshu.cli.ask import make_agent
+from wenshu.cli.common import console, guarded, settings, ui_lang
+from wenshu.cli.render import render_response
+
+
+def assist(
+    request: str = typer.Argument(..., help="What you want, in Chinese or English."),
+    workspace: Path = typer.Option(None, "--workspace", "-w", help="A folder the assistant may read, write and test in."),
+    db: str = typer.Option(None, "--db", help="Datasource name (default: demo)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the AssistantResponse as JSON."),
+) -> None:
+    """Ask the assistant: data questions go to the data pipeline, other requests to tools and skills."""
+    from wenshu.assistant.service import Assistant
+
+    lang = ui_lang(request)
+    with guarded(lang, as_json):
+        agent = make_agent()
+        resp = Assistant(settings(), agent.store, agent=agent, project_dir=Path.cwd() / "skills").ask(
+            request, workspace=workspace, datasource=db)
+        if as_json:
+            print(resp.model_dump_json())
+            return
+        if resp.data is not None:
+            render_response(console, resp.data, lang)
+        else:
+            for i, step in enumerate(resp.steps, 1):
+                mark = "✓" if step.ok else "✗"
+                console.print(f"[dim]{i}. {mark} {step.action} {step.arguments}[/]", highlight=False)
+            console.print(resp.answer, highlight=False)
+        extra = [f"route {resp.route}"] + ([f"skills {', '.join(resp.skills)}"] if resp.skills else [])
+        console.print(f"[dim]{' · '.join(extra)}[/]")
+        if resp.status == "fallback":
+            raise SystemExit(1)
