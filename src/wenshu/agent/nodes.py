@@ -176,7 +176,7 @@ def validate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str,
             return {"sql": part}, "ok", "repaired: " + "; ".join(checked.repairs), checked.fired
         return {"sql": part}, "ok", ""
     part["sql"] = checked.sql
-    return {"sql": part}, "error", f"{checked.outcome.code}: {checked.outcome.reason}"
+    return {"sql": part}, "error", f"{checked.outcome.code}: {checked.outcome.reason}", checked.fired
 
 
 def execute_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
