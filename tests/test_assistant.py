@@ -38,11 +38,12 @@ def assistant(settings, store, agent):
 
 
 def test_routing_is_rules_first():
-    assert route("你好", workspace=False, skills=False) == "direct"
-    assert route("上个月每个城市的订单量Top10", workspace=False, skills=False) == "data"
-    assert route("list the files in the project", workspace=True, skills=False) == "agent"
-    assert route("list the top 5 cities by orders", workspace=True, skills=False) == "data"
-    assert route("make me the weekly report", workspace=False, skills=True) == "agent"
+    assert route("你好", workspace=False) == "direct"
+    assert route("上个月每个城市的订单量Top10", workspace=False) == "data"
+    assert route("list the files in the project", workspace=True) == "agent"
+    assert route("list the top 5 cities by orders", workspace=True) == "data"
+    assert route("make me the weekly report", workspace=False, skill_score=0.6) == "agent"
+    assert route("how many orders last week", workspace=False, skill_score=0.4) == "data"  # a weak skill match
 
 
 def test_a_data_question_goes_straight_to_the_pipeline_with_no_tool_call(assistant, fake_model):

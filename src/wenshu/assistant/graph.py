@@ -37,20 +37,23 @@ def data_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict
     return {"answer": resp.answer, "status": "error" if resp.error else "ok", "data": resp.model_dump()}
 
 
-def decide_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:
-    ctx = runtime.context
-    previous = state.get("decision") or {}
-    messages = step_messages(state["request"], ctx.tools, ctx.skills, ctx.context, state.get("steps") or [],
-                             repair=previous.get("invalid"))  # fmt: skip
+def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: str | None = None) -> dict:
+    """One model step under this turn's schema: {action, arguments, answer} or {invalid: reason}."""
+    messages = step_messages(request, ctx.tools, ctx.skills, ctx.context, steps, repair=repair)
     response_format = {"type": "json_schema", "json_schema": {"name": "Step", "schema": step_schema(ctx.tools),
                                                               "strict": True}}  # fmt: skip
     raw = ctx.models.text("strong", messages, response_format=response_format)
-    repairs = state.get("repairs", 0) + bool(previous.get("invalid"))
     try:
         d = parse_step(raw, ctx.tools)
     except InvalidStep as err:
-        return {"decision": {"invalid": str(err)}, "repairs": repairs}
-    return {"decision": {"action": d.action, "arguments": d.arguments, "answer": d.answer}, "repairs": repairs}
+        return {"invalid": str(err)}
+    return {"action": d.action, "arguments": d.arguments, "answer": d.answer}
+
+
+def decide_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:
+    previous = state.get("decision") or {}
+    decision = choose_step(runtime.context, state["request"], state.get("steps") or [], previous.get("invalid"))
+    return {"decision": decision, "repairs": state.get("repairs", 0) + bool(previous.get("invalid"))}
 
 
 def act_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:

@@ -1,9 +1,10 @@
 """The assistant's deterministic front: rules first, like the data pipeline's intent gate.
 
 - a greeting or a question about the assistant itself gets a direct answer;
-- a request that needs the workspace (files, scripts, tests) or that a skill fits goes to the agent loop;
+- a request a skill clearly fits (`skills.select.STRONG`), or that needs the workspace (files, scripts,
+  tests), goes to the agent loop;
 - a question that asks for numbers or names the datasource goes straight to the data pipeline, with no
-  tool call;
+  tool call, unless only a weaker skill match speaks against it;
 - anything else goes to the agent loop, which may still call the pipeline.
 """
 
@@ -13,16 +14,18 @@ import re
 
 from wenshu.agent.intent import CHITCHAT, DATA
 from wenshu.agent.vocabulary import Vocabulary
+from wenshu.skills.select import STRONG
 
 WORKSPACE = re.compile(r"\b(files?|folders?|director(y|ies)|scripts?|tests?|code|readme|csv|json|yaml|python|"
                        r"pytest)\b|文件|目录|脚本|测试|代码", re.I)  # fmt: skip
 
 
-def route(request: str, *, workspace: bool, skills: bool, vocabulary: Vocabulary | None = None) -> str:
-    """"direct" | "data" | "agent"."""
+def route(request: str, *, workspace: bool, skill_score: float | None = None,
+          vocabulary: Vocabulary | None = None) -> str:
+    """"direct" | "data" | "agent"; `skill_score` is the best selected skill's score (None: no skill)."""
     if CHITCHAT.search(request) and not DATA.search(request):
         return "direct"
-    if skills or (workspace and WORKSPACE.search(request)):
+    if (skill_score is not None and skill_score >= STRONG) or (workspace and WORKSPACE.search(request)):
         return "agent"
     if DATA.search(request) or (vocabulary is not None and vocabulary.mentioned(request)):
         return "data"

@@ -21,7 +21,7 @@ from wenshu.errors import EmptyQuestion, WenshuError
 from wenshu.i18n import detect_lang
 from wenshu.settings import Settings
 from wenshu.skills.library import SkillLibrary
-from wenshu.skills.select import select
+from wenshu.skills.select import scored, select
 from wenshu.workspace.paths import Root
 
 MAX_TOOLS = 5
@@ -46,14 +46,14 @@ class Assistant:
         names = ", ".join(t.name for t in catalog.tables[:40])
         return Vocabulary.of(catalog, self.agent.semantic_model(datasource)), f"The database holds the tables: {names}."
 
-    def ask(self, message: str, *, workspace: str | Path | None = None, datasource: str | None = None) -> AssistantResponse:
-        request = (message or "").strip()
-        if not request:
-            raise EmptyQuestion()
-        lang, ds = detect_lang(request), datasource or self.settings.default_datasource
+    def prepare(self, request: str, *, workspace: str | Path | None = None, datasource: str | None = None
+                ) -> tuple[str, AssistantContext]:
+        """(route, context) of a request: the skills and tools the host offers, the route the rules choose."""
+        ds = datasource or self.settings.default_datasource
         embedder = getattr(self.agent.recall, "embedder", None)
         good, _ = self.skills.scan()
-        skills = select(request, list(good.values()), k=MAX_SKILLS, embedder=embedder)
+        picked = scored(request, list(good.values()), k=MAX_SKILLS, embedder=embedder)
+        skills = [s for _, s in picked]
 
         def ask_data(question: str) -> AgentResponse:
             return self.agent.ask(AgentRequest(message=question, datasource=ds))
@@ -63,12 +63,20 @@ class Assistant:
             s = self.settings
             tools += workspace_tools(Root(workspace), allowlist=s.workspace_commands,
                                      timeout_s=s.workspace_command_timeout_s, path=s.workspace_path)  # fmt: skip
-        offered = select(request, tools, k=MAX_TOOLS, embedder=embedder, floor=0.0)
+        offered = select(request, tools, k=MAX_TOOLS, embedder=embedder, floor=float("-inf"))  # the best five, always
         vocabulary, context = self._datasource_words(ds)
-        way = route(request, workspace=workspace is not None, skills=bool(skills), vocabulary=vocabulary)
-        models = self.agent.models()
-        ctx = AssistantContext(models=models, tools=offered, skills=skills, context=context, ask=ask_data,
-                               max_steps=self.settings.assistant_max_steps)  # fmt: skip
+        way = route(request, workspace=workspace is not None, skill_score=picked[0][0] if picked else None,
+                    vocabulary=vocabulary)  # fmt: skip
+        return way, AssistantContext(models=self.agent.models(), tools=offered, skills=skills, context=context,
+                                     ask=ask_data, max_steps=self.settings.assistant_max_steps)  # fmt: skip
+
+    def ask(self, message: str, *, workspace: str | Path | None = None, datasource: str | None = None) -> AssistantResponse:
+        request = (message or "").strip()
+        if not request:
+            raise EmptyQuestion()
+        lang = detect_lang(request)
+        way, ctx = self.prepare(request, workspace=workspace, datasource=datasource)
+        models, offered, skills = ctx.models, ctx.tools, ctx.skills
         state = self.graph.invoke({"request": request, "lang": lang, "route": way, "steps": [], "repairs": 0},
                                   context=ctx)  # fmt: skip
         data = AgentResponse(**state["data"]) if state.get("data") else None

@@ -10,6 +10,7 @@ import numpy as np
 
 from wenshu.knowledge.tokenize import tokens
 FLOOR = 0.35  # below this score a skill is not offered
+STRONG = 0.45  # at or above it the request is the skill's task even when it also reads as a data question
 DENSE_WEIGHT = 0.6
 
 
@@ -20,6 +21,11 @@ def _overlap(request: set[str], skill) -> float:
 
 def select(request: str, skills: Sequence, *, k: int = 2, embedder=None, floor: float = FLOOR) -> list:
     """The best `k` of `skills` (anything with a name and a description: skills, tools) above `floor`."""
+    return [s for _, s in scored(request, skills, k=k, embedder=embedder, floor=floor)]
+
+
+def scored(request: str, skills: Sequence, *, k: int = 2, embedder=None, floor: float = FLOOR) -> list[tuple]:
+    """(score, item) of the best `k` above `floor`, best first."""
     usable = [s for s in skills if getattr(s, "ok", True)]
     if not usable or not request.strip():
         return []
@@ -31,4 +37,4 @@ def select(request: str, skills: Sequence, *, k: int = 2, embedder=None, floor: 
         dense = vecs[1:] @ vecs[0]
         scores = [(1 - DENSE_WEIGHT) * min(1.0, o) + DENSE_WEIGHT * float(d) for o, d in zip(scores, dense)]
     ranked = sorted(zip(scores, range(len(usable))), key=lambda x: -x[0])
-    return [usable[i] for score, i in ranked[:k] if score >= floor]
+    return [(score, usable[i]) for score, i in ranked[:k] if score >= floor]
