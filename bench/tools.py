@@ -57,6 +57,7 @@ def run(args) -> int:
     from wenshu.assistant.graph import choose_step
     from wenshu.assistant.service import Assistant
     from wenshu.bootstrap import ensure_demo, open_store
+    from wenshu.errors import WenshuError
     from wenshu.i18n import detect_lang
 
     commit = _commit()
@@ -70,6 +71,7 @@ def run(args) -> int:
     items = yaml.safe_load(DATA.read_text(encoding="utf-8"))[: args.limit]
     records = []
     for item in items:
+        print(f"… {item['request']}", flush=True)
         t0 = time.perf_counter()
         way, ctx = assistant.prepare(item["request"], workspace=workspace)
         parsed = None
@@ -78,7 +80,10 @@ def run(args) -> int:
         elif way == "data":
             action, arguments = "query_database", {"question": item["request"]}
         else:
-            d = choose_step(ctx, item["request"], [])
+            try:
+                d = choose_step(ctx, item["request"], [])
+            except WenshuError as err:  # a model failure or timeout is this request's result, not the run's end
+                d = {"invalid": err.code}
             parsed = "invalid" not in d
             action, arguments = (d.get("action") or "invalid"), d.get("arguments") or {}
             if action == "final":

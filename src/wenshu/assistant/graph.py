@@ -16,6 +16,7 @@ from wenshu.assistant.tools import Tool
 from wenshu.i18n import pick
 
 MAX_REPAIRS = 1
+MAX_STEP_TOKENS = 400  # a step is a short JSON object; a runaway string is cut and fails validation
 
 
 @dataclass
@@ -42,7 +43,7 @@ def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: 
     messages = step_messages(request, ctx.tools, ctx.skills, ctx.context, steps, repair=repair)
     response_format = {"type": "json_schema", "json_schema": {"name": "Step", "schema": step_schema(ctx.tools),
                                                               "strict": True}}  # fmt: skip
-    raw = ctx.models.text("strong", messages, response_format=response_format)
+    raw = ctx.models.text("strong", messages, response_format=response_format, max_tokens=MAX_STEP_TOKENS)
     try:
         d = parse_step(raw, ctx.tools)
     except InvalidStep as err:
