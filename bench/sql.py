@@ -57,6 +57,8 @@ def add_arguments(p) -> None:
     p.add_argument("--fresh", action="store_true", help="ignore predictions of an earlier run of the same file")
     p.add_argument("--ablate", default="", help="pipeline: accuracy checks to switch off, comma-separated ids "
                    "(wenshu.agent.checks), e.g. per_group,retry")
+    p.add_argument("--all-checks", action="store_true", help="switch on every check, also those off by default "
+                   "(the configuration the Spider-DK ablation started from)")
     p.add_argument("--only-fired", metavar="REF", help="with --ablate: ask again only the questions where an ablated "
                    "check fired in the results file REF, copy the rest (bench/ablation.py)")
     p.set_defaults(func=run)
@@ -90,7 +92,10 @@ def _ablated(args) -> list[str]:
         raise SystemExit(err.en) from err
     if getattr(args, "only_fired", None) and not names:
         raise SystemExit("--only-fired needs --ablate (the checks whose effect to measure).")
-    return names
+    from wenshu.settings import OFF_BY_DEFAULT
+
+    base = [] if getattr(args, "all_checks", False) else list(OFF_BY_DEFAULT)
+    return list(dict.fromkeys([*base, *names]))
 
 
 def _items(args, demo_db: Path | None) -> tuple[str, list[datasets.Item]]:
@@ -154,7 +159,8 @@ def run(args) -> int:
     gold_cache: dict[str, list | str] = {}
     schemas: dict[str, str] = {}
     reference = load_reference(args.only_fired) if args.only_fired else {}
-    ablated = settings.disabled_checks
+    disabled = settings.disabled_checks
+    ablated = [n.strip() for n in (args.ablate or "").split(",") if n.strip()]  # on top of the defaults
     rerun = to_rerun(items, reference, set(ablated)) if reference else {i.id for i in items}
     role = datasets.role_of(set_name)
     if role == "test":
@@ -191,7 +197,7 @@ def run(args) -> int:
             row["candidates"] = args.candidates
     command = "python -m bench " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     result = {"summary": summary, "breakdown": breakdown, "agreement": agreement(records), "command": command,
-              "commit": commit, "role": role, "disabled_checks": ablated, "questions": records}  # fmt: skip
+              "commit": commit, "role": role, "disabled_checks": disabled, "questions": records}  # fmt: skip
     if reference:
         result["ablation"] = ablation_summary(reference, records, ablated, rerun)
     out.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")

@@ -86,6 +86,8 @@ def run(args) -> int:
                 d = {"invalid": err.code}
             parsed = "invalid" not in d
             action, arguments = (d.get("action") or "invalid"), d.get("arguments") or {}
+            if not parsed:
+                arguments = {"why": d["invalid"]}
             if action == "final":
                 action = "direct"
         records.append({**item, "lang": detect_lang(item["request"]), "route": way, "action": action,

@@ -79,6 +79,16 @@ def agent(settings, store, fake_model):
     return Agent(settings, store, models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
 
 
+@pytest.fixture
+def agent_all_checks(settings, store, fake_model):
+    """The agent with every accuracy check on, also those off by default, to test their mechanism."""
+    from wenshu.agent.service import Agent
+    from wenshu.providers.base import ModelClient
+
+    return Agent(settings.model_copy(update={"disabled_checks": []}), store,
+                 models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
+
+
 @pytest.fixture(scope="session")
 def real_model_path() -> Path:
     """The installed embedded model (make test installs it); skipped only outside `make test`/CI."""

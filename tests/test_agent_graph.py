@@ -55,7 +55,8 @@ def test_non_sql_answer_is_retried(agent, fake_model):
     assert resp.error is None and resp.rows[0][0] > 100_000
 
 
-def test_evaluate_unsatisfied_goes_back_with_feedback(agent, fake_model):
+def test_evaluate_unsatisfied_goes_back_with_feedback(agent_all_checks, fake_model):
+    agent = agent_all_checks  # empty_result is off by default; the loop is the same for every check
     empty = "SELECT COUNT(*) AS n FROM orders WHERE status = '已支付' GROUP BY status"
     fixed = "SELECT COUNT(*) AS n FROM orders WHERE status = 1"
     fake_model.queue(empty, fixed)

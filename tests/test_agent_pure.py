@@ -50,6 +50,9 @@ def test_the_vocabulary_comes_from_the_catalog_and_the_semantic_model():
     for unrelated in ("rename this file", "I did it", "hello there"):
         assert not words.mentioned(unrelated), unrelated  # whole words only; "id" is too short to count
     assert classify_rules("Tell me the pet names", has_history=False, vocabulary=words).intent == "data"
+    acronyms = Vocabulary.of(None, SemanticModel.model_validate({"datasource": "shop", "measures": [
+        {"id": "gmv", "zh": "销售额", "en": "GMV", "table": "orders", "agg": "sum", "expr": "amount"}]}))  # fmt: skip
+    assert acronyms.mentioned("本月GMV和去年同期比怎么样") and not acronyms.mentioned("gmvx")
 
 
 def test_followups_are_recognised_only_with_history():

@@ -52,7 +52,8 @@ def test_the_time_window_must_be_the_questions():
     assert coverage_feedback(Q, "SELECT nonsense(", TIER, [], "sqlite") == ""  # unparseable: the validator's job
 
 
-def test_the_agent_regenerates_when_a_named_filter_is_missing(agent, fake_model):
+def test_the_agent_regenerates_when_a_named_filter_is_missing(agent_all_checks, fake_model):
+    agent = agent_all_checks  # value_filter is off by default (it did not pay on Spider-DK)
     miss = f"SELECT COUNT(*) AS 订单量 FROM orders o WHERE o.status = 1 AND {LAST_MONTH}"
     fixed = ("SELECT COUNT(*) AS 订单量 FROM orders o JOIN cities c ON c.city_id = o.city_id "
              f"WHERE c.city_tier = 1 AND o.status = 1 AND {LAST_MONTH}")  # fmt: skip

@@ -4,7 +4,8 @@ synonyms, dimension labels). The intent gate asks it whether a message is about 
 list tied to one database lives in code.
 
 English words match whole words (a trailing plural s aside), so a column called `name` does not make
-"rename" a data question; words of three letters or fewer are left out as too common. Chinese words
+"rename" a data question; words of three letters or fewer are left out as too common, except the
+acronyms a semantic model names (GMV, UV). Chinese words
 of two characters or more match anywhere in the message.
 """
 
@@ -48,6 +49,9 @@ class Vocabulary:
             for w in [text.strip().lower(), *_split(text)]:
                 if len(w) >= (MIN_CJK if _cjk(w) else MIN_ASCII) and not w.isdigit():
                     words.add(w)
+        for entry in semantic.entries() if semantic is not None else []:
+            # an acronym a person wrote into the semantic model (GMV, UV, AOV) is a word of this data
+            words.update(w.lower() for w in entry.words() if w and w.isascii() and w.isupper() and len(w) >= 2)
         return cls(frozenset(words))
 
     @cached_property
