@@ -59,7 +59,9 @@ class Vocabulary:
         ascii_words = sorted((w for w in self.words if not _cjk(w)), key=len, reverse=True)
         if not ascii_words:
             return None
-        return re.compile(r"\b(?:" + "|".join(map(re.escape, ascii_words)) + r")(?:e?s)?\b", re.I)
+        # ASCII boundaries, not \b: in "本月GMV和" the Chinese characters count as word characters
+        return re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(map(re.escape, ascii_words)) + r")(?:e?s)?(?![A-Za-z0-9_])",
+                          re.I)
 
     def mentioned(self, question: str) -> bool:
         """Whether the question names something this datasource holds."""
