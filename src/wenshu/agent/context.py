@@ -10,6 +10,7 @@ from wenshu.engines.execute import data_version
 from wenshu.guard import SQLValidator
 from wenshu.knowledge.recall import SchemaRecall
 from wenshu.providers.base import ModelClient
+from wenshu.agent.vocabulary import Vocabulary
 from wenshu.settings import Settings
 
 EventCallback = Callable[[Event], None]
@@ -29,6 +30,7 @@ class AgentContext:
     on_event: EventCallback | None = None
 
     resolved: dict = field(default_factory=dict, repr=False)  # datasource -> its catalog, for this question
+    words: dict = field(default_factory=dict, repr=False)  # datasource -> its Vocabulary, for this question
 
     def catalog(self, datasource: str):
         """The datasource's catalog, resolved once per question (the context lives for one question)."""
@@ -36,6 +38,13 @@ class AgentContext:
             self.resolved[datasource] = self.catalogs.get(datasource, self.datasource_url,
                                                           data_version(self.datasource_url))
         return self.resolved[datasource]
+
+    def vocabulary(self, datasource: str) -> Vocabulary:
+        """What the datasource talks about (catalog and semantic model), built once per question."""
+        if datasource not in self.words:
+            semantic = self.semantic(datasource) if self.semantic else None
+            self.words[datasource] = Vocabulary.of(self.catalog(datasource), semantic)
+        return self.words[datasource]
 
     @property
     def disabled_checks(self) -> frozenset[str]:

@@ -22,7 +22,6 @@ from wenshu.agent.plan_answer import planned_answer
 from wenshu.agent.prompts import render
 from wenshu.agent.state import AgentState
 from wenshu.agent.scope import off_topic
-from wenshu.agent.vocabulary import Vocabulary
 from wenshu.agent.vote import choose, make_runner
 from wenshu.contracts import Event
 from wenshu.errors import WenshuError
@@ -58,8 +57,7 @@ def intent_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
     if q.get("plan"):  # a plan given with the request (the UI's chips): a data question, no model call
         result = IntentResult(intent="data", query_type=query_type_of(q["question"]))
     else:
-        semantic = ctx.semantic(q["datasource"]) if ctx.semantic else None
-        result = classify_rules(q["question"], has_history=has_history, vocabulary=Vocabulary.of(catalog, semantic))
+        result = classify_rules(q["question"], has_history=has_history, vocabulary=ctx.vocabulary(q["datasource"]))
     if result is None:
         prompt = render("intent", tables=", ".join(catalog.table_names()), question=q["question"])
         answer = ctx.models.structured("fast", [HumanMessage(prompt)], IntentAnswer)
@@ -80,8 +78,7 @@ def recall_step(state: AgentState, ctx: AgentContext) -> tuple:
               "whole": getattr(got, "whole", False)}
     detail = f"{len(got.tables)} tables, ~{got.tokens} tokens"
     if not state.get("turns") and "off_topic" not in ctx.disabled_checks and not q.get("plan"):
-        semantic = ctx.semantic(q["datasource"]) if ctx.semantic else None
-        away = off_topic(q["question"], getattr(got, "best_similarity", None), Vocabulary.of(catalog, semantic),
+        away = off_topic(q["question"], getattr(got, "best_similarity", None), ctx.vocabulary(q["datasource"]),
                          floor=ctx.settings.scope_min_similarity, values=schema["values"],
                          glossary=schema["glossary"], tables=schema["tables"])  # fmt: skip
         if away is not None:
