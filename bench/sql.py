@@ -54,6 +54,8 @@ def add_arguments(p) -> None:
                    help="score the stored predictions again (after a change of the scoring rules), then continue")
     p.add_argument("--semantic", action="store_true",
                    help="the pipeline tries the semantic model's plan path first (settings.semantic_path)")
+    p.add_argument("--layout", choices=("compact", "ddl"), default="compact",
+                   help="pipeline: how tables are written in the prompt (setting schema_layout)")
     p.add_argument("--fresh", action="store_true", help="ignore predictions of an earlier run of the same file")
     p.add_argument("--ablate", default="", help="pipeline: accuracy checks to switch off, comma-separated ids "
                    "(wenshu.agent.checks), e.g. per_group,retry")
@@ -70,7 +72,8 @@ def _settings(args, home: Path):
     model_path = Settings().resolved_model_path  # the user's installed model, before the temp home takes over
     os.environ["WENSHU_HOME"] = str(home)
     common = {"home": home, "row_limit": MAX_ROWS, "sql_candidates": args.candidates,
-              "semantic_path": bool(getattr(args, "semantic", False)), "disabled_checks": _ablated(args)}
+              "semantic_path": bool(getattr(args, "semantic", False)), "disabled_checks": _ablated(args),
+              "schema_layout": getattr(args, "layout", "compact")}
     if args.model == "embedded":
         return Settings(**common, llm_provider="embedded", model_path=model_path), "embedded"
     if args.model == "endpoint":
@@ -197,7 +200,8 @@ def run(args) -> int:
             row["candidates"] = args.candidates
     command = "python -m bench " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     result = {"summary": summary, "breakdown": breakdown, "agreement": agreement(records), "command": command,
-              "commit": commit, "role": role, "disabled_checks": disabled, "questions": records}  # fmt: skip
+              "commit": commit, "role": role, "disabled_checks": disabled, "schema_layout": settings.schema_layout,
+              "questions": records}  # fmt: skip
     if reference:
         result["ablation"] = ablation_summary(reference, records, ablated, rerun)
     out.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")

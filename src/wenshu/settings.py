@@ -111,6 +111,9 @@ class Settings(BaseSettings):
     recall_budget_tokens: int = Field(1500, description="Token budget of the recalled schema block.")
     recall_max_tables: int = Field(10, description="Most tables ranked into the block (join tables added).")
     recall_examples: int = Field(2, description="Few-shot examples passed with the recalled schema.")
+    schema_layout: Literal["compact", "ddl"] = Field(
+        "compact", description="How tables are written in the prompt: \"compact\" (a table line with its keys, one "
+        "line per column) or \"ddl\" (CREATE TABLE with key lines and a few sample rows; docs/accuracy.md).")
     embed_provider: str = "embedded"  # a registered embedder (embedded, openai, a plugin's) or "none"
     vector_index: str = Field(
         "auto", description="A registered vector index: auto (sqlite-vec in a SQLite app DB when it loads, else "

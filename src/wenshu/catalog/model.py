@@ -55,6 +55,7 @@ class TableInfo:
     row_count: int | None = None
     kind: str = "table"  # table | view
     foreign_keys: list[ForeignKeyInfo] = field(default_factory=list)
+    sample_rows: list[list[str | None]] = field(default_factory=list)  # a few rows as text (schema layout "ddl")
 
     def column(self, name: str) -> ColumnInfo | None:
         low = name.lower()

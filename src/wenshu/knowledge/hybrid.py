@@ -44,7 +44,7 @@ class HybridRecall:
     def __init__(self, embedder=None, index: VectorIndex | None = None, cache=None,
                  examples: ExampleSource | None = None, glossary: GlossaryLike | None = None, budget: int = 1500,
                  max_tables: int = 10, k_examples: int = 2, keep_small: bool = True,
-                 weights: dict[str, float] | None = None):
+                 weights: dict[str, float] | None = None, layout: str = "compact"):
         if embedder is not None and index is None:
             from wenshu.storage.vectors import MemoryVectorIndex
 
@@ -52,7 +52,7 @@ class HybridRecall:
         self.embedder, self.index, self.cache = embedder, index, cache
         self.examples, self.glossary = examples, glossary
         self.budget, self.max_tables, self.k_examples = budget, max_tables, k_examples
-        self.keep_small = keep_small
+        self.keep_small, self.layout = keep_small, layout
         self.weights = dict(WEIGHTS if weights is None else weights)
         self._by_id: dict[int, tuple[Catalog, RecallIndex]] = {}
         self._by_hash: dict[tuple[str, str], RecallIndex] = {}
@@ -130,7 +130,7 @@ class HybridRecall:
         sig = self.signals(idx, question, terms, value_hits, previous_sql, dense=dense)
         fused = table_scores(rrf(sig, self.weights), idx.docs)
         picked = select(idx, fused, value_hits, budget=self.budget, max_tables=self.max_tables,
-                        keep_small=self.keep_small, scale=sum(self.weights.values()))
+                        keep_small=self.keep_small, scale=sum(self.weights.values()), layout=self.layout)
         examples = self.examples.similar(catalog.datasource, question, self.k_examples) \
             if self.examples is not None and self.k_examples else []
         return RecallResult(

@@ -1,5 +1,8 @@
 """Row counts and sample values of a live table, always bounded in time and size.
 
+Sample rows: the first `SAMPLE_ROWS` rows of a table, each value cut to
+`ROW_VALUE_LEN` characters, binary columns as NULL (the schema layout "ddl" shows them under the table's `CREATE TABLE`).
+
 Row counts: the engine's own statistics where it keeps them (its adapter's `row_estimate`:
 `sqlite_stat1`, `pg_class.reltuples`, `information_schema.tables.table_rows`, ...) for big tables;
 an exact `COUNT(*)` under the adapter's time limit for small ones, or when there are no statistics.
@@ -26,6 +29,8 @@ LOW_CARDINALITY = 50
 HIGH_CARDINALITY_EXAMPLES = 2
 SAMPLE_MAX_LEN = 64
 SAMPLE_BUDGET_S = 5.0
+SAMPLE_ROWS = 3
+ROW_VALUE_LEN = 32
 COUNT_TIMEOUT_S = 2.0
 ESTIMATE_TRUSTED_FROM = 100_000
 TEXT_MARKERS = ("CHAR", "TEXT", "CLOB", "STRING", "ENUM", "NAME", "CITEXT")
@@ -95,10 +100,34 @@ def fill_samples(conn: sa.Connection, table: TableInfo, budget_s: float = SAMPLE
         col.samples, col.low_cardinality = column_samples(conn, table.name, col.name)
 
 
+def sample_rows(conn: sa.Connection, table: TableInfo, n: int = SAMPLE_ROWS) -> list[list[str | None]]:
+    """The first `n` rows as short text, one value per column (None for NULL and binary columns);
+    errors give no rows."""
+    adapter = require(conn.dialect.name)
+    cols = [sa.null() if _is_binary(c.type) else sa.column(ident(c.name)) for c in table.columns]
+    if not cols:
+        return []
+    query = sa.select(*cols).select_from(sa.table(ident(table.name))).limit(n)
+    try:
+        with adapter.lenient_text(conn):
+            rows = conn.execute(query).all()
+    except sa.exc.DBAPIError as exc:
+        if exc.connection_invalidated:
+            raise
+        adapter.after_failed_probe(conn)
+        return []
+    return [[None if v is None else (clean_value(v) or "")[:ROW_VALUE_LEN] for v in row] for row in rows]
+
+
+def _is_binary(type_name: str) -> bool:
+    return any(b in (type_name or "").upper() for b in BINARY_MARKERS)
+
+
 def fill_data(conn: sa.Connection, table: TableInfo, *, with_samples: bool = True) -> None:
     table.row_count = row_count(conn, table) if table.kind == "table" else None
     if with_samples and table.kind == "table":
         fill_samples(conn, table)
+        table.sample_rows = sample_rows(conn, table)
 
 
 def _estimate(conn: sa.Connection, table: str) -> int | None:

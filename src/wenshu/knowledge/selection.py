@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from wenshu.knowledge.fusion import K, Fused, ranked
-from wenshu.knowledge.schema_block import compact_table, estimate_tokens
+from wenshu.knowledge.schema_block import estimate_tokens, render_table
 from wenshu.knowledge.structure import column_prior
 
 CUTOFF = 0.1  # a table scoring below this share of the best one is left out ...
@@ -62,41 +62,51 @@ def _order(idx, fused: Fused, max_tables: int) -> list[str]:
     return order
 
 
-def _render(idx, fused: Fused, order: list[str], pinned: dict[str, set[str]], whole: bool) -> dict:
-    """table -> (compact block, names of the columns it shows)."""
+def _render(idx, fused: Fused, order: list[str], pinned: dict[str, set[str]], whole: bool, layout: str) -> dict:
+    """table -> (its block in the layout, names of the columns it shows)."""
     joins = idx.graph.join_columns(order)
     out = {}
     for t in order:
         table = idx.tables[t]
         cols = None if whole else _columns(table, fused, joins.get(t, set()) | pinned.get(t, set()))
-        out[t] = (compact_table(table, cols), [c.name for c in table.columns] if cols is None else cols)
+        out[t] = (render_table(table, cols, layout), [c.name for c in table.columns] if cols is None else cols)
     return out
 
 
-def _shrink(table, fused: Fused, pinned: set[str], budget: int) -> tuple[str, list[str]]:
+def _shrink(table, fused: Fused, pinned: set[str], budget: int, layout: str) -> tuple[str, list[str]]:
     """The best table alone is over the budget: show fewer of its columns until it fits (at least one)."""
     for most in range(min(MAX_COLUMNS, len(table.columns)), 0, -1):
         cols = _columns(table, fused, pinned, most) or [c.name for c in table.columns]
-        text = compact_table(table, cols)
+        text = render_table(table, cols, layout)
         if estimate_tokens(text) <= budget or most == 1:
             return text, cols
-    return compact_table(table, []), []
+    return render_table(table, [], layout), []
+
+
+def full_tokens(idx, layout: str) -> int:
+    """Tokens of the whole schema in a layout (the index counts the compact one; others once per index)."""
+    if layout == "compact":
+        return idx.full_tokens
+    key = f"full_tokens_{layout}"
+    if key not in idx.stats:
+        idx.stats[key] = sum(estimate_tokens(render_table(t, None, layout)) for t in idx.tables.values())
+    return idx.stats[key]
 
 
 def select(idx, fused: Fused, value_hits, *, budget: int, max_tables: int, keep_small: bool,
-           scale: float) -> Picked:
+           scale: float, layout: str = "compact") -> Picked:
     ref = scale / (K + 1)  # the most one document can score
     pinned: dict[str, set[str]] = {}
     for h in value_hits:
         pinned.setdefault(h.table, set()).add(h.column)
-    whole = keep_small and idx.full_tokens <= budget
+    whole = keep_small and full_tokens(idx, layout) <= budget
     if whole:
         order = list(idx.tables)
     else:
         order = _order(idx, fused, max_tables)
-    blocks = _render(idx, fused, order, pinned, whole)
+    blocks = _render(idx, fused, order, pinned, whole, layout)
     if order and not whole and estimate_tokens(blocks[order[0]][0]) > budget:
-        blocks[order[0]] = _shrink(idx.tables[order[0]], fused, pinned.get(order[0], set()), budget)
+        blocks[order[0]] = _shrink(idx.tables[order[0]], fused, pinned.get(order[0], set()), budget, layout)
     kept, used = [], 0
     for t in order:
         cost = estimate_tokens(blocks[t][0])
