@@ -116,3 +116,26 @@ def test_named_months_quarters_years_and_dates_resolve_to_their_dates(question, 
 def test_words_that_only_look_like_named_periods_are_not_read_as_them(question):
     phrases = [w.phrase for w in find_windows(question)]
     assert not any(p in ("May", "may", "一季度") or "2000" in p for p in phrases), phrases
+
+
+def _catalog(*columns: tuple[str, str, list[str]]):
+    from wenshu.catalog import Catalog, ColumnInfo, TableInfo
+
+    cols = [ColumnInfo(name, kind, samples=samples) for name, kind, samples in columns]
+    return Catalog("people", "sqlite", [TableInfo("people", columns=[ColumnInfo("id", "INTEGER"), *cols])])
+
+
+@pytest.mark.parametrize("columns,dated", [
+    ([("birth_year", "INTEGER", [])], False),
+    ([("name", "TEXT", ["Ann", "Bo"])], False),
+    ([("born", "DATE", [])], True),
+    ([("created_at", "TIMESTAMP", [])], True),
+    ([("joined", "TEXT", ["2009-01-01", "2010-05-17 10:00:00"])], True),
+])  # fmt: skip
+def test_time_windows_reach_only_catalogs_with_dates(columns, dated):
+    from wenshu.knowledge.time_phrases import catalog_windows, holds_dates
+
+    catalog = _catalog(*columns)
+    assert holds_dates(catalog) is dated
+    assert bool(catalog_windows("How many people were born in 1948?", catalog)) is dated
+    assert bool(catalog_windows("How many people joined last month?", catalog)) is dated

@@ -25,7 +25,7 @@ from wenshu.agent.scope import off_topic
 from wenshu.agent.vote import choose, make_runner
 from wenshu.contracts import Event
 from wenshu.errors import WenshuError
-from wenshu.knowledge.time_phrases import find_windows
+from wenshu.knowledge.time_phrases import catalog_windows
 from wenshu.sql.charts import choose_chart
 from wenshu.sql.extract import extract_sql
 
@@ -119,7 +119,7 @@ def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str,
         history=turns[-ctx.settings.history_turns:], previous_sql=part.get("sql") if stage else None,
         feedback=reason if stage else None,
         values=schema.get("values") or [], glossary=schema.get("glossary") or [],
-        time_windows=find_windows(q["question"], schema["dialect"]),
+        time_windows=catalog_windows(q["question"], ctx.catalog(q["datasource"])),
         prefix_cache=q["datasource"] if schema.get("whole") else None,
     )
     # A retry samples a little, so the model does not repeat the rejected SQL word for word.
@@ -199,7 +199,7 @@ def evaluate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str,
         # a plan says what it answers (a plan for "比前一周" is a comparison, not a top-N)
         question=q["question"], query_type=ev.plan_query_type(part["plan"]) if compiled else q["query_type"],
         sql=part["sql"], columns=r["columns"], rows=r["rows"], row_count=r["row_count"], dialect=dialect,
-        values=schema.get("values") or [], windows=find_windows(q["question"], dialect),
+        values=schema.get("values") or [], windows=catalog_windows(q["question"], ctx.catalog(q["datasource"])),
         examples=schema.get("examples") or [], glossary=schema.get("glossary") or [],
         context=[t.get("question", "") + " " + (t.get("sql") or "") for t in turns], previous_sql=previous,
         catalog=ctx.catalog(q["datasource"]) if previous else None,

@@ -23,6 +23,7 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import date
 
+from wenshu.catalog import Catalog
 from wenshu.engines.registry import adapter_for
 from wenshu.knowledge.named_periods import named_periods
 
@@ -109,6 +110,25 @@ def find_windows(question: str, dialect: str = "sqlite") -> list[TimeWindow]:
         start, end = evaluate(w)
         out.append(TimeWindow(w.phrase, adapter.date_literal(start), adapter.date_literal(end) if w.end else None))
     return out
+
+
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def holds_dates(catalog: Catalog) -> bool:
+    """Whether some column holds dates: a date or time type, or text whose sample values are ISO dates."""
+    for table in catalog.tables:
+        for col in table.columns:
+            kind = (col.type or "").upper()
+            if "DATE" in kind or "TIME" in kind or (col.samples and all(_ISO_DAY.match(v) for v in col.samples[:3])):
+                return True
+    return False
+
+
+def catalog_windows(question: str, catalog: Catalog) -> list[TimeWindow]:
+    """The question's time windows where the catalog has dates to apply them to; none where it has none
+    ("in 1948" over a column of years is a number to compare, not a date range)."""
+    return find_windows(question, catalog.dialect) if holds_dates(catalog) else []
 
 
 def evaluate(window: TimeWindow) -> tuple[date, date]:
