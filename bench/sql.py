@@ -39,6 +39,8 @@ def add_arguments(p) -> None:
     p.add_argument("--db-dir", help="with a question file: the folder holding <db_id>/<db_id>.sqlite")
     p.add_argument("--tables", help="with a question file: its tables.json (optional)")
     p.add_argument("--limit", type=int, default=None, help="number of questions (default: all)")
+    p.add_argument("--ids", help="only these question ids, comma-separated or @FILE with one per line "
+                   "(e.g. the questions a change can affect)")
     p.add_argument("--sample", choices=("head", "stratified"), default="head")
     p.add_argument("--seed", type=int, default=0, help="seed of the stratified sample")
     p.add_argument("--mode", choices=("pipeline", "baseline", "both"), default="both")
@@ -103,6 +105,13 @@ def _ablated(args) -> list[str]:
 
 def _items(args, demo_db: Path | None) -> tuple[str, list[datasets.Item]]:
     name, items = datasets.resolve_set(args.set, db_dir=args.db_dir, tables=args.tables, demo_db=demo_db)
+    if getattr(args, "ids", None):
+        text = Path(args.ids[1:]).read_text() if args.ids.startswith("@") else args.ids
+        wanted = {i.strip() for i in text.replace(",", "\n").splitlines() if i.strip()}
+        unknown = wanted - {i.id for i in items}
+        if unknown:
+            raise SystemExit(f"--ids: not in {name}: {', '.join(sorted(unknown))}")
+        items = [i for i in items if i.id in wanted]
     if args.sample == "stratified" and args.limit:
         items = datasets.stratified(items, args.limit, args.seed)
     return name, datasets.head(items, args.limit)

@@ -224,3 +224,14 @@ def test_each_named_set_has_a_role_and_the_spider_dev_halves_do_not_overlap():
     zh = resolve_set("spider_dev_zh", db_dir=None, tables=None, demo_db=None)[1]
     assert role_of("spider_dev_zh") == "development" and len(zh) == 53 and {i.lang for i in zh} == {"zh"}
     assert {i.gold_sql for i in zh} <= {i.gold_sql for i in dev}  # Chinese wordings of development questions
+
+
+def test_ids_ask_only_the_named_questions(tiny_set: Path):
+    out = tiny_set / "some.json"
+    base = ("--set", str(tiny_set / "q.json"), "--db-dir", str(tiny_set / "dbs"), "--mode", "pipeline", "--out", str(out))
+    (tiny_set / "ids.txt").write_text("q-0001\n")
+    proc = _bench(tiny_set, *base, "--ids", f"@{tiny_set / 'ids.txt'}")
+    assert proc.returncode == 0, proc.stderr
+    assert [q["id"] for q in json.loads(out.read_text())["questions"]] == ["q-0001"]
+    proc = _bench(tiny_set, *base, "--ids", "q-0000,q-0099")
+    assert proc.returncode != 0 and "q-0099" in proc.stderr
