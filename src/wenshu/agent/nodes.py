@@ -84,6 +84,9 @@ def recall_step(state: AgentState, ctx: AgentContext) -> tuple:
         if away is not None:
             schema["off_topic"] = {"words": away.words, "closest": away.closest}
             return {"schema": schema}, "ok", f"{detail}; nothing here is about {', '.join(away.words)}", ["off_topic"]
+    linked = (getattr(got, "signals", None) or {}).get("crosslingual")
+    if linked:
+        return {"schema": schema}, "ok", f"{detail}; {linked} values linked across languages", ["crosslingual_values"]
     return {"schema": schema}, "ok", detail
 
 
