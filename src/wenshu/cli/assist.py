@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from wenshu.cli.ask import make_agent
-from wenshu.cli.common import console, guarded, settings, ui_lang
+from wenshu.cli.common import console, err_console, guarded, settings, ui_lang
 from wenshu.cli.render import render_response
 
 
@@ -23,8 +23,10 @@ def assist(
     lang = ui_lang(request)
     with guarded(lang, as_json):
         agent = make_agent()
-        resp = Assistant(settings(), agent.store, agent=agent, project_dir=Path.cwd() / "skills").ask(
-            request, workspace=workspace, datasource=db)
+        with Assistant(settings(), agent.store, agent=agent, project_dir=Path.cwd() / "skills") as assistant:
+            resp = assistant.ask(request, workspace=workspace, datasource=db)
+        for warning in resp.warnings:  # an MCP server left out: said once, on stderr
+            err_console.print(f"[yellow]{warning.message}[/] [dim]({warning.code})[/]", highlight=False, soft_wrap=True)
         if as_json:
             print(resp.model_dump_json())
             return
