@@ -36,11 +36,15 @@ def add(
     or `wenshu mcp add tickets --url http://127.0.0.1:9000/mcp`."""
     from wenshu.mcp.config import ServerConfig, add_server
 
+    if command and (url or header):
+        raise typer.BadParameter("give a command or --url (with --header), not both")
+    if env and not command:
+        raise typer.BadParameter("--env is for a command's environment; an HTTP server takes --header")
+    if command:
+        config = ServerConfig(name, command=command[0], args=list(command[1:]), env=_pairs(env, "--env"))
+    else:
+        config = ServerConfig(name, url=url, headers=_pairs(header, "--header"))
     with guarded():
-        if command:
-            config = ServerConfig(name, command=command[0], args=list(command[1:]), env=_pairs(env, "--env"))
-        else:
-            config = ServerConfig(name, url=url, headers=_pairs(header, "--header"))
         added = add_server(settings().mcp_config_path, config, replace=replace)
         console.print(f"Added MCP server [bold]{added.name}[/] ({added.transport}: {added.target()}); "
                       f"check it with `wenshu mcp tools {added.name}`.", highlight=False)

@@ -7,6 +7,7 @@ a datasource the user is not granted. A failure comes back as an MCP tool error:
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from typing import Annotated
@@ -109,7 +110,8 @@ def run_mcp_server(settings: Settings, *, transport: str, host: str = "127.0.0.1
         ensure_demo(settings, store)
         tools = DataTools(settings, store)
         if transport == "stdio":
-            anyio.run(build_mcp_server(tools, lambda ctx: LOCAL).run_stdio_async)
+            with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C ends it quietly
+                anyio.run(build_mcp_server(tools, lambda ctx: LOCAL).run_stdio_async)
             return
         if not is_loopback(host) and not store.users.any_active():
             raise AuthNotConfigured()
