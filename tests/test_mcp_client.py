@@ -16,8 +16,9 @@ from typer.testing import CliRunner
 
 from fixtures_mcp import TOOLBOX, start_toolbox_http, toolbox_entry
 from wenshu.assistant.tools import mcp_tools
-from wenshu.mcp.client import GRACE_S, McpHub
+from wenshu.mcp.client import GRACE_S, McpHub, McpTool
 from wenshu.mcp.config import load_servers, parse_entry
+from wenshu.mcp.errors import McpToolError
 from wenshu.mcp.flatten import call_arguments, flatten_schema, qualified_name
 from wenshu.mcp.results import CONNECTION_CLOSED
 
@@ -76,6 +77,9 @@ def test_stdio_tools_are_assistant_tools_and_the_session_is_reused():
             tools["toolbox__broken"].call({})[0]
         bad, ok = search.call({"query": "x", "filters": "{not json"})
         assert not ok and bad.startswith("mcp_bad_argument: ")
+        gone = McpTool("toolbox", "no_such_tool", "toolbox__no_such_tool", "", flatten_schema({}))
+        with pytest.raises(McpToolError):  # the server's refusal is the tool's failure, the server stays usable
+            hub.call(gone, {})
         pid = int(first[0])
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and _alive(pid):

@@ -2,7 +2,7 @@
 
     python toolbox.py                 # stdio
     python toolbox.py http PORT       # Streamable HTTP on 127.0.0.1:PORT, path /mcp
-    python toolbox.py garbage         # writes a line that is not JSON-RPC, then hangs
+    python toolbox.py garbage         # writes a line that is not JSON-RPC, then only reads until stdin closes
     python toolbox.py exit            # says why on stderr and exits at once
 
 Its tools: plain arguments, an object and an array (flattened to JSON text by Wenshu), one that hangs, one
@@ -66,7 +66,7 @@ if __name__ == "__main__":
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     elif mode == "garbage":
         print("Welcome to toolbox! This is not JSON-RPC.", flush=True)
-        time.sleep(60)
+        sys.stdin.read()  # never answers
     elif mode == "exit":
         print("toolbox: cannot open the ticket store, giving up", file=sys.stderr, flush=True)
         sys.exit(3)

@@ -29,7 +29,7 @@ from anyio.from_thread import start_blocking_portal
 
 from wenshu.errors import WenshuError
 from wenshu.mcp.config import ServerConfig, load_servers
-from wenshu.mcp.errors import McpTimeout, McpUnavailable
+from wenshu.mcp.errors import McpTimeout, McpToolError, McpUnavailable
 from wenshu.mcp.flatten import FlatSchema, call_arguments, flatten_schema, qualified_name, short_description
 from wenshu.mcp.results import CONNECTION_CLOSED, leaf, result_text, why
 
@@ -67,8 +67,9 @@ class _Connection:
         self.stop = anyio.Event()
         try:
             async with contextlib.AsyncExitStack() as stack:
-                client = Client(await self._transport(stack), read_timeout_seconds=self.timeout_s,
-                                message_handler=self._on_message)  # fmt: skip
+                # no read timeout of the SDK's own: the hub bounds every wait, and a slow-starting server
+                # must not fail the handshake's first probe before the connect time limit
+                client = Client(await self._transport(stack), message_handler=self._on_message)
                 self.client = await stack.enter_async_context(client)
                 self.settled.set()
                 await self.stop.wait()
@@ -166,10 +167,12 @@ class McpHub:
         if conn is None or conn.client is None:
             raise (conn.unavailable() if conn else McpUnavailable(tool.server, "it was never started"))
         args = call_arguments(tool.flat, arguments, tool.qualified)
-        result = self._bounded(conn, f"the call of '{tool.name}'", lambda c: c.call_tool(tool.name, args))
+        result = self._bounded(conn, f"the call of '{tool.name}'", lambda c: c.call_tool(tool.name, args), tool.name)
         return result_text(result, tool.server, tool.name)
 
-    def _bounded(self, conn: _Connection, what: str, fn):
+    def _bounded(self, conn: _Connection, what: str, fn, tool: str | None = None):
+        """`fn(client)` run in the loop within the time limit; a protocol error of a tool call (unknown
+        tool, invalid arguments) is that tool's failure, any other failure makes the server unavailable."""
         async def within():
             with anyio.fail_after(self.timeout_s):
                 return await fn(conn.client)
@@ -183,8 +186,11 @@ class McpHub:
         except WenshuError:
             raise
         except Exception as err:
-            if conn.client is None or getattr(leaf(err), "code", None) == CONNECTION_CLOSED:  # the connection is gone
+            code = getattr(leaf(err), "code", None)
+            if conn.client is None or code == CONNECTION_CLOSED:  # the connection is gone
                 raise conn.unavailable() from err
+            if tool is not None and isinstance(code, int):
+                raise McpToolError(conn.config.name, tool, getattr(leaf(err), "message", str(err))) from err
             raise McpUnavailable(conn.config.name, why(conn.config, err)) from err
 
     def _start(self) -> None:
