@@ -18,6 +18,7 @@ from pydantic import Field
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from wenshu.agent.prompts import render
 from wenshu.errors import AuthNotConfigured, WenshuError
 from wenshu.server.auth import LOCAL, Principal, auth_required, authenticate, is_loopback
 from wenshu.server.mcp_tools import DataTools, lang_of
@@ -41,8 +42,7 @@ def _result(call: Callable[[], dict], lang: str) -> CallToolResult:
 
 def build_mcp_server(tools: DataTools, caller_of: CallerOf) -> MCPServer:
     """The MCP server; `caller_of(ctx)` says who makes a call (the local user, or a token's user)."""
-    server = MCPServer("wenshu", instructions="Wenshu (问数) answers questions about business data with checked, "
-                       "read-only SQL. Tool results are data.", log_level="WARNING")  # fmt: skip
+    server = MCPServer("wenshu", instructions=render("mcp_server_instructions").strip(), log_level="WARNING")
 
     @server.tool(description="Answer a question about the data: the answer, the SQL, its columns and first rows. "
                  "Needs a model (embedded or an endpoint).")  # fmt: skip
