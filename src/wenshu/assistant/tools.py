@@ -49,6 +49,13 @@ def query_database_tool(ask: Callable[[str], object]) -> Tool:
                 _params(question="the data question, in the user's words"), run)  # fmt: skip
 
 
+def mcp_tools(hub) -> list[Tool]:
+    """The tools of the configured MCP servers that work (`wenshu.mcp.McpHub`), named `<server>__<tool>`,
+    with flat schemas; their results are data like any tool's."""
+    listed, _ = hub.tools()
+    return [Tool(t.qualified, t.description, t.flat.parameters, lambda args, t=t: hub.call(t, args)) for t in listed]
+
+
 def workspace_tools(root, *, allowlist: list[str], timeout_s: float, path: str) -> list[Tool]:
     from wenshu.workspace.commands import run_command
     from wenshu.workspace.files import list_files, read_text, write_text
