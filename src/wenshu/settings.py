@@ -75,6 +75,9 @@ class Settings(BaseSettings):
                                  "call is stopped and the assistant gets a refusal instead of an answer.")
     mcp_connect_timeout_s: float = Field(30.0, description="Time MCP servers have to start and finish the handshake "
                                          "(all of a request's servers start at once).")
+    web_search: str = Field("", description="The MCP tool the assistant searches the web with, as `server/tool` "
+                            "(e.g. tavily/tavily-search); empty: the first MCP tool named *search that takes a query.")
+    web_search_results: int = Field(5, description="Results asked of each of a web search's (up to three) queries.")
 
     # SQL execution
     row_limit: int = 1000

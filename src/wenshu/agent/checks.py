@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from wenshu.agent import coverage as cov
 from wenshu.agent import result_checks as rc
 from wenshu.agent.followup import dropped_conditions
-from wenshu.agent.prompts import render
+from wenshu.prompts import render
 from wenshu.errors import InputError
 
 

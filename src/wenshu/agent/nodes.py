@@ -19,7 +19,7 @@ from wenshu.agent.checks import Answer, run_checks
 from wenshu.agent.generate import GenerateInput, Turn, build_messages
 from wenshu.agent.intent import IntentAnswer, IntentResult, classify_rules, from_model, query_type_of
 from wenshu.agent.plan_answer import planned_answer
-from wenshu.agent.prompts import render
+from wenshu.prompts import render
 from wenshu.agent.state import AgentState
 from wenshu.agent.scope import judge
 from wenshu.agent.vote import choose, make_runner

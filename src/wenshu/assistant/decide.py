@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from wenshu.agent.prompts import render
+from wenshu.prompts import render
 from wenshu.assistant.tools import Tool
 
 _OBJECT = re.compile(r"\{.*\}", re.S)

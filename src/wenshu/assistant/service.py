@@ -5,7 +5,8 @@ descriptions, routes by rules (assistant/route.py) and, on the agent route, lets
 what it was offered, one JSON step at a time. The tools of the configured MCP servers (WENSHU_HOME/mcp.json)
 join the built-in ones on the agent route; their servers start on the first request that needs them and
 stay connected for the assistant's life (`close` stops them). A server that cannot be used is left out
-with a warning.
+with a warning. A search tool among them (setting `web_search`, else the first `*search` tool taking a
+`query`) is offered as `web_search`: expanded into three queries, run in parallel, merged (wenshu.search).
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from wenshu.agent.vocabulary import Vocabulary
 from wenshu.assistant.graph import AssistantContext, build_assistant_graph
 from wenshu.assistant.route import route
 from wenshu.assistant.state import AssistantResponse, AssistantStep
-from wenshu.assistant.tools import mcp_tools, query_database_tool, workspace_tools
+from wenshu.assistant.tools import mcp_tools, query_database_tool, web_search_tool, workspace_tools
 from wenshu.contracts import AgentRequest, AgentResponse, ErrorInfo
 from wenshu.errors import EmptyQuestion, WenshuError
 from wenshu.i18n import detect_lang
 from wenshu.mcp.client import McpHub
+from wenshu.search.web import McpSearch, WebSearch, find_search_tool
 from wenshu.settings import Settings
 from wenshu.skills.library import SkillLibrary
 from wenshu.skills.select import scored, select
@@ -84,8 +86,12 @@ class Assistant:
                                      timeout_s=s.workspace_command_timeout_s, path=s.workspace_path)  # fmt: skip
         warnings: list[WenshuError] = []
         if way == "agent":  # MCP servers start only for a request that may call a tool
-            tools += mcp_tools(self.mcp)
-            warnings = self.mcp.tools()[1]
+            listed, warnings = self.mcp.tools()
+            searcher = find_search_tool(listed, self.settings.web_search)
+            tools += mcp_tools(self.mcp, exclude=searcher)
+            if searcher is not None:  # the web search tool stands in for the raw one: expanded, merged
+                tools.append(web_search_tool(WebSearch(McpSearch(self.mcp, searcher),
+                                                       max_results=self.settings.web_search_results)))
         offered = select(request, tools, k=MAX_TOOLS, embedder=embedder, floor=float("-inf"))  # the best five, always
         return way, AssistantContext(models=self.agent.models(), tools=offered, skills=skills, context=context,
                                      ask=ask_data, max_steps=self.settings.assistant_max_steps,

@@ -18,7 +18,7 @@ from pydantic import Field
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from wenshu.agent.prompts import render
+from wenshu.prompts import render
 from wenshu.errors import AuthNotConfigured, WenshuError
 from wenshu.server.auth import LOCAL, Principal, auth_required, authenticate, is_loopback
 from wenshu.server.mcp_tools import DataTools, lang_of
