@@ -97,7 +97,7 @@ class KnowledgeBase:
         """Resume every unfinished document (or redo all of them) and sweep vectors no document owns."""
         statuses = None if everything else UNFINISHED
         results = [self.ingestor.ingest(d, progress) for d in self.docs.list(collection, statuses)]
-        for name in [collection] if collection else self.docs.collections():
+        for name in [collection] if collection else sorted({DEFAULT_COLLECTION, *self.docs.collections()}):
             self.sweep(name)
         return results
 
