@@ -125,8 +125,8 @@ class KnowledgeBase:
                 f.unlink(missing_ok=True)
 
     # -- reading -----------------------------------------------------------------------------------
-    def search(self, query: str, collection: str = DEFAULT_COLLECTION, k: int = 5) -> SearchResult:
-        return self.searcher.search(query, collection, k)
+    def search(self, query: str, collection: str = DEFAULT_COLLECTION, k: int = 5, floor: bool = True) -> SearchResult:
+        return self.searcher.search(query, collection, k, floor)
 
     def summarize(self, models, collection: str | None = None, progress: Progress | None = None) -> list[KbDocument]:
         """Summarise every document waiting for its summary; returns them as they are now."""

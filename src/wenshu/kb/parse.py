@@ -5,8 +5,8 @@ bytes (a PDF starts with `%PDF-`, DOCX/PPTX/XLSX are ZIP packages), so a damaged
 refused with a clear error instead of being read as text. markitdown's own format sniffing (magika, an
 ONNX model) is not used: nothing is downloaded or guessed at run time.
 
-Headings stay Markdown headings and tables Markdown tables. PDF pages are separated by form feeds
-(pdfminer) and PPTX slides by markitdown's slide comments: both become `PAGE` markers for the chunker.
+Headings stay Markdown headings and tables Markdown tables. A PDF is converted page by page (kb/pdf.py)
+and PPTX slides are marked by markitdown's slide comments: both become `PAGE` markers for the chunker.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wenshu.kb.errors import KbEmpty, KbEncrypted, KbTooLarge, KbUnreadable, KbUnsupportedFormat
+from wenshu.kb.pdf import split_pages, unwrap
 
 FORMATS = {".pdf": "pdf", ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".html": "html", ".htm": "html",
            ".md": "md", ".markdown": "md", ".txt": "txt", ".csv": "csv"}
@@ -113,7 +114,8 @@ def to_markdown(name: str, fmt: str, data: bytes, max_bytes: int) -> tuple[str, 
     if fmt == "pdf":
         if b"%PDF-" not in data[:1024]:
             raise KbUnreadable(name, "not a PDF file")
-        return _convert(name, fmt, data)
+        pages = [unwrap(_convert(name, fmt, page)[0].strip()) for page in split_pages(name, data)]
+        return PAGE.join(pages), None
     if fmt in ("docx", "pptx", "xlsx"):
         _check_package(name, data, max_bytes)
         text, title = _convert(name, fmt, data)
@@ -134,6 +136,6 @@ def parse_bytes(name: str, data: bytes, max_bytes: int) -> Parsed:
         raise KbEmpty(name)
     if fmt == "pptx":
         markdown = markdown.lstrip(PAGE + "\n")  # the first slide's marker starts the text
-    pages = markdown.rstrip(PAGE + "\n ").count(PAGE) + 1 if fmt in ("pdf", "pptx") else None
+    pages = markdown.count(PAGE) + 1 if fmt in ("pdf", "pptx") else None
     heading = _H1.search(markdown)
     return Parsed(markdown, (heading.group(1) if heading else None) or title or Path(name).stem, pages)
