@@ -114,8 +114,8 @@ def to_markdown(name: str, fmt: str, data: bytes, max_bytes: int) -> tuple[str, 
     if fmt == "pdf":
         if b"%PDF-" not in data[:1024]:
             raise KbUnreadable(name, "not a PDF file")
-        pages = [unwrap(_convert(name, fmt, page)[0].strip()) for page in split_pages(name, data)]
-        return PAGE.join(pages), None
+        pages, title = split_pages(name, data)
+        return PAGE.join(unwrap(_convert(name, fmt, page)[0].strip()) for page in pages), title
     if fmt in ("docx", "pptx", "xlsx"):
         _check_package(name, data, max_bytes)
         text, title = _convert(name, fmt, data)

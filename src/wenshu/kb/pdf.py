@@ -2,7 +2,8 @@
 
 markitdown joins a PDF's pages into one text, and only marks page breaks when no page holds a table, so
 the file is split into one-page PDFs with pypdfium2 (pdfplumber's own PDF engine, already installed)
-and each is converted on its own. pdfium also tells an encrypted file from a damaged one.
+and each is converted on its own. pdfium also tells an encrypted file from a damaged one, and reads
+the title from the file's metadata.
 
 Text extracted from a PDF keeps the layout's line breaks, often as separate paragraphs, which would
 cut sentences in two at chunk boundaries. `unwrap` joins a line to the next when it fills the page
@@ -21,8 +22,9 @@ _ENDS = tuple("。！？；：.!?;:」』》)）\"'")
 WRAPPED = 0.8  # a line at least this share of the page's longest line width is taken as wrapped
 
 
-def split_pages(name: str, data: bytes) -> list[bytes]:
-    """Each page as a one-page PDF; raises KbEncrypted or KbUnreadable."""
+def split_pages(name: str, data: bytes) -> tuple[list[bytes], str | None]:
+    """(each page as a one-page PDF, the document's title from its metadata); raises KbEncrypted or
+    KbUnreadable."""
     import pypdfium2 as pdfium
 
     try:
@@ -33,6 +35,7 @@ def split_pages(name: str, data: bytes) -> list[bytes]:
         raise KbUnreadable(name, "not a readable PDF") from err
     pages = []
     try:
+        title = (src.get_metadata_dict(skip_empty=True).get("Title") or "").strip() or None
         for i in range(len(src)):
             one = pdfium.PdfDocument.new()
             try:
@@ -44,7 +47,7 @@ def split_pages(name: str, data: bytes) -> list[bytes]:
             pages.append(buf.getvalue())
     finally:
         src.close()
-    return pages
+    return pages, title
 
 
 def _width(line: str) -> int:
