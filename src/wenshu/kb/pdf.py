@@ -35,7 +35,8 @@ def split_pages(name: str, data: bytes) -> tuple[list[bytes], str | None]:
         raise KbUnreadable(name, "not a readable PDF") from err
     pages = []
     try:
-        title = (src.get_metadata_dict(skip_empty=True).get("Title") or "").strip() or None
+        title = (src.get_metadata_dict(skip_empty=True).get("Title") or "").strip()
+        title = None if title.lower() in ("", "untitled") else title
         for i in range(len(src)):
             one = pdfium.PdfDocument.new()
             try:
