@@ -27,6 +27,7 @@ class AssistantContext:
     context: str = ""  # what the datasource holds, for the system prompt
     ask: Callable[[str], object] | None = None  # the data pipeline
     max_steps: int = 6
+    passages: list = field(default_factory=list)  # what search_documents returned this turn, for the citations
 
 
 def direct_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:
