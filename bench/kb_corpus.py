@@ -145,7 +145,8 @@ def long_pdf(path: Path, pages: int = 100) -> Path:
                            f"差错率不得高于 0.{n % 9 + 1}%。出现超时订单时，班组长须在 {10 + n % 20} 分钟内上报区域经理。"))
         parts.append(("p", f"Warehouse {n} in the {region} region receives inbound trucks between 6 am and 2 pm. "
                            f"Each dock handles at most {12 + n % 6} trucks a day, and pallets must be scanned "
-                           f"within {15 + n % 10} minutes of unloading. Returns are inspected within {n % 3 + 1} days."))
+                           f"within {15 + n % 10} minutes of unloading. Returns are inspected within "
+                           f"{n % 3 + 1} days."))
         parts.append(("p", f"安全要求：叉车作业区限速每小时 {5 + n % 4} 公里，消防通道宽度不少于 {1.5 + (n % 3) * 0.5} 米，"
                            "每月组织一次消防演练并记录在案。设备点检表须由当班主管签字确认。"))
         if n % 5 == 0:

@@ -48,7 +48,8 @@ def membership_pdf(path: Path, pages: int = 3) -> Path:
              2: ["Upgrade rules", PLATINUM_RULE, "白金会员享受全年免运费和专属客服。"]}
     for page in range(1, pages + 1):
         y = 800
-        for i, line in enumerate(lines.get(page, [f"附录 {page}", f"Appendix page {page}: points expire after 24 months."])):
+        appendix = [f"附录 {page}", f"Appendix page {page}: points expire after 24 months."]
+        for i, line in enumerate(lines.get(page, appendix)):
             c.setFont("STSong-Light", 14 if i == 0 else 11)
             c.drawString(60, y, line)
             y -= 24

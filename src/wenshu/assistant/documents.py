@@ -81,7 +81,8 @@ def offer_documents(kb, request: str, collection: str = DEFAULT_COLLECTION) -> D
     """Nothing when the collection holds no searchable document; else the tool, context line and hint."""
     if kb is None or not kb.has_documents(collection):
         return DocumentsOffer()
-    offer = DocumentsOffer(context=documents_context(kb, collection), strong=is_documents_question(kb, collection, request))
+    offer = DocumentsOffer(context=documents_context(kb, collection),
+                           strong=is_documents_question(kb, collection, request))
     offer.tools.append(search_documents_tool(kb, collection, offer.passages))
     return offer
 

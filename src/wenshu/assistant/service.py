@@ -70,9 +70,10 @@ class Assistant:
         vocabulary, context = self._datasource_words(ds)
         way = route(request, workspace=workspace is not None, skill_score=picked[0][0] if picked else None,
                     vocabulary=vocabulary, documents=documents.strong)  # fmt: skip
-        return way, AssistantContext(models=self.agent.models(), tools=offered, skills=skills,
-                                     context="\n".join(c for c in (context, documents.context) if c), ask=ask_data,
-                                     max_steps=self.settings.assistant_max_steps, passages=documents.passages)  # fmt: skip
+        context = "\n".join(c for c in (context, documents.context) if c)
+        return way, AssistantContext(models=self.agent.models(), tools=offered, skills=skills, context=context,
+                                     ask=ask_data, max_steps=self.settings.assistant_max_steps,
+                                     passages=documents.passages)  # fmt: skip
 
     def ask(self, message: str, *, workspace: str | Path | None = None, datasource: str | None = None) -> AssistantResponse:
         request = (message or "").strip()

@@ -10,7 +10,8 @@ from rich.table import Table
 
 from wenshu.cli.common import console, err_console, guarded, progress_bar, settings, ui_lang
 
-app = typer.Typer(help="Knowledge base: documents the assistant answers from, with their sources.", no_args_is_help=True)
+app = typer.Typer(help="Knowledge base: documents the assistant answers from, with their sources.",
+                  no_args_is_help=True)
 
 COLLECTION = typer.Option("default", "--collection", "-c", help="The collection (a separate set of documents).")
 AS_JSON = typer.Option(False, "--json", help="Print JSON.")

@@ -84,7 +84,8 @@ def _merge_small(items: list[Section]) -> list[Section]:
         if carry is not None:
             if carry.page == s.page:
                 label = carry.heading.rsplit(" > ", 1)[-1]
-                s = Section(s.heading, s.page, f"{label}: {carry.text}\n\n{s.text}" if label else f"{carry.text}\n\n{s.text}")
+                lead = f"{label}: {carry.text}" if label else carry.text
+                s = Section(s.heading, s.page, f"{lead}\n\n{s.text}")
             else:
                 out.append(carry)
             carry = None
@@ -130,7 +131,10 @@ def chunk(markdown: str, *, paged: bool, chunk_tokens: int = CHUNK_TOKENS,
     splitter = _splitter(chunk_tokens, overlap)
     out: list[Chunk] = []
     for s in sections(markdown, paged):
-        parts = [s.text] if estimate_tokens(s.text) <= chunk_tokens else _with_table_headers(splitter.split_text(s.text))
+        if estimate_tokens(s.text) <= chunk_tokens:
+            parts = [s.text]
+        else:
+            parts = _with_table_headers(splitter.split_text(s.text))
         for text in parts:
             if text.strip():
                 out.append(Chunk(len(out), s.heading, s.page, text.strip()))

@@ -97,6 +97,7 @@ class Ingestor:
         digest = hashlib.sha256(data).hexdigest()
         known = self.docs.by_hash(collection, digest)
         if known is not None and known.searchable:
+            self._replace_older(known)  # a replace cut short by a crash is finished here
             return AddResult(name, "duplicate", document=known)
         if known is None:
             kept = self._keep(data, digest, Path(name).suffix.lower())

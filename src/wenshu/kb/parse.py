@@ -100,9 +100,9 @@ def _convert(name: str, fmt: str, data: bytes) -> tuple[str, str | None]:
     from markitdown import StreamInfo
 
     suffix = next(s for s, f in FORMATS.items() if f == fmt)
+    info = StreamInfo(extension=suffix, filename=name, charset="utf-8" if fmt in ("csv", "html") else None)
     try:
-        result = _converter(fmt).convert(io.BytesIO(data), StreamInfo(extension=suffix, filename=name,
-                                                                      charset="utf-8" if fmt in ("csv", "html") else None))
+        result = _converter(fmt).convert(io.BytesIO(data), info)
     except Exception as err:  # noqa: BLE001 - every parser failure is one per-file error
         if _is_encryption(err):
             raise KbEncrypted(name) from err

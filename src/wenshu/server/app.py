@@ -102,7 +102,7 @@ def create_app(settings: Settings | None = None, *, models: ModelClient | None =
     app = FastAPI(title="Wenshu (问数) API", version=wenshu_version(), lifespan=lifespan,
                   description="Ask your database in Chinese or English. The contract: docs/api.md.")
     install_error_handlers(app)
-    upload_bytes = int((settings.kb_max_file_mb + 1) * 2**20)  # one document at the size limit, and the form around it
+    upload_bytes = int(settings.kb_max_file_mb * 2**20) + 2**16  # a document at the size limit, and the form around it
     app.add_middleware(BodySizeLimit, max_bytes=settings.server_max_body_bytes,
                        overrides={"/api/kb/documents": max(upload_bytes, settings.server_max_body_bytes)})
     app.add_middleware(MetricsMiddleware, metrics=metrics)  # outermost: it sees every response

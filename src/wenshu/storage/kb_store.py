@@ -171,5 +171,6 @@ class KbDocuments:
     def finish_summary(self, doc_id: str, summary: str) -> None:
         """The document's summary, and status `ready`, once every segment is summarised."""
         with self.engine.begin() as conn:
-            conn.execute(kb_documents.update().where(kb_documents.c.id == doc_id, kb_documents.c.status == "summarizing")
-                         .values(summary=summary, status="ready", updated_at=utcnow()))
+            waiting = sa.and_(kb_documents.c.id == doc_id, kb_documents.c.status == "summarizing")
+            conn.execute(kb_documents.update().where(waiting).values(summary=summary, status="ready",
+                                                                     updated_at=utcnow()))
