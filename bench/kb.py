@@ -68,6 +68,7 @@ def score(kb, questions: list[dict]) -> dict:
         "false_not_found": round(sum(not r["found"] for r in rows) / n, 4),
         "unanswerable": len(negatives), "unanswerable_not_found": round(sum(refused) / max(1, len(negatives)), 4),
         "search_ms": round(seconds * 1000, 1), "misses": [r for r in rows if r["rank"] is None],
+        "unanswerable_answered": [q["q"] for q, r in zip(negatives, refused, strict=True) if not r],
     }
 
 
@@ -127,4 +128,6 @@ def run(args) -> int:
           f"{big_r['parse_chunk_s']} s, embed+write {big_r['embed_write_s']} s), {big_r['chunks']} chunks")
     for miss in q["misses"]:
         print(f"  miss: {miss['q']} [{miss['doc']}] top: {miss['top'][:2]}")
+    for question in q["unanswerable_answered"]:
+        print(f"  answered though not in the documents: {question}")
     return 0
