@@ -102,7 +102,7 @@ class Ingestor:
         if known is None:
             kept = self._keep(data, digest, Path(name).suffix.lower())
             known = self.docs.create(collection=collection, name=name, source=source, content_hash=digest,
-                                     format=fmt, size_bytes=len(data), path=str(kept))
+                                     format=fmt, size_bytes=len(data), path=kept.name)
             status = "added"
         else:
             status = "resumed"
@@ -132,7 +132,7 @@ class Ingestor:
     # -- the steps ---------------------------------------------------------------------------------
     def _steps(self, doc: KbDocument, progress: Progress) -> None:
         self.docs.update(doc.id, status="parsing")
-        parsed = parse_bytes(doc.name, Path(doc.path).read_bytes(), self.max_bytes)
+        parsed = parse_bytes(doc.name, (self.files_dir / doc.path).read_bytes(), self.max_bytes)
         self.docs.update(doc.id, status="chunking", title=parsed.title, pages=parsed.pages)
         chunks = chunk(parsed.markdown, paged=parsed.pages is not None)
         if not chunks:
@@ -165,7 +165,8 @@ class Ingestor:
 
     # -- keeping things tidy -------------------------------------------------------------------------
     def _keep(self, data: bytes, digest: str, suffix: str) -> Path:
-        """The file's copy, which resume and reindex read (written atomically, shared by equal content)."""
+        """The file's copy, which resume and reindex read (written atomically, shared by equal content); the
+        document row names it relative to `files_dir`, so WENSHU_HOME can move."""
         self.files_dir.mkdir(parents=True, exist_ok=True)
         target = self.files_dir / f"{digest}{suffix}"
         if not target.exists():
@@ -176,7 +177,7 @@ class Ingestor:
 
     def forget_file(self, doc: KbDocument) -> None:
         if not any(d.path == doc.path for d in self.docs.list()):
-            Path(doc.path).unlink(missing_ok=True)
+            (self.files_dir / doc.path).unlink(missing_ok=True)
 
     def _drop_vectors(self, collection: str, doc_id: str, keep: set[str]) -> None:
         ns = namespace(collection)

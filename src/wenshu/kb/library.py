@@ -121,7 +121,7 @@ class KnowledgeBase:
             return
         cutoff = time.time() - ORPHAN_FILE_AGE_S
         for f in files_dir.iterdir():
-            if f.is_file() and str(f) not in named and f.stat().st_mtime < cutoff:
+            if f.is_file() and f.name not in named and f.stat().st_mtime < cutoff:
                 f.unlink(missing_ok=True)
 
     # -- reading -----------------------------------------------------------------------------------

@@ -267,7 +267,7 @@ kb_documents = sa.Table(
     sa.Column("content_hash", sa.String(64), nullable=False),  # sha256 of the file's bytes
     sa.Column("format", sa.String(16), nullable=False),  # pdf | docx | pptx | xlsx | html | md | txt | csv
     sa.Column("size_bytes", sa.BigInteger, nullable=False),
-    sa.Column("path", sa.Text, nullable=False),  # the kept copy, which reindex and resume read
+    sa.Column("path", sa.Text, nullable=False),  # the kept copy, relative to WENSHU_HOME/kb (reindex reads it)
     sa.Column("status", sa.String(16), nullable=False),  # parsing | chunking | embedding | summarizing | ready | error
     sa.Column("title", sa.Text),
     sa.Column("pages", sa.Integer),
