@@ -100,11 +100,12 @@ class Ingestor:
             self._replace_older(known)  # a replace cut short by a crash is finished here
             return AddResult(name, "duplicate", document=known)
         if known is None:
-            kept = self._keep(data, digest, Path(name).suffix.lower())
+            kept = self._keep(data, f"{digest}{Path(name).suffix.lower()}")
             known = self.docs.create(collection=collection, name=name, source=source, content_hash=digest,
                                      format=fmt, size_bytes=len(data), path=kept.name)
             status = "added"
         else:
+            self._keep(data, known.path)  # an unfinished document resumes; its copy is put back if it was lost
             status = "resumed"
         result = self.ingest(known, progress)
         result.status = result.status if result.error else status
@@ -164,11 +165,11 @@ class Ingestor:
             self.index.upsert(ns, [ids[i] for i in todo], np.vstack(vectors), [hashes[i] for i in todo])
 
     # -- keeping things tidy -------------------------------------------------------------------------
-    def _keep(self, data: bytes, digest: str, suffix: str) -> Path:
-        """The file's copy, which resume and reindex read (written atomically, shared by equal content); the
-        document row names it relative to `files_dir`, so WENSHU_HOME can move."""
+    def _keep(self, data: bytes, name: str) -> Path:
+        """The file's copy `files_dir/<sha256><suffix>`, which resume and reindex read (written atomically,
+        shared by equal content); the document row names it relative to `files_dir`, so WENSHU_HOME can move."""
         self.files_dir.mkdir(parents=True, exist_ok=True)
-        target = self.files_dir / f"{digest}{suffix}"
+        target = self.files_dir / name
         if not target.exists():
             tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
             tmp.write_bytes(data)
