@@ -35,6 +35,7 @@ class ServerState:
     metrics: Metrics
     limiter: RateLimiter
     bind_host: str = "127.0.0.1"
+    kb: object = None  # server.kb_state.ServerKnowledgeBase: the knowledge base and its summary worker
 
     def auth_required(self) -> bool:
         """Explicit setting first; else required off loopback or as soon as any token exists."""
