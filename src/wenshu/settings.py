@@ -70,6 +70,10 @@ class Settings(BaseSettings):
     workspace_command_timeout_s: float = Field(120.0, description="Time limit of one workspace command.")
     workspace_path: str = Field("/usr/local/bin:/usr/bin:/bin", description="PATH the workspace's commands are "
                                 "looked up on (never the workspace itself).")
+    # Workspace tasks (wenshu.tasks, docs/tasks.md)
+    task_max_steps: int = Field(10, ge=1, description="Model decisions one task run may take (a resume grants as many).")
+    task_test_command: str = Field("python3 -m pytest -q", description="The command verify runs in a clean copy.")
+    task_test_timeout_s: float = Field(120.0, description="Time limit of one verify run.")
 
     # SQL execution
     row_limit: int = 1000

@@ -50,14 +50,16 @@ def scrubbed_env(path: str = SAFE_PATH, home: str | None = None) -> dict[str, st
 
 
 def run_command(root: Root, command: str | list[str], *, allowlist: list[str], timeout_s: float = 60.0,
-                max_output: int = 100_000, path: str = SAFE_PATH) -> CommandResult:
+                max_output: int = 100_000, path: str = SAFE_PATH, env: dict[str, str] | None = None) -> CommandResult:
+    """`env` adds variables to the scrubbed environment (e.g. proxies that lead nowhere, for a test run)."""
     argv = parse(command)
     if not argv or not allowed(argv, allowlist):
         raise CommandNotAllowed(command if isinstance(command, str) else shlex.join(argv), allowlist)
     t0 = time.perf_counter()
     try:
-        proc = subprocess.Popen(argv, cwd=root.path, env=scrubbed_env(path, str(root.path)), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+        proc = subprocess.Popen(argv, cwd=root.path, env=scrubbed_env(path, str(root.path)) | (env or {}),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True)
     except (FileNotFoundError, PermissionError) as err:
         return CommandResult(argv, 127, "", f"{argv[0]}: {err.strerror or err}", 0.0, False)
     try:
