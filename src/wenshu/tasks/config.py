@@ -23,7 +23,7 @@ class TaskConfig:
     keep_full: int = 2  # the latest steps shown with their whole result; older ones get one line each
     max_copy_mb: int = 200
     baseline: bool = True  # run the tests once before the first decision, so the model starts from the failures
-    extra_env: dict = field(default_factory=dict)  # more variables for the test run (tests, benchmarks)
+    env: dict = field(default_factory=dict)  # more variables for the agent's commands and verify's test run
 
     @classmethod
     def from_settings(cls, settings, **overrides) -> "TaskConfig":

@@ -65,16 +65,7 @@ def task_messages(view: dict, repair: str | None = None) -> list[BaseMessage]:
     user = render("task_user", goal=view["goal"], tree=view["tree"], test_command=view["test_command"],
                   files=view["files"], steps=view["steps"], note=view["note"],
                   repair=render("assistant_repair", reason=repair).strip() if repair else "")  # fmt: skip
-    return [SystemMessage(system.strip()), HumanMessage(_tidy(user))]
-
-
-def _tidy(text: str) -> str:
-    """Empty sections leave no run of blank lines behind."""
-    out: list[str] = []
-    for line in text.strip().splitlines():
-        if line.strip() or (out and out[-1].strip()):
-            out.append(line)
-    return "\n".join(out)
+    return [SystemMessage(system.strip()), HumanMessage(user.strip())]
 
 
 def decide(models, view: dict, *, max_tokens: int) -> tuple[Decision, str | None]:

@@ -103,7 +103,7 @@ def _write(d: Decision, ws: Workspace, task: TaskRecord) -> Outcome:
 
 def _run(d: Decision, ws: Workspace, config: TaskConfig) -> Outcome:
     r = run_command(ws.work, d.target, allowlist=list(config.allowlist), timeout_s=config.command_timeout_s,
-                    path=config.path)  # fmt: skip
+                    path=config.path, env=dict(config.env))  # fmt: skip
     tests = is_test_command(parse(d.target))
     signal = test_signal(r, d.target, str(ws.work.path)) if tests else command_signal(r)
     ok = signal.outcome in (("passed", "failed", "no_tests") if tests else ("passed",))  # red tests are a result

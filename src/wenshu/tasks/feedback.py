@@ -21,7 +21,7 @@ MAX_FAILURES = 5
 MAX_SIGNAL = 1800  # characters of a test signal
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _COMMON = {"the", "and", "for", "with", "that", "this", "make", "test", "tests", "pass", "failing", "def", "return",
-           "import", "from", "assert", "self", "none", "true", "false", "file", "add", "should"}
+           "import", "from", "assert", "self", "none", "true", "false", "file", "should"}
 _COUNTS = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)")
 _SUMMARY_LINE = re.compile(r"^(FAILED|ERROR) (\S+)(?: - (.*))?$")
 _BLOCK = re.compile(r"^_{3,} (.+?) _{3,}$")

@@ -112,6 +112,7 @@ def run_task(store: TaskStore, task_id: str, models, config: TaskConfig, *, on_s
 
 
 def _end(task: TaskRecord, ws: Workspace, config: TaskConfig, move: str, record) -> None:
+    repeated = control.stuck(task.steps)  # before a final verify adds a step
     if move in ("stuck", "max_steps") and control.needs_final_verify(task.steps):
         record("verify", "final", "", _verify(task, ws, config), time.perf_counter())
     if move == "solved":
@@ -121,7 +122,7 @@ def _end(task: TaskRecord, ws: Workspace, config: TaskConfig, move: str, record)
     elif move == "test_command_failed":
         task.end("test_command_failed", TestCommandFailed(config.test_command, task.steps[-1].summary))
     elif move == "stuck":
-        what, same_error = control.stuck(task.steps)
+        what, same_error = repeated
         task.end("stuck", Stuck(what, control.REPEATS, same_error))
     else:
         task.end("max_steps", StepLimit(task.decisions))

@@ -32,6 +32,6 @@ def verify(original: Root, work: Root, written: list[str], config: TaskConfig) -
             write_text(clean, rel, read_text(work, rel).content)
         command = config.test_command
         r = run_command(clean, command, allowlist=[command], timeout_s=config.test_timeout_s, path=config.path,
-                        env=NO_NETWORK | dict(config.extra_env))  # fmt: skip
+                        env=NO_NETWORK | dict(config.env))  # fmt: skip
         signal = test_signal(r, command, str(clean.path))
     return Signal(signal.outcome, f"clean copy: {signal.summary}", signal.failure)
