@@ -16,7 +16,7 @@ from wenshu.errors import WenshuError
 from wenshu.tasks.config import TaskConfig
 from wenshu.tasks.decide import Decision
 from wenshu.tasks.endings import IgnoredPath, PartialOverwrite, TestEditRefused
-from wenshu.tasks.feedback import command_signal, is_test_command, test_signal
+from wenshu.tasks.feedback import command_signal, is_test_command, signal_of_tests
 from wenshu.tasks.record import TaskRecord
 from wenshu.tasks.rules import may_write
 from wenshu.workspace.commands import parse, run_command
@@ -105,6 +105,6 @@ def _run(d: Decision, ws: Workspace, config: TaskConfig) -> Outcome:
     r = run_command(ws.work, d.target, allowlist=list(config.allowlist), timeout_s=config.command_timeout_s,
                     path=config.path, env=dict(config.env))  # fmt: skip
     tests = is_test_command(parse(d.target))
-    signal = test_signal(r, d.target, str(ws.work.path)) if tests else command_signal(r)
+    signal = signal_of_tests(r, d.target, str(ws.work.path)) if tests else command_signal(r)
     ok = signal.outcome in (("passed", "failed", "no_tests") if tests else ("passed",))  # red tests are a result
     return Outcome(ok, signal.summary, None if ok else signal.outcome, signal.failure, signal.outcome)

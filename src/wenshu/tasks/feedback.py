@@ -67,7 +67,7 @@ def is_test_command(argv: list[str]) -> bool:
     return any(a in ("pytest", "unittest") or a.endswith("/pytest") for a in argv[:4])
 
 
-def test_signal(r: CommandResult, command: str, root: str | None = None) -> Signal:
+def signal_of_tests(r: CommandResult, command: str, root: str | None = None) -> Signal:
     """`root`: the folder the tests ran in, left out of paths (a clean copy's name changes every run)."""
     out = f"{r.stdout}\n{r.stderr}".strip()
     if root:

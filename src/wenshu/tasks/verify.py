@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 from wenshu.tasks.config import TaskConfig
-from wenshu.tasks.feedback import Signal, test_signal
+from wenshu.tasks.feedback import Signal, signal_of_tests
 from wenshu.workspace.commands import run_command
 from wenshu.workspace.copy import copy_tree
 from wenshu.workspace.files import read_text, write_text
@@ -33,5 +33,5 @@ def verify(original: Root, work: Root, written: list[str], config: TaskConfig) -
         command = config.test_command
         r = run_command(clean, command, allowlist=[command], timeout_s=config.test_timeout_s, path=config.path,
                         env=NO_NETWORK | dict(config.env))  # fmt: skip
-        signal = test_signal(r, command, str(clean.path))
+        signal = signal_of_tests(r, command, str(clean.path))
     return Signal(signal.outcome, f"clean copy: {signal.summary}", signal.failure)
