@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
@@ -46,6 +46,7 @@ class ServerState:
     metrics: Metrics
     limiter: RateLimiter
     bind_host: str = "127.0.0.1"
+    workspace_tasks: Any = None  # server/workspace_tasks.WorkspaceTasks
 
     def auth_required(self) -> bool:
         """Explicit setting first; else required off loopback or as soon as any token exists."""

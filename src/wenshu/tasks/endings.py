@@ -42,6 +42,7 @@ class TaskNotResumable(InputError):
 
 class TaskBusy(InputError):
     code = "task_busy"
+    http_status = 409
 
     def __init__(self, task_id: str):
         super().__init__(f"Task '{task_id}' is running; wait for it or stop it first.",

@@ -39,6 +39,7 @@ class CommandNotAllowed(InputError):
 
 class WorkspaceMissing(WenshuError):
     code = "workspace_missing"
+    http_status = 400
 
     def __init__(self, root: str):
         super().__init__(f"The workspace folder '{root}' does not exist.", f"工作区文件夹「{root}」不存在。")
