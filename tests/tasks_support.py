@@ -18,6 +18,10 @@ PATH = f"{Path(sys.executable).parent}:/usr/bin:/bin"  # the system python3 may 
 CALC = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
 CALC_FIXED = CALC.replace("a - b", "a + b")
 TEST_CALC = "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
+UNITTEST_CALC = ("import unittest\n\nfrom calc import add, mul\n\n\nclass CalcTest(unittest.TestCase):\n"
+                 "    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n"
+                 "    def test_mul(self):\n        self.assertEqual(mul(2, 3), 6)\n")
+
 
 
 def step(action: str, target: str = "", content: str = "", reason: str = "because") -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tasks_support import CALC, PATH, calc_project, write
+from tasks_support import CALC, PATH, UNITTEST_CALC, calc_project, write
 from wenshu.providers.base import InvalidAnswer
 from wenshu.tasks import control, diff
 from wenshu.tasks.decide import parse_decision
@@ -100,6 +100,10 @@ def test_test_output_becomes_pass_fail_and_the_failing_assertions(tmp_path):
     hang = _signal(write(tmp_path / "hang", {"tests/test_h.py": "import time\n\n\ndef test_h():\n    time.sleep(30)\n"}),
                    timeout=1)  # fmt: skip
     assert hang.outcome == "timeout" and "timed out after" in hang.summary
+    unit = write(tmp_path / "unit", {"calc.py": CALC, "test_calc.py": UNITTEST_CALC})
+    red_unit = _signal(unit, "python3 -m unittest")
+    assert red_unit.outcome == "failed" and red_unit.summary.splitlines()[0] == "tests failed: 2 tests, failures=1"
+    assert "- test_calc.CalcTest.test_add: AssertionError: -1 != 5 (at test_calc.py:8)" in red_unit.summary
     missing = signal_of_tests(run_command(Root(tmp_path / "green"), PYTEST, allowlist=[PYTEST], path="/nonexistent"),
                           PYTEST)  # fmt: skip
     assert missing.outcome == "broken"

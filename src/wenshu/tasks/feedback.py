@@ -23,9 +23,13 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _COMMON = {"the", "and", "for", "with", "that", "this", "make", "test", "tests", "pass", "failing", "def", "return",
            "import", "from", "assert", "self", "none", "true", "false", "file", "should"}
 _COUNTS = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)")
-_SUMMARY_LINE = re.compile(r"^(FAILED|ERROR) (\S+)(?: - (.*))?$")
+_SUMMARY_LINE = re.compile(r"^(FAILED|ERROR) ([^\s(]\S*)(?: - (.*))?$")
 _BLOCK = re.compile(r"^_{3,} (.+?) _{3,}$")
 _WHERE = re.compile(r"^(\S+\.py):(\d+): (.+)$")
+_UNITTEST_HEAD = re.compile(r"^(FAIL|ERROR): (\S+) \((\S+?)\)$")  # unittest: FAIL: test_add (mod.Class.test_add)
+_UNITTEST_WHERE = re.compile(r'^\s*File "(.+?)", line (\d+)')
+_UNITTEST_RAN = re.compile(r"^Ran (\d+) tests?")
+_UNITTEST_END = re.compile(r"^FAILED \((.+)\)$")
 
 
 @dataclass(frozen=True)
@@ -104,7 +108,9 @@ def _counts(lines: list[str]) -> str:
         found = _COUNTS.findall(line)
         if found:
             return ", ".join(f"{n} {what}" for n, what in found)
-    return ""
+    ran = next((m.group(1) for m in map(_UNITTEST_RAN.match, lines) if m), None)
+    end = next((m.group(1) for m in map(_UNITTEST_END.match, lines) if m), None)
+    return f"{ran} tests" + (f", {end}" if end else "") if ran else ""
 
 
 def _failures(lines: list[str]) -> list[tuple[str, str, str]]:
@@ -130,7 +136,25 @@ def _failures(lines: list[str]) -> list[tuple[str, str, str]]:
         name = next((m.group(2) for m in summary if m.group(2) == name or m.group(2).endswith("::" + name)), name)
         detail = " | ".join(b["e"]) or next((m.group(3) or "" for m in summary if m.group(2) == name), "")
         out.append((name, detail[:400], b["where"][-1] if b["where"] else ""))
-    return out or [(m.group(2), (m.group(3) or "")[:400], "") for m in summary]
+    return out or [(m.group(2), (m.group(3) or "")[:400], "") for m in summary] or _unittest_failures(lines)
+
+
+def _unittest_failures(lines: list[str]) -> list[tuple[str, str, str]]:
+    """unittest's blocks: FAIL/ERROR: name (id), a traceback, and its last line (the exception)."""
+    out = []
+    for i, line in enumerate(lines):
+        head = _UNITTEST_HEAD.match(line)
+        if not head:
+            continue
+        block = []
+        for nxt in lines[i + 2:]:  # past the ----- line under the head
+            if nxt.startswith(("=====", "-----")):
+                break
+            block.append(nxt)
+        where = [m for m in map(_UNITTEST_WHERE.match, block) if m]
+        detail = next((b.strip() for b in reversed(block) if b.strip()), "")
+        out.append((head.group(3), detail[:400], f"{where[-1].group(1)}:{where[-1].group(2)}" if where else ""))
+    return out
 
 
 def command_signal(r: CommandResult) -> Signal:
