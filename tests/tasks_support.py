@@ -23,7 +23,6 @@ UNITTEST_CALC = ("import unittest\n\nfrom calc import add, mul\n\n\nclass CalcTe
                  "    def test_mul(self):\n        self.assertEqual(mul(2, 3), 6)\n")
 
 
-
 def step(action: str, target: str = "", content: str = "", reason: str = "because") -> str:
     return json.dumps({"action": action, "target": target, "reason": reason, "content": content})
 
