@@ -21,6 +21,7 @@ COMMANDS = {
     "coldstart": "embedded model as a user feels it: cold `wenshu ask` processes, the server, peak RSS",
     "tools": "the assistant's first step: the right tool with valid arguments, and steps that parse",
     "server": "HTTP server: overhead for a cached answer, concurrent streaming conversations (fake model)",
+    "tasks": "workspace tasks: solved %, steps, seconds, writes outside the folder, edited tests",
 }
 
 

@@ -131,10 +131,11 @@ def test_the_goal_may_name_a_test_or_ask_for_a_new_one(tmp_path):
     assert [s.code for s in task.steps[1:4]] == ["test_edit_refused", None, None]  # new test: yes; existing: no
     assert task.status == "solved" and {f.path for f in task.result.files} == {"calc.py", "tests/test_mul.py"}
     named = TEST_CALC.replace("== 6", "== 6, 'mul'")
-    client, _ = models(step("write_file", "tests/test_calc.py", named), step("run_command", "ls"))
-    store, task = new_task(tmp_path, folder, goal="add a message to the mul assertion in tests/test_calc.py")
+    client, fake = models(step("write_file", "tests/test_calc.py", named), step("run_command", "ls"))
+    store, task = new_task(tmp_path, folder, goal="change the mul assertion in tests/test_calc.py to carry a message")
     task = run_task(store, task.id, client, config(max_steps=2, baseline=False))
     assert task.steps[0].ok and [f.path for f in task.result.files] == ["tests/test_calc.py"]
+    assert "except the ones the goal asks you to change" in fake.calls[0][0].content
 
 
 def test_bad_input_gets_clear_messages(tmp_path):

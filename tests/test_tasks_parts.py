@@ -13,7 +13,7 @@ from wenshu.tasks.decide import parse_decision
 from wenshu.tasks.feedback import file_view, focus_words, signal_of_tests
 from wenshu.tasks.perceive import project_tree, tokens
 from wenshu.tasks.record import FileChange, TaskStep
-from wenshu.tasks.rules import asks_for_test, is_test_file, may_write
+from wenshu.tasks.rules import asks_for_test, asks_to_change_tests, is_test_file, may_write
 from wenshu.workspace.commands import run_command
 from wenshu.workspace.copy import copy_tree
 from wenshu.workspace.errors import FolderTooLarge
@@ -38,9 +38,17 @@ def test_which_files_are_tests_and_when_the_goal_allows_writing_one():
     assert may_write(goal, "tests/test_export.py", existed=False) and not may_write(goal, "tests/test_export.py",
                                                                                    existed=True)  # fmt: skip
     assert not may_write(goal, "conftest.py", existed=False) and not may_write(goal, "tests/helpers.py", existed=False)
-    assert may_write("fix the expectation in tests/test_calc.py", "tests/test_calc.py", existed=True)
-    assert may_write("fix test_calc.py's expectation", "tests/test_calc.py", existed=True)
-    assert not may_write("fix mytest_calc.py", "tests/test_calc.py", existed=True)
+    assert may_write("update the expectation in tests/test_calc.py", "tests/test_calc.py", existed=True)
+    assert may_write("change test_calc.py's expectation to 6", "tests/test_calc.py", existed=True)
+    assert may_write("修改 tests/test_calc.py 中的期望值", "tests/test_calc.py", existed=True)
+    assert not may_write("change mytest_calc.py", "tests/test_calc.py", existed=True)
+    for goal in ("make tests/test_calc.py pass", "fix the bug so that test_calc.py passes",
+                 "write add in calc.py as tests/test_calc.py expects", "update calc.py so that test_calc.py passes",
+                 "change tests/test_calc.py so it passes", "修改代码让 tests/test_calc.py 通过"):
+        assert not may_write(goal, "tests/test_calc.py", existed=True), goal  # named as the test to pass
+    assert asks_to_change_tests("update the expectation in tests/test_calc.py")
+    assert not asks_to_change_tests("update calc.py so that tests/test_calc.py passes")
+    assert not asks_to_change_tests("update the expectation in calc.py")
     assert may_write("make the failing test pass", "calc.py", existed=True)
 
 

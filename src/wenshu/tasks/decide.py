@@ -60,7 +60,8 @@ def parse_decision(raw: str) -> Decision:
 def task_messages(view: dict, repair: str | None = None) -> list[BaseMessage]:
     """System: the role, the action format, the rules. User: the goal, the project files, the files the
     agent opened, the steps so far (results fenced as data), a note, and on a repair what was wrong."""
-    tests = render("task_tests_new" if view["new_tests"] else "task_tests_kept").strip()
+    rule = "task_tests_named" if view["change_tests"] else "task_tests_new" if view["new_tests"] else "task_tests_kept"
+    tests = render(rule).strip()
     system = render("task_system", commands="; ".join(view["commands"]), tests=tests)
     user = render("task_user", goal=view["goal"], tree=view["tree"], test_command=view["test_command"],
                   files=view["files"], steps=view["steps"], note=view["note"],

@@ -22,7 +22,7 @@ from wenshu.tasks.execute import Outcome, Workspace, execute
 from wenshu.tasks.feedback import focus_words
 from wenshu.tasks.perceive import open_files, project_tree
 from wenshu.tasks.record import RESUMABLE, TaskRecord, TaskResult, TaskStep
-from wenshu.tasks.rules import asks_for_test
+from wenshu.tasks.rules import asks_for_test, asks_to_change_tests
 from wenshu.tasks.store import TaskStore
 from wenshu.tasks.verify import verify
 from wenshu.workspace.ignore import Ignore
@@ -45,7 +45,7 @@ def view(task: TaskRecord, ws: Workspace, config: TaskConfig) -> dict:
     return {"goal": task.goal, "tree": project_tree(ws.work, budget_tokens=config.tree_tokens, ignore=ws.ignore),
             "test_command": config.test_command, "files": files, "commands": list(config.allowlist),
             "steps": control.history(task.steps, config.keep_full), "note": control.note(task.steps),
-            "new_tests": asks_for_test(task.goal)}  # fmt: skip
+            "new_tests": asks_for_test(task.goal), "change_tests": asks_to_change_tests(task.goal)}  # fmt: skip
 
 
 def _step(task: TaskRecord, action: str, target: str, reason: str, out: Outcome, t0: float) -> TaskStep:
