@@ -100,3 +100,16 @@ def test_the_scratch_copy_keeps_links_as_links_and_copies_nothing_from_outside(c
     copied = [p for p in work.rglob("*") if p.is_file() and not p.is_symlink()]
     assert sorted(p.relative_to(work).as_posix() for p in copied) == [
         ".gitignore", "calc.py", "secret.env", "tests/helpers.py", "tests/test_calc.py"]
+
+
+def test_rewriting_the_copys_gitignore_does_not_unhide_ignored_files(case):
+    tmp_path, project = case
+    client, _ = models(step("write_file", ".gitignore", "# nothing hidden\n"), step("read_file", "secret.env"),
+                       step("run_command", "ls"))  # fmt: skip
+    store, task = new_task(tmp_path, project)
+    # (the final verify runs pytest through the case's link loops: 2 s are enough to know it is not green)
+    task = run_task(store, task.id, client, config(baseline=False, max_steps=3, test_timeout_s=2))
+    assert task.steps[0].ok and task.steps[1].code == "task_path_ignored" and "TOKEN" not in task.steps[1].summary
+    client, _ = models(step("read_file", "secret.env"), step("run_command", "ls"))
+    task = run_task(store, task.id, client, config(max_steps=2, test_timeout_s=2))  # a resume reads them again
+    assert task.steps[-2].code == "task_path_ignored"

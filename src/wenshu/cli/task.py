@@ -84,7 +84,7 @@ def run(
         task = _store().create(workspace, goal, step_limit=config.max_steps, test_command=config.test_command,
                                max_copy_mb=config.max_copy_mb)  # fmt: skip
         if not as_json:
-            console.print(f"[dim]task {task.id}: working on a copy of {task.workspace}[/]", highlight=False)
+            console.print(f"[dim]task {task.id} · {task.workspace}[/]", highlight=False)
         _run(task.id, lang, as_json, apply, max_steps)
 
 

@@ -32,8 +32,8 @@ OnStep = Callable[[TaskRecord, TaskStep], None]
 
 
 def workspace_of(store: TaskStore, task: TaskRecord) -> Workspace:
-    work = Root(store.work(task.id))
-    return Workspace(Root(task.workspace), work, Ignore(work.path))
+    original = Root(task.workspace)
+    return Workspace(original, Root(store.work(task.id)), Ignore(original.path))  # the folder's own .gitignore
 
 
 def view(task: TaskRecord, ws: Workspace, config: TaskConfig) -> dict:
