@@ -10,7 +10,6 @@ from pydantic import BaseModel, Field
 # queued -> running -> solved | no_tests | test_command_failed | stuck | max_steps | failed | interrupted;
 # solved (or, forced, any ended task with changes) -> applied
 RESUMABLE = {"interrupted", "failed", "max_steps", "running", "queued"}
-ENDED = {"solved", "no_tests", "test_command_failed", "stuck", "max_steps", "failed", "interrupted", "applied"}
 
 
 class TaskStep(BaseModel):
