@@ -19,6 +19,7 @@ COMMANDS = {
     "recall": "schema recall: gold tables/columns recalled, block tokens, index build time and latency",
     "runtime": "embedded runtime speed per CPU backend and thread count (prompt and generation tokens/s)",
     "coldstart": "embedded model as a user feels it: cold `wenshu ask` processes, the server, peak RSS",
+    "scope": "the scope check: in-scope questions refused (false) and off-topic questions refused (true)",
     "tools": "the assistant's first step: the right tool with valid arguments, and steps that parse",
     "server": "HTTP server: overhead for a cached answer, concurrent streaming conversations (fake model)",
     "tasks": "workspace tasks: solved %, steps, seconds, writes outside the folder, edited tests",

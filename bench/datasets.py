@@ -14,6 +14,9 @@
 - `spider_dev_zh`: 53 spider_dev_200 questions (up to three per database) written in Chinese by
   this project, on Spider's English schemas with the same gold SQL (`bench/data/spider_dev_zh.json`):
   the development set for Chinese questions on English schemas.
+- `spider_dk_zh`: 150 Spider-DK questions (about 19 per database) written in Chinese by a helper who
+  wrote no code, with Spider-DK's gold SQL (`bench/data/spider_dk_zh.json`): the validation set for
+  Chinese questions on English schemas. Like Spider-DK, nobody reads it to write a rule.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -38,7 +41,7 @@ SUBSET_SEED = 200
 SUBSETS = {"spider_dev_200": ("spider_dev", 200)}
 DEMO_SETS = {"demo": None, "demo_dev": "dev", "demo_test": "test"}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
-         "spider_dk": "validation",
+         "spider_dk": "validation", "spider_dk_zh": "validation",
          "spider_dev_test": "test", "demo_test": "test", "spider_dev": "mixed", "demo": "mixed"}
 
 
@@ -144,6 +147,9 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
     if name == "spider_dev_zh":
         own = Path(__file__).resolve().parent / "data" / "spider_dev_zh.json"
         return name, load_spider(own, base / "spider_dev" / "database", "zh")
+    if name == "spider_dk_zh":
+        own = Path(__file__).resolve().parent / "data" / "spider_dk_zh.json"
+        return name, load_spider(own, [base / "spider_dk" / "database", base / "spider_dev" / "database"], "dkzh")
     if name == "spider_dev_test":
         _, items = resolve_set("spider_dev", db_dir=db_dir, tables=tables, demo_db=demo_db)
         dev = {i.id for i in resolve_set("spider_dev_200", db_dir=db_dir, tables=tables, demo_db=demo_db)[1]}
@@ -159,7 +165,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, DEMO_SETS[name])
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, demo, demo_dev, demo_test or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)

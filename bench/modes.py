@@ -105,7 +105,7 @@ def run_baseline(models_factory, schema: str, item: Item, previous: Item | None,
     The schema leads, so questions on the same database reuse the model's evaluated prefix."""
     from langchain_core.messages import SystemMessage
 
-    from wenshu.agent.prompts import render
+    from wenshu.prompts import render
     from wenshu.errors import WenshuError
     from wenshu.sql.extract import extract_sql
 

@@ -6,7 +6,7 @@ from wenshu.agent.explain import chitchat_reply, fallback_reply, summarize
 from wenshu.agent.generate import GenerateInput, Turn, build_messages
 from wenshu.agent.intent import classify_rules, query_type_of
 from wenshu.agent.vocabulary import Vocabulary
-from wenshu.agent.prompts import render
+from wenshu.prompts import render
 from wenshu.i18n import detect_lang
 
 

@@ -43,3 +43,21 @@ def test_the_switch_turns_the_check_off(settings, store, fake_model):
                   models=ModelClient(models={"strong": fake_model, "fast": fake_model}, provider="fake"))  # fmt: skip
     resp = agent.ask(AgentRequest(message=AWAY_EN))
     assert resp.error is None and resp.sql
+
+
+def test_the_scope_bench_counts_false_and_true_refusals(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "scope.json"
+    proc = subprocess.run([sys.executable, "-m", "bench", "scope", "--sets", "demo_dev", "--out", str(out)],
+                          cwd=root, capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = {(r["set"], r["lang"]): r for r in json.loads(out.read_text())["rows"]}
+    assert rows[("demo_dev", "all")]["refused"] == 0  # no answerable first turn is turned away
+    off = rows[("off_topic", "all")]
+    assert off["questions"] == 24 and off["refused"] >= 20  # 24 off-topic questions x the one database
+    assert rows[("off_topic", "zh")]["questions"] == 12

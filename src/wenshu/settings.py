@@ -70,6 +70,14 @@ class Settings(BaseSettings):
     workspace_command_timeout_s: float = Field(120.0, description="Time limit of one workspace command.")
     workspace_path: str = Field("/usr/local/bin:/usr/bin:/bin", description="PATH the workspace's commands are "
                                 "looked up on (never the workspace itself).")
+    # MCP servers whose tools the assistant may use (wenshu.mcp; servers listed in WENSHU_HOME/mcp.json)
+    mcp_timeout_s: float = Field(20.0, description="Time limit of one MCP tool call or tool listing; past it the "
+                                 "call is stopped and the assistant gets a refusal instead of an answer.")
+    mcp_connect_timeout_s: float = Field(30.0, description="Time MCP servers have to start and finish the handshake "
+                                         "(all of a request's servers start at once).")
+    web_search: str = Field("", description="The MCP tool the assistant searches the web with, as `server/tool` "
+                            "(e.g. tavily/tavily-search); empty: the first MCP tool named *search that takes a query.")
+    web_search_results: int = Field(5, description="Results asked of each of a web search's (up to three) queries.")
     # Workspace tasks (wenshu.tasks, docs/tasks.md)
     task_max_steps: int = Field(10, ge=1, description="Model decisions one task run may take (a resume grants as many).")
     task_test_command: str = Field("python3 -m pytest -q", description="The command verify runs in a clean copy.")
@@ -167,6 +175,11 @@ class Settings(BaseSettings):
     @property
     def skills_dir(self) -> Path:
         return self.home / "skills"
+
+    @property
+    def mcp_config_path(self) -> Path:
+        """The MCP servers, in the `{"mcpServers": {...}}` shape Claude Desktop uses (docs/mcp.md)."""
+        return self.home / "mcp.json"
 
     @property
     def prefix_dir(self) -> Path:

@@ -6,6 +6,8 @@ Stages, in the order an answer meets them:
 
 - `scope`: `off_topic` answers "this database has no data about X" before any SQL is written when
   nothing in the datasource is about the question (`agent/scope.py`).
+- `recall`: `crosslingual_values` links the Chinese words of a question to the English values the
+  database stores (法国 -> 'France') through the multilingual embedder (`knowledge/crosslingual.py`).
 - `repair`: `schema_repair` fixes in code what the catalog can (a column on the wrong table, a table
   used but not joined) before the guard reads the SQL (`sql/repair.py`); `unused_join` drops an inner
   join the query reads nothing from and the question does not name (`sql/unused_joins.py`).
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 from wenshu.agent import coverage as cov
 from wenshu.agent import result_checks as rc
 from wenshu.agent.followup import dropped_conditions
-from wenshu.agent.prompts import render
+from wenshu.prompts import render
 from wenshu.errors import InputError
 
 
@@ -98,6 +100,7 @@ def _followup(a: Answer) -> list[dict]:
 
 CHECKS: dict[str, Check] = {c.id: c for c in (
     Check("off_topic", "scope"),
+    Check("crosslingual_values", "recall"),
     Check("schema_repair", "repair"),
     Check("unused_join", "repair"),
     Check("retry", "retry"),

@@ -108,4 +108,5 @@ def build_recall(settings: Settings, store=None) -> SchemaRecall:
     glossary = GlossaryLibrary(store.glossary) if getattr(store, "glossary", None) is not None else None
     return HybridRecall(embedder=embedder, index=index, cache=cache, examples=examples, glossary=glossary,
                         budget=settings.recall_budget_tokens, max_tables=settings.recall_max_tables,
-                        k_examples=settings.recall_examples, layout=settings.schema_layout)
+                        k_examples=settings.recall_examples, layout=settings.schema_layout,
+                        crosslingual="crosslingual_values" not in settings.disabled_checks)

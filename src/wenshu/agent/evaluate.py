@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from wenshu.agent.prompts import render
+from wenshu.prompts import render
 
 
 class Verdict(BaseModel):

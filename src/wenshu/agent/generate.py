@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from wenshu.agent.prompts import render
+from wenshu.prompts import render
 from wenshu.engines.registry import adapter_for
 from wenshu.knowledge.time_phrases import TimeWindow
 

@@ -19,9 +19,9 @@ from wenshu.agent.checks import Answer, run_checks
 from wenshu.agent.generate import GenerateInput, Turn, build_messages
 from wenshu.agent.intent import IntentAnswer, IntentResult, classify_rules, from_model, query_type_of
 from wenshu.agent.plan_answer import planned_answer
-from wenshu.agent.prompts import render
+from wenshu.prompts import render
 from wenshu.agent.state import AgentState
-from wenshu.agent.scope import off_topic
+from wenshu.agent.scope import judge
 from wenshu.agent.vote import choose, make_runner
 from wenshu.contracts import Event
 from wenshu.errors import WenshuError
@@ -78,12 +78,13 @@ def recall_step(state: AgentState, ctx: AgentContext) -> tuple:
               "whole": getattr(got, "whole", False)}
     detail = f"{len(got.tables)} tables, ~{got.tokens} tokens"
     if not state.get("turns") and "off_topic" not in ctx.disabled_checks and not q.get("plan"):
-        away = off_topic(q["question"], getattr(got, "best_similarity", None), ctx.vocabulary(q["datasource"]),
-                         floor=ctx.settings.scope_min_similarity, values=schema["values"],
-                         glossary=schema["glossary"], tables=schema["tables"])  # fmt: skip
+        away = judge(q["question"], got, ctx.vocabulary(q["datasource"]), floor=ctx.settings.scope_min_similarity)
         if away is not None:
             schema["off_topic"] = {"words": away.words, "closest": away.closest}
             return {"schema": schema}, "ok", f"{detail}; nothing here is about {', '.join(away.words)}", ["off_topic"]
+    linked = (getattr(got, "signals", None) or {}).get("crosslingual")
+    if linked:
+        return {"schema": schema}, "ok", f"{detail}; {linked} values linked across languages", ["crosslingual_values"]
     return {"schema": schema}, "ok", detail
 
 

@@ -19,7 +19,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import ValidationError
 
 from wenshu.agent.context import AgentContext
-from wenshu.agent.prompts import render
+from wenshu.prompts import render
 from wenshu.agent.state import AgentState
 from wenshu.contracts import Event
 from wenshu.errors import WenshuError

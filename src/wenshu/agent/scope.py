@@ -49,3 +49,10 @@ def off_topic(question: str, best_similarity: float | None, vocabulary: Vocabula
         return None
     words = subject_words(question)
     return OffTopic(words=words, closest=list(tables or [])[:3]) if words else None
+
+
+def judge(question: str, recalled, vocabulary: Vocabulary, *, floor: float) -> OffTopic | None:
+    """`off_topic` on a recall result (knowledge.recall.RecallResult): what the recall step asks."""
+    return off_topic(question, getattr(recalled, "best_similarity", None), vocabulary, floor=floor,
+                     values=getattr(recalled, "values", None), glossary=getattr(recalled, "glossary", None),
+                     tables=[t["name"] for t in recalled.tables])

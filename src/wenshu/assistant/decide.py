@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from wenshu.agent.prompts import render
+from wenshu.prompts import render
 from wenshu.assistant.tools import Tool
 from wenshu.providers.base import InvalidAnswer, json_object
 
@@ -22,6 +22,18 @@ class Decision:
 
 
 InvalidStep = InvalidAnswer  # a step the model got wrong; the reason goes back in one repair
+
+
+_TYPES = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,)}
+_KIND_WORDS = {"string": "text", "integer": "integer", "number": "number", "boolean": "boolean"}
+
+
+def _fits(value, spec: dict) -> bool:
+    """A required argument is there with the type its schema declares (text when it declares none)."""
+    kind = spec.get("type", "string")
+    if value is None or (isinstance(value, bool) and kind in ("integer", "number")):
+        return False
+    return isinstance(value, _TYPES.get(kind, (object,)))
 
 
 def step_schema(tools: list[Tool]) -> dict:
@@ -47,11 +59,12 @@ def parse_step(raw: str, tools: list[Tool]) -> Decision:
     if not isinstance(args, dict):
         raise InvalidStep(f'"{action}" needs an "arguments" object')
     props = by_name[action].parameters.get("properties", {})
-    missing = [k for k in by_name[action].parameters.get("required", []) if not isinstance(args.get(k), str)]
+    missing = [k for k in by_name[action].parameters.get("required", []) if not _fits(args.get(k), props.get(k, {}))]
     unknown = [k for k in args if k not in props]
     if missing or unknown:
+        wanted = ", ".join(f"{_KIND_WORDS.get(props.get(k, {}).get('type'), 'text')} {k}" for k in missing)
         raise InvalidStep(f'"{action}" arguments: ' + "; ".join(
-            [f"missing text {', '.join(missing)}"] * bool(missing) + [f"unknown {', '.join(unknown)}"] * bool(unknown)))
+            [f"missing {wanted}"] * bool(missing) + [f"unknown {', '.join(unknown)}"] * bool(unknown)))
     return Decision(action, {k: v for k, v in args.items() if k in props})
 
 

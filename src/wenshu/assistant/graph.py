@@ -28,6 +28,7 @@ class AssistantContext:
     context: str = ""  # what the datasource holds, for the system prompt
     ask: Callable[[str], object] | None = None  # the data pipeline
     max_steps: int = 6
+    warnings: list = field(default_factory=list)  # WenshuErrors the host met preparing the turn (an MCP server left out)
 
 
 def direct_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:

@@ -2,7 +2,11 @@
 
 Per request the host (not the model) selects at most two skills and five tools by retrieval over their
 descriptions, routes by rules (assistant/route.py) and, on the agent route, lets the model choose among
-what it was offered, one JSON step at a time.
+what it was offered, one JSON step at a time. The tools of the configured MCP servers (WENSHU_HOME/mcp.json)
+join the built-in ones on the agent route; their servers start on the first request that needs them and
+stay connected for the assistant's life (`close` stops them). A server that cannot be used is left out
+with a warning. A search tool among them (setting `web_search`, else the first `*search` tool taking a
+`query`) is offered as `web_search`: expanded into three queries, run in parallel, merged (wenshu.search).
 """
 
 from __future__ import annotations
@@ -15,10 +19,12 @@ from wenshu.agent.vocabulary import Vocabulary
 from wenshu.assistant.graph import AssistantContext, build_assistant_graph
 from wenshu.assistant.route import route
 from wenshu.assistant.state import AssistantResponse, AssistantStep
-from wenshu.assistant.tools import query_database_tool, workspace_tools
+from wenshu.assistant.tools import mcp_tools, query_database_tool, web_search_tool, workspace_tools
 from wenshu.contracts import AgentRequest, AgentResponse, ErrorInfo
 from wenshu.errors import EmptyQuestion, WenshuError
 from wenshu.i18n import detect_lang
+from wenshu.mcp.client import McpHub
+from wenshu.search.web import McpSearch, WebSearch, find_search_tool
 from wenshu.settings import Settings
 from wenshu.skills.library import SkillLibrary
 from wenshu.skills.select import scored, select
@@ -30,11 +36,23 @@ MAX_SKILLS = 2
 
 class Assistant:
     def __init__(self, settings: Settings, store, *, agent: Agent | None = None, models=None,
-                 project_dir: Path | None = None):
+                 project_dir: Path | None = None, mcp: McpHub | None = None):
         self.settings, self.store = settings, store
         self.agent = agent or Agent(settings, store, models=models)
         self.skills = SkillLibrary(settings.skills_dir, project_dir=project_dir)
         self.graph = build_assistant_graph(settings.assistant_max_steps)
+        self.mcp = mcp if mcp is not None else McpHub.from_file(
+            settings.mcp_config_path, timeout_s=settings.mcp_timeout_s, connect_timeout_s=settings.mcp_connect_timeout_s)
+
+    def close(self) -> None:
+        """Stop the MCP servers this assistant started."""
+        self.mcp.close()
+
+    def __enter__(self) -> Assistant:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     def _datasource_words(self, datasource: str) -> tuple[Vocabulary | None, str]:
         from wenshu.knowledge.sync import current_catalog
@@ -58,17 +76,26 @@ class Assistant:
         def ask_data(question: str) -> AgentResponse:
             return self.agent.ask(AgentRequest(message=question, datasource=ds))
 
+        vocabulary, context = self._datasource_words(ds)
+        way = route(request, workspace=workspace is not None, skill_score=picked[0][0] if picked else None,
+                    vocabulary=vocabulary)  # fmt: skip
         tools = [query_database_tool(ask_data)]
         if workspace is not None:
             s = self.settings
             tools += workspace_tools(Root(workspace), allowlist=s.workspace_commands,
                                      timeout_s=s.workspace_command_timeout_s, path=s.workspace_path)  # fmt: skip
+        warnings: list[WenshuError] = []
+        if way == "agent":  # MCP servers start only for a request that may call a tool
+            listed, warnings = self.mcp.tools()
+            searcher = find_search_tool(listed, self.settings.web_search)
+            tools += mcp_tools(self.mcp, exclude=searcher)
+            if searcher is not None:  # the web search tool stands in for the raw one: expanded, merged
+                tools.append(web_search_tool(WebSearch(McpSearch(self.mcp, searcher),
+                                                       max_results=self.settings.web_search_results)))
         offered = select(request, tools, k=MAX_TOOLS, embedder=embedder, floor=float("-inf"))  # the best five, always
-        vocabulary, context = self._datasource_words(ds)
-        way = route(request, workspace=workspace is not None, skill_score=picked[0][0] if picked else None,
-                    vocabulary=vocabulary)  # fmt: skip
         return way, AssistantContext(models=self.agent.models(), tools=offered, skills=skills, context=context,
-                                     ask=ask_data, max_steps=self.settings.assistant_max_steps)  # fmt: skip
+                                     ask=ask_data, max_steps=self.settings.assistant_max_steps,
+                                     warnings=warnings)  # fmt: skip
 
     def ask(self, message: str, *, workspace: str | Path | None = None, datasource: str | None = None) -> AssistantResponse:
         request = (message or "").strip()
@@ -90,4 +117,5 @@ class Assistant:
             error=data.error if data is not None and data.error else (
                 ErrorInfo(code="unfinished", message=state.get("answer", "")) if state.get("status") == "fallback"
                 else None),
+            warnings=[ErrorInfo(code=w.code, message=w.message(lang)) for w in ctx.warnings],
         )

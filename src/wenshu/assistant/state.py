@@ -39,3 +39,4 @@ class AssistantResponse(BaseModel):
     data: AgentResponse | None = None
     usage: Usage = Field(default_factory=Usage)
     error: ErrorInfo | None = None
+    warnings: list[ErrorInfo] = Field(default_factory=list)  # e.g. an MCP server left out (mcp_unavailable)

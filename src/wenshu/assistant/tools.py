@@ -49,6 +49,23 @@ def query_database_tool(ask: Callable[[str], object]) -> Tool:
                 _params(question="the data question, in the user's words"), run)  # fmt: skip
 
 
+def mcp_tools(hub, exclude=None) -> list[Tool]:
+    """The tools of the configured MCP servers that work (`wenshu.mcp.McpHub`), named `<server>__<tool>`,
+    with flat schemas; their results are data like any tool's. `exclude`: one offered in another shape."""
+    listed, _ = hub.tools()
+    return [Tool(t.qualified, t.description, t.flat.parameters, lambda args, t=t: hub.call(t, args))
+            for t in listed if t is not exclude]
+
+
+def web_search_tool(search) -> Tool:
+    """Web search (wenshu.search.web.WebSearch) as a tool: numbered hits with their URLs."""
+    from wenshu.search.web import format_hits
+
+    return Tool("web_search", "Search the web for current public information: news, definitions, official "
+                "pages. 在网上搜索公开信息（新闻、定义、官方页面）。",
+                _params(query="what to search for, in the user's words"), lambda args: format_hits(search.search(args["query"])))
+
+
 def workspace_tools(root, *, allowlist: list[str], timeout_s: float, path: str) -> list[Tool]:
     from wenshu.workspace.commands import run_command
     from wenshu.workspace.files import list_files, read_text, write_text

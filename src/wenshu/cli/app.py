@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from wenshu.cli import (ask, assist, common, db, doctor, examples, glossary, log, model, policy, recall, semantic,
-                        serve, skills, sql, token)
+from wenshu.cli import (ask, assist, common, db, doctor, examples, glossary, log, mcp, model, policy, recall,
+                        semantic, serve, skills, sql, token)
 from wenshu.cli import task as task_cli
 
 app = typer.Typer(
@@ -38,6 +38,7 @@ app.add_typer(glossary.app, name="glossary")
 app.add_typer(token.app, name="token")
 app.add_typer(semantic.app, name="semantic")
 app.add_typer(skills.app, name="skills")
+app.add_typer(mcp.app, name="mcp")
 app.add_typer(task_cli.app, name="task")
 
 

@@ -18,7 +18,7 @@ def _check_ready(s, host: str) -> None:
     from wenshu.bootstrap import ensure_demo, open_store
     from wenshu.errors import AuthNotConfigured
     from wenshu.providers.registry import choose_provider
-    from wenshu.server.deps import is_loopback
+    from wenshu.server.auth import is_loopback
 
     store = open_store(s)
     try:

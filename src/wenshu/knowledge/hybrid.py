@@ -17,13 +17,14 @@ import threading
 from typing import Protocol
 
 from wenshu.catalog import Catalog
+from wenshu.knowledge.crosslingual import CrossLingualValues
 from wenshu.knowledge.documents import schema_hash
 from wenshu.knowledge.examples import ExampleSource
 from wenshu.knowledge.fusion import WEIGHTS, rrf, table_scores
 from wenshu.knowledge.recall import RecallResult
 from wenshu.knowledge.recall_index import RecallIndex, VectorIndex, build_index
 from wenshu.knowledge.selection import select
-from wenshu.knowledge.tokenize import tokens
+from wenshu.knowledge.tokenize import _CJK, tokens
 
 SIGNAL_DEPTH = 60  # how many documents each signal ranks
 DENSE_FLOOR = 0.2  # cosine below this is not evidence
@@ -44,7 +45,7 @@ class HybridRecall:
     def __init__(self, embedder=None, index: VectorIndex | None = None, cache=None,
                  examples: ExampleSource | None = None, glossary: GlossaryLike | None = None, budget: int = 1500,
                  max_tables: int = 10, k_examples: int = 2, keep_small: bool = True,
-                 weights: dict[str, float] | None = None, layout: str = "compact"):
+                 weights: dict[str, float] | None = None, layout: str = "compact", crosslingual: bool = True):
         if embedder is not None and index is None:
             from wenshu.storage.vectors import MemoryVectorIndex
 
@@ -52,7 +53,8 @@ class HybridRecall:
         self.embedder, self.index, self.cache = embedder, index, cache
         self.examples, self.glossary = examples, glossary
         self.budget, self.max_tables, self.k_examples = budget, max_tables, k_examples
-        self.keep_small, self.layout = keep_small, layout
+        self.keep_small, self.layout, self.crosslingual = keep_small, layout, crosslingual
+        self._linkers: dict[tuple[str, str], CrossLingualValues] = {}  # per (datasource, index hash)
         self.weights = dict(WEIGHTS if weights is None else weights)
         self._by_id: dict[int, tuple[Catalog, RecallIndex]] = {}
         self._by_hash: dict[tuple[str, str], RecallIndex] = {}
@@ -73,6 +75,20 @@ class HybridRecall:
             self._by_id = {k: v for k, v in list(self._by_id.items())[-(MAX_CACHED - 1):]}
             self._by_id[id(catalog)] = (catalog, built)
             return built
+
+    def _linked(self, idx: RecallIndex, question: str, found) -> list:
+        """English values the question's Chinese words name (knowledge/crosslingual.py), not found already."""
+        if not (self.crosslingual and self.embedder is not None and _CJK.search(question)):
+            return []
+        with self._lock:
+            key = (idx.catalog.datasource, idx.hash)
+            linker = self._linkers.get(key)
+            if linker is None:
+                linker = CrossLingualValues.build(idx.values, self.embedder, self.cache)
+                self._linkers = {k: v for k, v in list(self._linkers.items())[-(MAX_CACHED - 1):]}
+                self._linkers[key] = linker
+        known = {(h.table, h.column, h.value) for h in found}
+        return [h for h in linker.match(question, self.embedder) if (h.table, h.column, h.value) not in known]
 
     # -- signals -----------------------------------------------------------------------------
     def _glossary_terms(self, datasource: str, question: str) -> list:
@@ -126,6 +142,8 @@ class HybridRecall:
         idx = self.index_for(catalog)
         terms = self._glossary_terms(catalog.datasource, question)
         value_hits = idx.values.match(question)
+        linked = self._linked(idx, question, value_hits)
+        value_hits = value_hits + linked
         dense, best = self._dense(idx, question)
         sig = self.signals(idx, question, terms, value_hits, previous_sql, dense=dense)
         fused = table_scores(rrf(sig, self.weights), idx.docs)
@@ -136,6 +154,7 @@ class HybridRecall:
         return RecallResult(
             schema_block=picked.block, tables=picked.tables, columns=picked.columns, values=picked.values,
             glossary=[_term_dict(t) for t in terms], examples=examples, tokens=picked.tokens,
-            full_schema_tokens=idx.full_tokens, signals={k: len(v) for k, v in sig.items()}, whole=picked.whole,
+            full_schema_tokens=idx.full_tokens, whole=picked.whole,
+            signals={k: len(v) for k, v in sig.items()} | ({"crosslingual": len(linked)} if linked else {}),
             best_similarity=best,
         )

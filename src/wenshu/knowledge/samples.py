@@ -63,6 +63,20 @@ def clean_value(value) -> str | None:
     return text[:SAMPLE_MAX_LEN] or None
 
 
+def _probe(conn: sa.Connection, query) -> list | None:
+    """The rows of a sampling query, stored text decoded leniently; None when the engine refused it
+    (the connection is made usable again; a lost connection is raised)."""
+    adapter = require(conn.dialect.name)
+    try:
+        with adapter.lenient_text(conn):
+            return conn.execute(query).all()
+    except sa.exc.DBAPIError as exc:
+        if exc.connection_invalidated:
+            raise
+        adapter.after_failed_probe(conn)
+        return None
+
+
 def column_samples(conn: sa.Connection, table: str, column: str) -> tuple[list[str], bool]:
     """(values, low_cardinality) of one column; errors give no samples (the column stays usable)."""
     col = sa.column(ident(column))
@@ -72,13 +86,8 @@ def column_samples(conn: sa.Connection, table: str, column: str) -> tuple[list[s
              .where(col.is_not(None)).limit(SAMPLE_SCAN).subquery("s"))
     n = sa.func.count().label("n")
     query = sa.select(inner.c.v, n).group_by(inner.c.v).order_by(n.desc(), inner.c.v).limit(LOW_CARDINALITY + 1)
-    try:
-        with adapter.lenient_text(conn):
-            rows = conn.execute(query).all()
-    except sa.exc.DBAPIError as exc:
-        if exc.connection_invalidated:
-            raise
-        adapter.after_failed_probe(conn)
+    rows = _probe(conn, query)
+    if rows is None:
         return [], False
     low = len(rows) <= LOW_CARDINALITY
     out: list[str] = []
@@ -103,19 +112,10 @@ def fill_samples(conn: sa.Connection, table: TableInfo, budget_s: float = SAMPLE
 def sample_rows(conn: sa.Connection, table: TableInfo, n: int = SAMPLE_ROWS) -> list[list[str | None]]:
     """The first `n` rows as short text, one value per column (None for NULL and binary columns);
     errors give no rows."""
-    adapter = require(conn.dialect.name)
     cols = [sa.null() if _is_binary(c.type) else sa.column(ident(c.name)) for c in table.columns]
     if not cols:
         return []
-    query = sa.select(*cols).select_from(sa.table(ident(table.name))).limit(n)
-    try:
-        with adapter.lenient_text(conn):
-            rows = conn.execute(query).all()
-    except sa.exc.DBAPIError as exc:
-        if exc.connection_invalidated:
-            raise
-        adapter.after_failed_probe(conn)
-        return []
+    rows = _probe(conn, sa.select(*cols).select_from(sa.table(ident(table.name))).limit(n)) or []
     return [[None if v is None else (clean_value(v) or "")[:ROW_VALUE_LEN] for v in row] for row in rows]
 
 

@@ -1,5 +1,5 @@
 """Request dependencies (FastAPI `Annotated` style): the server state, the store, the agent, the
-caller's language and the authenticated user.
+caller's language and the authenticated user (token checks in `server/auth.py`, shared with the MCP server).
 
     @router.get("/api/things")
     def things(store: StoreDep, user: CurrentUser, lang: LangDep): ...
@@ -7,32 +7,21 @@ caller's language and the authenticated user.
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
 from wenshu.agent.service import Agent
-from wenshu.errors import AuthRequired, Forbidden, InvalidToken, UnknownDatasource
+from wenshu.errors import Forbidden, UnknownDatasource
+from wenshu.server import auth
+from wenshu.server.auth import Principal
 from wenshu.server.limits import RateLimiter
 from wenshu.server.metrics import Metrics
 from wenshu.server.runner import Runner
 from wenshu.settings import Settings
 from wenshu.storage.datasources import DatasourceRecord
 from wenshu.storage.db import Store
-from wenshu.storage.users_store import ALL
-
-LOCAL_USER = "local"
-
-
-def is_loopback(host: str) -> bool:
-    if host in ("localhost", ""):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass
@@ -50,25 +39,7 @@ class ServerState:
 
     def auth_required(self) -> bool:
         """Explicit setting first; else required off loopback or as soon as any token exists."""
-        if self.settings.auth_required is not None:
-            return self.settings.auth_required
-        return not is_loopback(self.bind_host) or self.store.users.any_active()
-
-
-@dataclass(frozen=True)
-class Principal:
-    """The caller: a user id, the token used (None for the local user) and datasource grants."""
-
-    user_id: str
-    token_id: int | None
-    grants: frozenset[str]
-
-    @property
-    def is_admin(self) -> bool:
-        return ALL in self.grants
-
-    def can_use(self, datasource: str) -> bool:
-        return self.is_admin or datasource in self.grants
+        return auth.auth_required(self.settings, self.store, self.bind_host)
 
 
 def get_state(request: Request) -> ServerState:
@@ -101,29 +72,12 @@ def request_lang(request: Request) -> str:
 LangDep = Annotated[str, Depends(request_lang)]
 
 
-def bearer_token(request: Request) -> str | None:
-    header = request.headers.get("authorization")
-    if header is None:
-        return None
-    scheme, _, token = header.strip().partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise InvalidToken()
-    return token.strip()
-
-
 def current_user(request: Request, state: StateDep) -> Principal:
     """The authenticated caller (401 on a bad or missing token), rate limited per token."""
-    token = bearer_token(request)
-    if token is not None:
-        record = state.store.users.lookup(token)
-        if record is None:
-            raise InvalidToken()
-        principal = Principal(record.user_id, record.id, state.store.users.grants(record.user_id))
-        key = f"token:{record.id}"
-    elif state.auth_required():
-        raise AuthRequired()
+    principal = auth.authenticate(state.store, request.headers.get("authorization"), required=state.auth_required)
+    if principal.token_id is not None:
+        key = f"token:{principal.token_id}"
     else:
-        principal = Principal(LOCAL_USER, None, frozenset({ALL}))
         key = f"client:{request.client.host if request.client else '-'}"
     state.limiter.check(key)
     request.state.user_id = principal.user_id

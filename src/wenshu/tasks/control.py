@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from wenshu.agent.prompts import render
+from wenshu.prompts import render
 from wenshu.tasks.record import TaskStep
 
 REPEATS = 3  # the same step, or the same failure, this many times in a row: stuck

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from wenshu.agent.prompts import render
+from wenshu.prompts import render
 from wenshu.providers.base import InvalidAnswer, json_object, schema_format
 
 ACTIONS = ("read_file", "write_file", "run_command", "finish")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from wenshu.agent.prompts import render
+from wenshu.prompts import render
 from wenshu.errors import WenshuError
 from wenshu.tasks.feedback import file_view
 from wenshu.tasks.rules import is_test_file
