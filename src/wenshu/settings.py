@@ -134,6 +134,10 @@ class Settings(BaseSettings):
     embed_model: str | None = None
     embed_api_key: str | None = None
     embed_threads: int = 1
+    # Document knowledge base (wenshu.kb; docs/kb.md): kept files in WENSHU_HOME/kb, rows in the app store
+    kb_max_file_mb: float = Field(50.0, description="Largest file `wenshu kb add` or an upload accepts, in MiB.")
+    kb_summaries: bool = Field(True, description="Summarise added documents with the chat model (in the background "
+                               "on the server, `wenshu kb summarize` on the command line).")
 
     # HTTP server (`wenshu serve`; docs/api.md)
     auth_required: bool | None = Field(
@@ -171,6 +175,10 @@ class Settings(BaseSettings):
     @property
     def resolved_app_db_url(self) -> str:
         return self.app_db_url or f"sqlite:///{self.home / 'wenshu.db'}"
+
+    @property
+    def kb_dir(self) -> Path:
+        return self.home / "kb"
 
     @property
     def skills_dir(self) -> Path:

@@ -29,6 +29,7 @@ class AssistantContext:
     ask: Callable[[str], object] | None = None  # the data pipeline
     max_steps: int = 6
     warnings: list = field(default_factory=list)  # WenshuErrors the host met preparing the turn (an MCP server left out)
+    passages: list = field(default_factory=list)  # what search_documents returned this turn, for the citations
 
 
 def direct_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:

@@ -1,8 +1,8 @@
 """The assistant's deterministic front: rules first, like the data pipeline's intent gate.
 
 - a greeting or a question about the assistant itself gets a direct answer;
-- a request a skill clearly fits (`skills.select.STRONG`), or that needs the workspace (files, scripts,
-  tests), goes to the agent loop;
+- a request a skill clearly fits (`skills.select.STRONG`), that needs the workspace (files, scripts,
+  tests), or that a knowledge-base passage matches strongly goes to the agent loop;
 - a question that asks for numbers or names the datasource goes straight to the data pipeline, with no
   tool call, unless only a weaker skill match speaks against it;
 - anything else goes to the agent loop, which may still call the pipeline.
@@ -21,11 +21,12 @@ WORKSPACE = re.compile(r"\b(files?|folders?|director(y|ies)|scripts?|tests?|code
 
 
 def route(request: str, *, workspace: bool, skill_score: float | None = None,
-          vocabulary: Vocabulary | None = None) -> str:
-    """"direct" | "data" | "agent"; `skill_score` is the best selected skill's score (None: no skill)."""
+          vocabulary: Vocabulary | None = None, documents: bool = False) -> str:
+    """"direct" | "data" | "agent"; `skill_score` is the best selected skill's score (None: no skill);
+    `documents`: a knowledge-base passage matches the request strongly (assistant/documents.py)."""
     if CHITCHAT.search(request) and not DATA.search(request):
         return "direct"
-    if (skill_score is not None and skill_score >= STRONG) or (workspace and WORKSPACE.search(request)):
+    if (skill_score is not None and skill_score >= STRONG) or (workspace and WORKSPACE.search(request)) or documents:
         return "agent"
     if DATA.search(request) or (vocabulary is not None and vocabulary.mentioned(request)):
         return "data"

@@ -16,6 +16,7 @@ from pathlib import Path
 from wenshu.agent.response import usage_of
 from wenshu.agent.service import Agent
 from wenshu.agent.vocabulary import Vocabulary
+from wenshu.assistant.documents import citations, offer_documents, open_documents
 from wenshu.assistant.graph import AssistantContext, build_assistant_graph
 from wenshu.assistant.route import route
 from wenshu.assistant.state import AssistantResponse, AssistantStep
@@ -36,9 +37,10 @@ MAX_SKILLS = 2
 
 class Assistant:
     def __init__(self, settings: Settings, store, *, agent: Agent | None = None, models=None,
-                 project_dir: Path | None = None, mcp: McpHub | None = None):
+                 project_dir: Path | None = None, mcp: McpHub | None = None, kb=None):
         self.settings, self.store = settings, store
         self.agent = agent or Agent(settings, store, models=models)
+        self.kb = kb or open_documents(settings, store.engine, getattr(self.agent.recall, "embedder", None))
         self.skills = SkillLibrary(settings.skills_dir, project_dir=project_dir)
         self.graph = build_assistant_graph(settings.assistant_max_steps)
         self.mcp = mcp if mcp is not None else McpHub.from_file(
@@ -76,10 +78,12 @@ class Assistant:
         def ask_data(question: str) -> AgentResponse:
             return self.agent.ask(AgentRequest(message=question, datasource=ds))
 
+        documents = offer_documents(self.kb, request)
         vocabulary, context = self._datasource_words(ds)
         way = route(request, workspace=workspace is not None, skill_score=picked[0][0] if picked else None,
-                    vocabulary=vocabulary)  # fmt: skip
-        tools = [query_database_tool(ask_data)]
+                    vocabulary=vocabulary, documents=documents.strong)  # fmt: skip
+        context = "\n".join(c for c in (context, documents.context) if c)
+        tools = [query_database_tool(ask_data), *documents.tools]
         if workspace is not None:
             s = self.settings
             tools += workspace_tools(Root(workspace), allowlist=s.workspace_commands,
@@ -95,7 +99,7 @@ class Assistant:
         offered = select(request, tools, k=MAX_TOOLS, embedder=embedder, floor=float("-inf"))  # the best five, always
         return way, AssistantContext(models=self.agent.models(), tools=offered, skills=skills, context=context,
                                      ask=ask_data, max_steps=self.settings.assistant_max_steps,
-                                     warnings=warnings)  # fmt: skip
+                                     warnings=warnings, passages=documents.passages)  # fmt: skip
 
     def ask(self, message: str, *, workspace: str | Path | None = None, datasource: str | None = None) -> AssistantResponse:
         request = (message or "").strip()
@@ -114,6 +118,7 @@ class Assistant:
             answer=state.get("answer", ""), route=way, status=state.get("status", "ok"),
             steps=[AssistantStep(**s) for s in state.get("steps") or []], tools=[t.name for t in offered],
             skills=[s.name for s in skills], data=data, usage=usage,
+            citations=citations(ctx.passages, state.get("answer", "")),
             error=data.error if data is not None and data.error else (
                 ErrorInfo(code="unfinished", message=state.get("answer", "")) if state.get("status") == "fallback"
                 else None),

@@ -29,6 +29,16 @@ class AssistantStep(BaseModel):
     ok: bool = True
 
 
+class Citation(BaseModel):
+    """A passage of a knowledge-base document behind the answer, attached by the host (never written by the model)."""
+
+    document: str  # the file name
+    document_id: str
+    section: str = ""  # the heading path, "A > B"
+    page: int | None = None
+    passage: str = ""
+
+
 class AssistantResponse(BaseModel):
     answer: str = ""
     route: str = ""
@@ -37,6 +47,7 @@ class AssistantResponse(BaseModel):
     tools: list[str] = Field(default_factory=list)  # offered to the model this turn
     skills: list[str] = Field(default_factory=list)  # selected by the host this turn
     data: AgentResponse | None = None
+    citations: list[Citation] = Field(default_factory=list)  # documents behind the answer (search_documents)
     usage: Usage = Field(default_factory=Usage)
     error: ErrorInfo | None = None
     warnings: list[ErrorInfo] = Field(default_factory=list)  # e.g. an MCP server left out (mcp_unavailable)

@@ -29,7 +29,7 @@ class Tool:
         return (text if len(text) <= MAX_RESULT_CHARS else text[:MAX_RESULT_CHARS] + "\n… (cut)"), True
 
 
-def _params(**props: str) -> dict:
+def text_params(**props: str) -> dict:
     return {"type": "object", "properties": {k: {"type": "string", "description": v} for k, v in props.items()},
             "required": list(props), "additionalProperties": False}  # fmt: skip
 
@@ -46,7 +46,7 @@ def query_database_tool(ask: Callable[[str], object]) -> Tool:
 
     return Tool("query_database", "Answer a question about the numbers in the connected database (SQL is "
                 "written, checked and run for you). 查询数据库中的数据。",
-                _params(question="the data question, in the user's words"), run)  # fmt: skip
+                text_params(question="the data question, in the user's words"), run)  # fmt: skip
 
 
 def mcp_tools(hub, exclude=None) -> list[Tool]:
@@ -63,7 +63,7 @@ def web_search_tool(search) -> Tool:
 
     return Tool("web_search", "Search the web for current public information: news, definitions, official "
                 "pages. 在网上搜索公开信息（新闻、定义、官方页面）。",
-                _params(query="what to search for, in the user's words"), lambda args: format_hits(search.search(args["query"])))
+                text_params(query="what to search for, in the user's words"), lambda args: format_hits(search.search(args["query"])))
 
 
 def workspace_tools(root, *, allowlist: list[str], timeout_s: float, path: str) -> list[Tool]:
@@ -89,11 +89,11 @@ def workspace_tools(root, *, allowlist: list[str], timeout_s: float, path: str) 
 
     return [
         Tool("list_files", "List files and folders in the workspace folder. 列出工作区文件。",
-             _params(path="a folder inside the workspace, '.' for its root"), ls),
+             text_params(path="a folder inside the workspace, '.' for its root"), ls),
         Tool("read_file", "Read a text file in the workspace folder. 读取工作区文件。",
-             _params(path="a file inside the workspace"), read),
+             text_params(path="a file inside the workspace"), read),
         Tool("write_file", "Write a whole text file in the workspace folder. 写入工作区文件。",
-             _params(path="a file inside the workspace", content="the whole new content"), write),
+             text_params(path="a file inside the workspace", content="the whole new content"), write),
         Tool("run_command", "Run an allowed command (tests, listing) in the workspace folder. 在工作区运行命令。",
-             _params(command="the command, e.g. pytest -q"), run),
+             text_params(command="the command, e.g. pytest -q"), run),
     ]  # fmt: skip

@@ -6,6 +6,7 @@ import typer
 
 from wenshu.cli import (ask, assist, common, db, doctor, examples, glossary, log, mcp, model, policy, recall,
                         semantic, serve, skills, sql, token)
+from wenshu.cli import kb as kb_cli
 from wenshu.cli import task as task_cli
 
 app = typer.Typer(
@@ -31,6 +32,7 @@ app.command("serve")(serve.serve)
 db.app.command("recall")(recall.recall)
 db.app.command("policy")(policy.policy)
 app.add_typer(db.app, name="db")
+app.add_typer(kb_cli.app, name="kb")
 app.add_typer(model.app, name="model")
 app.add_typer(sql.app, name="sql")
 app.add_typer(examples.app, name="examples")

@@ -43,5 +43,8 @@ def _print(resp, lang: str, as_json: bool) -> None:
             mark = "✓" if step.ok else "✗"
             console.print(f"[dim]{i}. {mark} {step.action} {step.arguments}[/]", highlight=False)
         console.print(resp.answer, highlight=False)
+        for n, c in enumerate(resp.citations, 1):
+            where = " · ".join(p for p in (c.section, f"p. {c.page}" if c.page else "") if p)
+            console.print(f"[dim][{n}] {c.document}{' · ' + where if where else ''}[/]", highlight=False)
     extra = [f"route {resp.route}"] + ([f"skills {', '.join(resp.skills)}"] if resp.skills else [])
     console.print(f"[dim]{' · '.join(extra)}[/]")

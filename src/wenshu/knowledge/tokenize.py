@@ -63,12 +63,13 @@ def english_words(text: str) -> list[str]:
     return out
 
 
-def chinese_words(text: str) -> list[str]:
-    """jieba search-mode words plus character bigrams of every CJK run."""
+def chinese_words(text: str, bigrams: bool = True) -> list[str]:
+    """jieba search-mode words plus (unless `bigrams` is off) character bigrams of every CJK run."""
     out: list[str] = []
     for run in _CJK.findall(text):
         out.extend(w for w in _jieba().lcut_for_search(run) if w not in CJK_STOP and _CJK.fullmatch(w))
-        out.extend(run[i : i + 2] for i in range(len(run) - 1))
+        if bigrams:
+            out.extend(run[i : i + 2] for i in range(len(run) - 1))
         if len(run) == 1 and run not in CJK_STOP:
             out.append(run)
     return out

@@ -21,11 +21,12 @@ from wenshu.providers.base import ModelClient
 from wenshu.providers.registry import choose_provider
 from wenshu.server.deps import ServerState
 from wenshu.server.errors import install_error_handlers
+from wenshu.server.kb_state import ServerKnowledgeBase
 from wenshu.server.limits import BodySizeLimit, RateLimiter
 from wenshu.server.metrics import Metrics, MetricsMiddleware
 from wenshu.server.resync import background_resync
 from wenshu.server.routes import ask, audit, conversations, datasources, examples, glossary, health, meta, openai
-from wenshu.server.routes import semantic, stream, task_actions, tasks, web, webhook
+from wenshu.server.routes import kb, semantic, stream, task_actions, tasks, web, webhook
 from wenshu.server.routes.meta import wenshu_version
 from wenshu.server.runner import Run, Runner
 from wenshu.settings import Settings, get_settings
@@ -34,7 +35,7 @@ log = logging.getLogger("wenshu.server")
 
 ROUTERS = [ask.router, conversations.router, stream.router, tasks.router, datasources.router, semantic.router,
            audit.router, examples.router, glossary.router, meta.router, health.router, web.router,
-           openai.router, webhook.router, task_actions.router]
+           openai.router, webhook.router, kb.router, task_actions.router]
 REMOTE_MODEL_WORKERS = 32
 
 
@@ -79,7 +80,8 @@ def open_state(settings: Settings, models: ModelClient | None, bind_host: str, m
     from wenshu.server.workspace_tasks import WorkspaceTasks
 
     return ServerState(settings=settings, store=store, agent=agent, runner=runner, metrics=metrics,
-                       limiter=limiter, bind_host=bind_host, workspace_tasks=WorkspaceTasks(settings, agent.models))
+                       limiter=limiter, bind_host=bind_host, kb=ServerKnowledgeBase(settings, store.engine, agent),
+                       workspace_tasks=WorkspaceTasks(settings, agent.models))
 
 
 def create_app(settings: Settings | None = None, *, models: ModelClient | None = None,
@@ -104,7 +106,9 @@ def create_app(settings: Settings | None = None, *, models: ModelClient | None =
     app = FastAPI(title="Wenshu (问数) API", version=wenshu_version(), lifespan=lifespan,
                   description="Ask your database in Chinese or English. The contract: docs/api.md.")
     install_error_handlers(app)
-    app.add_middleware(BodySizeLimit, max_bytes=settings.server_max_body_bytes)
+    upload_bytes = int(settings.kb_max_file_mb * 2**20) + 2**16  # a document at the size limit, and the form around it
+    app.add_middleware(BodySizeLimit, max_bytes=settings.server_max_body_bytes,
+                       overrides={"/api/kb/documents": max(upload_bytes, settings.server_max_body_bytes)})
     app.add_middleware(MetricsMiddleware, metrics=metrics)  # outermost: it sees every response
     for router in ROUTERS:
         app.include_router(router)

@@ -8,7 +8,7 @@ caller's language and the authenticated user (token checks in `server/auth.py`, 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import Depends, Request
 
@@ -35,7 +35,8 @@ class ServerState:
     metrics: Metrics
     limiter: RateLimiter
     bind_host: str = "127.0.0.1"
-    workspace_tasks: Any = None  # server/workspace_tasks.WorkspaceTasks
+    kb: object = None  # server.kb_state.ServerKnowledgeBase: the knowledge base and its summary worker
+    workspace_tasks: object = None  # server/workspace_tasks.WorkspaceTasks
 
     def auth_required(self) -> bool:
         """Explicit setting first; else required off loopback or as soon as any token exists."""

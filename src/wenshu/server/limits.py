@@ -13,19 +13,22 @@ from wenshu.errors import PayloadTooLarge, RateLimited
 
 
 class BodySizeLimit:
-    """Pure ASGI middleware: refuse bodies over `max_bytes`, declared or streamed (chunked)."""
+    """Pure ASGI middleware: refuse bodies over `max_bytes`, declared or streamed (chunked); `overrides`
+    gives paths their own limit (document uploads)."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int):
+    def __init__(self, app: ASGIApp, max_bytes: int, overrides: dict[str, int] | None = None):
         self.app = app
         self.max_bytes = max_bytes
+        self.overrides = overrides or {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.overrides.get(scope.get("path", ""), self.max_bytes)
         declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            await self._reject(scope, receive, send)
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
+            await self._reject(scope, receive, send, limit)
             return
         seen = 0
 
@@ -34,17 +37,17 @@ class BodySizeLimit:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise PayloadTooLarge(self.max_bytes)
+                if seen > limit:
+                    raise PayloadTooLarge(limit)
             return message
 
         await self.app(scope, limited, send)
 
-    async def _reject(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _reject(self, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
         from wenshu.server.deps import request_lang
         from wenshu.server.errors import error_response
 
-        response = error_response(PayloadTooLarge(self.max_bytes), request_lang(Request(scope)), 413)
+        response = error_response(PayloadTooLarge(limit), request_lang(Request(scope)), 413)
         response.headers["Connection"] = "close"  # the unread body must not be taken for a request
         await response(scope, receive, send)
 

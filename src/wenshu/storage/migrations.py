@@ -258,6 +258,56 @@ def _v7_semantic_models(conn: Connection) -> None:
     md.create_all(conn)
 
 
+def _v8_knowledge_base(conn: Connection) -> None:
+    """The document knowledge base: documents with their status, chunks, and per-segment summaries."""
+    md = sa.MetaData()
+    sa.Table(
+        "kb_documents",
+        md,
+        sa.Column("id", sa.String(32), primary_key=True),
+        sa.Column("collection", sa.String(64), nullable=False),
+        sa.Column("name", sa.Text, nullable=False),
+        sa.Column("source", sa.Text, nullable=False),
+        sa.Column("content_hash", sa.String(64), nullable=False),
+        sa.Column("format", sa.String(16), nullable=False),
+        sa.Column("size_bytes", sa.BigInteger, nullable=False),
+        sa.Column("path", sa.Text, nullable=False),
+        sa.Column("status", sa.String(16), nullable=False),
+        sa.Column("title", sa.Text),
+        sa.Column("pages", sa.Integer),
+        sa.Column("chunk_count", sa.Integer, nullable=False),
+        sa.Column("summary", sa.Text),
+        sa.Column("error_code", sa.String(64)),
+        sa.Column("error_message", sa.Text),
+        sa.Column("created_at", UTCDateTime, nullable=False),
+        sa.Column("updated_at", UTCDateTime, nullable=False),
+        sa.Index("ux_kb_documents_collection_hash", "collection", "content_hash", unique=True),
+    )
+    sa.Table(
+        "kb_chunks",
+        md,
+        sa.Column("document_id", sa.String(32), sa.ForeignKey("kb_documents.id", ondelete="CASCADE"),
+                  primary_key=True),
+        sa.Column("ordinal", sa.Integer, primary_key=True),
+        sa.Column("id", sa.String(128), nullable=False),
+        sa.Column("heading", sa.Text, nullable=False),
+        sa.Column("page", sa.Integer),
+        sa.Column("text", sa.Text, nullable=False),
+        sa.Column("terms", sa.Text, nullable=False),
+        sa.Index("ux_kb_chunks_id", "id", unique=True),
+    )
+    sa.Table(
+        "kb_segment_summaries",
+        md,
+        sa.Column("document_id", sa.String(32), sa.ForeignKey("kb_documents.id", ondelete="CASCADE"),
+                  primary_key=True),
+        sa.Column("segment", sa.Integer, primary_key=True),
+        sa.Column("summary", sa.Text, nullable=False),
+        sa.Column("created_at", UTCDateTime, nullable=False),
+    )
+    md.create_all(conn)
+
+
 MIGRATIONS: list[tuple[int, Migration]] = [
     (1, _v1_core),
     (2, _v2_audit_and_cache),
@@ -266,6 +316,7 @@ MIGRATIONS: list[tuple[int, Migration]] = [
     (5, _v5_users_tokens),
     (6, _v6_vectors),
     (7, _v7_semantic_models),
+    (8, _v8_knowledge_base),
 ]
 LATEST_VERSION = MIGRATIONS[-1][0]
 

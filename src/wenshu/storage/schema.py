@@ -254,3 +254,52 @@ embedding_cache = sa.Table(
     sa.Column("dim", sa.Integer, nullable=False),
     sa.Column("vector", sa.LargeBinary, nullable=False),
 )
+
+# The document knowledge base (wenshu.kb; docs/kb.md). A document's chunks are written in the same
+# transaction that makes it searchable; its vectors live in the vector index under "kb:<collection>".
+kb_documents = sa.Table(
+    "kb_documents",
+    metadata,
+    sa.Column("id", sa.String(ID_LEN), primary_key=True),
+    sa.Column("collection", sa.String(NAME_LEN), nullable=False),
+    sa.Column("name", sa.Text, nullable=False),  # the file name as added
+    sa.Column("source", sa.Text, nullable=False),  # where it came from: a path, or "upload"
+    sa.Column("content_hash", sa.String(64), nullable=False),  # sha256 of the file's bytes
+    sa.Column("format", sa.String(16), nullable=False),  # pdf | docx | pptx | xlsx | html | md | txt | csv
+    sa.Column("size_bytes", sa.BigInteger, nullable=False),
+    sa.Column("path", sa.Text, nullable=False),  # the kept copy, relative to WENSHU_HOME/kb (reindex reads it)
+    sa.Column("status", sa.String(16), nullable=False),  # parsing | chunking | embedding | summarizing | ready | error
+    sa.Column("title", sa.Text),
+    sa.Column("pages", sa.Integer),
+    sa.Column("chunk_count", sa.Integer, nullable=False),
+    sa.Column("summary", sa.Text),
+    sa.Column("error_code", sa.String(64)),
+    sa.Column("error_message", sa.Text),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+    sa.Index("ux_kb_documents_collection_hash", "collection", "content_hash", unique=True),
+)
+
+kb_chunks = sa.Table(
+    "kb_chunks",
+    metadata,
+    sa.Column("document_id", sa.String(ID_LEN), sa.ForeignKey("kb_documents.id", ondelete="CASCADE"),
+              primary_key=True),
+    sa.Column("ordinal", sa.Integer, primary_key=True),
+    sa.Column("id", sa.String(128), nullable=False),  # the vector id: "<document id>:<content hash>"
+    sa.Column("heading", sa.Text, nullable=False),  # the section path, "A > B"; "" before the first heading
+    sa.Column("page", sa.Integer),  # 1-based, where the format has pages
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("terms", sa.Text, nullable=False),  # keyword-search terms, space separated
+    sa.Index("ux_kb_chunks_id", "id", unique=True),
+)
+
+kb_segment_summaries = sa.Table(
+    "kb_segment_summaries",
+    metadata,
+    sa.Column("document_id", sa.String(ID_LEN), sa.ForeignKey("kb_documents.id", ondelete="CASCADE"),
+              primary_key=True),
+    sa.Column("segment", sa.Integer, primary_key=True),
+    sa.Column("summary", sa.Text, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)
