@@ -23,6 +23,7 @@ COMMANDS = {
     "tools": "the assistant's first step: the right tool with valid arguments, and steps that parse",
     "server": "HTTP server: overhead for a cached answer, concurrent streaming conversations (fake model)",
     "kb": "knowledge base: passage recall@1/@5 and MRR over a bilingual corpus, ingest seconds of a long PDF",
+    "tasks": "workspace tasks: solved %, steps, seconds, writes outside the folder, edited tests",
 }
 
 

@@ -78,6 +78,10 @@ class Settings(BaseSettings):
     web_search: str = Field("", description="The MCP tool the assistant searches the web with, as `server/tool` "
                             "(e.g. tavily/tavily-search); empty: the first MCP tool named *search that takes a query.")
     web_search_results: int = Field(5, description="Results asked of each of a web search's (up to three) queries.")
+    # Workspace tasks (wenshu.tasks, docs/tasks.md)
+    task_max_steps: int = Field(10, ge=1, description="Model decisions one task run may take (a resume grants as many).")
+    task_test_command: str = Field("python3 -m pytest -q", description="The command verify runs in a clean copy.")
+    task_test_timeout_s: float = Field(120.0, description="Time limit of one verify run.")
 
     # SQL execution
     row_limit: int = 1000

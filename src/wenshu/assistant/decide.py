@@ -5,15 +5,13 @@ one is sent back once with the reason (agent/graph.py), so a small model cannot 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from wenshu.prompts import render
 from wenshu.assistant.tools import Tool
-
-_OBJECT = re.compile(r"\{.*\}", re.S)
+from wenshu.providers.base import InvalidAnswer, json_object
 
 
 @dataclass(frozen=True)
@@ -23,8 +21,7 @@ class Decision:
     answer: str = ""
 
 
-class InvalidStep(ValueError):
-    pass
+InvalidStep = InvalidAnswer  # a step the model got wrong; the reason goes back in one repair
 
 
 _TYPES = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,)}
@@ -49,13 +46,7 @@ def step_schema(tools: list[Tool]) -> dict:
 
 def parse_step(raw: str, tools: list[Tool]) -> Decision:
     """The model's JSON as a Decision, or InvalidStep saying exactly what is wrong."""
-    match = _OBJECT.search(raw or "")
-    try:
-        data = json.loads(match.group(0) if match else raw)
-    except (json.JSONDecodeError, TypeError) as err:
-        raise InvalidStep(f"the answer is not one JSON object ({err})") from err
-    if not isinstance(data, dict):
-        raise InvalidStep("the answer is not a JSON object")
+    data = json_object(raw)
     action = data.get("action")
     if action == "final":
         if not isinstance(data.get("answer"), str) or not data["answer"].strip():

@@ -14,6 +14,7 @@ from wenshu.assistant.decide import InvalidStep, parse_step, step_messages, step
 from wenshu.assistant.state import AssistantState
 from wenshu.assistant.tools import Tool
 from wenshu.i18n import pick
+from wenshu.providers.base import schema_format
 
 MAX_REPAIRS = 1
 MAX_STEP_TOKENS = 400  # a step is a short JSON object; a runaway string is cut and fails validation
@@ -43,9 +44,8 @@ def data_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict
 def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: str | None = None) -> dict:
     """One model step under this turn's schema: {action, arguments, answer} or {invalid: reason}."""
     messages = step_messages(request, ctx.tools, ctx.skills, ctx.context, steps, repair=repair)
-    response_format = {"type": "json_schema", "json_schema": {"name": "Step", "schema": step_schema(ctx.tools),
-                                                              "strict": True}}  # fmt: skip
-    raw = ctx.models.text("strong", messages, response_format=response_format, max_tokens=MAX_STEP_TOKENS)
+    raw = ctx.models.text("strong", messages, response_format=schema_format("Step", step_schema(ctx.tools)),
+                          max_tokens=MAX_STEP_TOKENS)
     try:
         d = parse_step(raw, ctx.tools)
     except InvalidStep as err:

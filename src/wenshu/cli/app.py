@@ -7,6 +7,7 @@ import typer
 from wenshu.cli import (ask, assist, common, db, doctor, examples, glossary, log, mcp, model, policy, recall,
                         semantic, serve, skills, sql, token)
 from wenshu.cli import kb as kb_cli
+from wenshu.cli import task as task_cli
 
 app = typer.Typer(
     name="wenshu",
@@ -40,6 +41,7 @@ app.add_typer(token.app, name="token")
 app.add_typer(semantic.app, name="semantic")
 app.add_typer(skills.app, name="skills")
 app.add_typer(mcp.app, name="mcp")
+app.add_typer(task_cli.app, name="task")
 
 
 def main() -> None:

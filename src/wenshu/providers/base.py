@@ -82,11 +82,7 @@ class ModelClient:
                    json_schema: dict | None = None, on_progress: ProgressCallback | None = None) -> T:
         """Ask for JSON that matches `schema` (constrained where the provider supports it); `json_schema`
         narrows the constraint (e.g. enums of this datasource's ids) while `schema` parses the answer."""
-        response_format = {
-            "type": "json_schema",
-            "json_schema": {"name": schema.__name__, "schema": json_schema or schema.model_json_schema(),
-                            "strict": True},
-        }
+        response_format = schema_format(schema.__name__, json_schema or schema.model_json_schema())
         raw = self.text(role, messages, response_format=response_format, on_progress=on_progress)
         return parse_json_as(raw, schema)
 
@@ -94,12 +90,34 @@ class ModelClient:
 _JSON_OBJECT = re.compile(r"\{.*\}", re.S)
 
 
-def parse_json_as(raw: str, schema: type[T]) -> T:
-    """Parse a model's JSON answer into `schema`, tolerating fences or prose around the object."""
+class InvalidAnswer(ValueError):
+    """A model's answer that cannot be used as it is; the message says exactly why, so it can be sent back
+    once as a repair (the assistant's steps, workspace tasks)."""
+
+
+def schema_format(name: str, schema: dict) -> dict:
+    """The OpenAI-style `response_format` for JSON under `schema`: grammar-constrained on the embedded model,
+    structured output on an endpoint."""
+    return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
+
+
+def json_object(raw: str) -> dict:
+    """The JSON object in a model's answer, tolerating fences or prose around it; InvalidAnswer otherwise."""
     match = _JSON_OBJECT.search(raw or "")
     try:
-        return schema.model_validate(json.loads(match.group(0) if match else raw))
-    except (json.JSONDecodeError, ValidationError, TypeError) as exc:
+        data = json.loads(match.group(0) if match else raw)
+    except (json.JSONDecodeError, TypeError) as err:
+        raise InvalidAnswer(f"the answer is not one JSON object ({err})") from err
+    if not isinstance(data, dict):
+        raise InvalidAnswer("the answer is not a JSON object")
+    return data
+
+
+def parse_json_as(raw: str, schema: type[T]) -> T:
+    """Parse a model's JSON answer into `schema`, tolerating fences or prose around the object."""
+    try:
+        return schema.model_validate(json_object(raw))
+    except (InvalidAnswer, ValidationError) as exc:
         raise ModelFailure(
             f"The model's answer was not the expected JSON: {raw[:120]!r}",
             f"模型返回的不是预期的 JSON：{raw[:120]!r}",

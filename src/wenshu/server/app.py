@@ -26,7 +26,7 @@ from wenshu.server.limits import BodySizeLimit, RateLimiter
 from wenshu.server.metrics import Metrics, MetricsMiddleware
 from wenshu.server.resync import background_resync
 from wenshu.server.routes import ask, audit, conversations, datasources, examples, glossary, health, meta, openai
-from wenshu.server.routes import kb, semantic, stream, tasks, web, webhook
+from wenshu.server.routes import kb, semantic, stream, task_actions, tasks, web, webhook
 from wenshu.server.routes.meta import wenshu_version
 from wenshu.server.runner import Run, Runner
 from wenshu.settings import Settings, get_settings
@@ -35,7 +35,7 @@ log = logging.getLogger("wenshu.server")
 
 ROUTERS = [ask.router, conversations.router, stream.router, tasks.router, datasources.router, semantic.router,
            audit.router, examples.router, glossary.router, meta.router, health.router, web.router,
-           openai.router, webhook.router, kb.router]
+           openai.router, webhook.router, kb.router, task_actions.router]
 REMOTE_MODEL_WORKERS = 32
 
 
@@ -77,8 +77,11 @@ def open_state(settings: Settings, models: ModelClient | None, bind_host: str, m
 
     runner = Runner(agent, workers=answer_workers(settings, models), keep=settings.tasks_keep, on_finish=count)
     metrics.active = runner.active_count
+    from wenshu.server.workspace_tasks import WorkspaceTasks
+
     return ServerState(settings=settings, store=store, agent=agent, runner=runner, metrics=metrics,
-                       limiter=limiter, bind_host=bind_host, kb=ServerKnowledgeBase(settings, store.engine, agent))
+                       limiter=limiter, bind_host=bind_host, kb=ServerKnowledgeBase(settings, store.engine, agent),
+                       workspace_tasks=WorkspaceTasks(settings, agent.models))
 
 
 def create_app(settings: Settings | None = None, *, models: ModelClient | None = None,
@@ -96,6 +99,7 @@ def create_app(settings: Settings | None = None, *, models: ModelClient | None =
             async with background_resync(state.store, settings):
                 yield
         finally:
+            state.workspace_tasks.close()
             state.runner.close()
             state.store.close()
 

@@ -36,6 +36,7 @@ class ServerState:
     limiter: RateLimiter
     bind_host: str = "127.0.0.1"
     kb: object = None  # server.kb_state.ServerKnowledgeBase: the knowledge base and its summary worker
+    workspace_tasks: object = None  # server/workspace_tasks.WorkspaceTasks
 
     def auth_required(self) -> bool:
         """Explicit setting first; else required off loopback or as soon as any token exists."""

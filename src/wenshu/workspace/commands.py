@@ -4,7 +4,9 @@ a time limit and a scrubbed environment.
 An allowlist entry is an argument-list prefix ("pytest", "python -m pytest", "npm test"): a command is
 allowed when its first arguments are exactly one entry's, so "npm testify" does not pass as "npm test"
 and "pytest; rm -rf /" (one string, read as the words `pytest;`, `rm`, ...) is refused. The program is
-looked up on a fixed PATH, never in the workspace. The child gets a new session, so a timeout kills
+looked up on a fixed PATH, never in the workspace. An argument that names a path out of the folder
+(absolute, `~`, `..` or a link leading out; also as `--option=value`) is refused, so `pytest ../other` or
+`pytest --basetemp=/tmp/x` cannot reach past it. The child gets a new session, so a timeout kills
 everything it started.
 """
 
@@ -16,8 +18,9 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
-from wenshu.workspace.errors import CommandNotAllowed
+from wenshu.workspace.errors import CommandNotAllowed, PathOutsideWorkspace
 from wenshu.workspace.paths import Root
 
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -42,6 +45,16 @@ def allowed(argv: list[str], allowlist: list[str]) -> bool:
     return any(argv[: len(p)] == p for p in (shlex.split(e) for e in allowlist) if p)
 
 
+def confine_arguments(root: Root, argv: list[str]) -> None:
+    """PathOutsideWorkspace for an argument (or an option's value) that names a path out of the root."""
+    for arg in argv[1:]:
+        for value in {arg, arg.split("=", 1)[-1]}:
+            if value.startswith(("/", "~")):
+                raise PathOutsideWorkspace(value, "an absolute path")
+            if ".." in PurePosixPath(value).parts or os.path.lexists(root.path / value):
+                root.resolve(value)  # a link that leads out counts as out
+
+
 def scrubbed_env(path: str = SAFE_PATH, home: str | None = None) -> dict[str, str]:
     """Only PATH, HOME and the locale: no tokens, keys or proxies reach the command."""
     env = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
@@ -50,14 +63,17 @@ def scrubbed_env(path: str = SAFE_PATH, home: str | None = None) -> dict[str, st
 
 
 def run_command(root: Root, command: str | list[str], *, allowlist: list[str], timeout_s: float = 60.0,
-                max_output: int = 100_000, path: str = SAFE_PATH) -> CommandResult:
+                max_output: int = 100_000, path: str = SAFE_PATH, env: dict[str, str] | None = None) -> CommandResult:
+    """`env` adds variables to the scrubbed environment (e.g. proxies that lead nowhere, for a test run)."""
     argv = parse(command)
     if not argv or not allowed(argv, allowlist):
         raise CommandNotAllowed(command if isinstance(command, str) else shlex.join(argv), allowlist)
+    confine_arguments(root, argv)
     t0 = time.perf_counter()
     try:
-        proc = subprocess.Popen(argv, cwd=root.path, env=scrubbed_env(path, str(root.path)), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+        proc = subprocess.Popen(argv, cwd=root.path, env=scrubbed_env(path, str(root.path)) | (env or {}),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True)
     except (FileNotFoundError, PermissionError) as err:
         return CommandResult(argv, 127, "", f"{argv[0]}: {err.strerror or err}", 0.0, False)
     try:

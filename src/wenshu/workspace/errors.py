@@ -39,6 +39,16 @@ class CommandNotAllowed(InputError):
 
 class WorkspaceMissing(WenshuError):
     code = "workspace_missing"
+    http_status = 400
 
     def __init__(self, root: str):
         super().__init__(f"The workspace folder '{root}' does not exist.", f"工作区文件夹「{root}」不存在。")
+
+
+class FolderTooLarge(InputError):
+    code = "workspace_too_large"
+
+    def __init__(self, folder: str, limit_mb: int):
+        super().__init__(f"The folder '{folder}' is larger than {limit_mb} MB (caches and virtual environments "
+                         "left out); a task works on a copy of it. Use a smaller folder.",
+                         f"文件夹「{folder}」超过 {limit_mb} MB（不含缓存和虚拟环境）；任务需要复制它。请使用更小的文件夹。")

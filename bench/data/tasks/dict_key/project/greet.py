@@ -1,0 +1,2 @@
+def greet(user):
+    return "Hello, " + user["firstname"] + "!"

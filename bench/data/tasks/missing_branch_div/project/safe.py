@@ -1,0 +1,2 @@
+def safe_div(a, b):
+    return a / b

@@ -1,0 +1,2 @@
+def average(values):
+    return sum(values) / len(values)

@@ -1,0 +1,6 @@
+def shout(text):
+    return text.upper() + "!"
+
+
+def slugify(text):
+    return "-".join(text.lower().split())

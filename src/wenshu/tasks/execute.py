@@ -1,0 +1,110 @@
+"""Execute one decision in the task's scratch copy through the workspace tools: every path confined to
+the copy (`workspace.paths.Root`, links followed), commands from the allowlist without a shell and with a
+time limit. A refusal or failure is the step's result (code + sentence), never an exception: the model
+reads it and tries something else.
+
+Beyond the workspace's own rules: paths outside the project (version control, caches, virtual
+environments, .gitignore) are neither read nor written; test files are not written unless the goal allows
+it (tasks/rules.py); a file shown only in part is not overwritten by something much shorter."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from wenshu.errors import WenshuError
+from wenshu.tasks.config import TaskConfig
+from wenshu.tasks.decide import Decision
+from wenshu.tasks.endings import IgnoredPath, PartialOverwrite, TestEditRefused
+from wenshu.tasks.feedback import command_signal, is_test_command, signal_of_tests
+from wenshu.tasks.record import TaskRecord
+from wenshu.tasks.rules import may_write
+from wenshu.workspace.commands import parse, run_command
+from wenshu.workspace.files import read_text, write_text
+from wenshu.workspace.ignore import Ignore
+from wenshu.workspace.paths import Root
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ok: bool
+    summary: str
+    code: str | None = None
+    failure: str | None = None
+    outcome: str | None = None
+
+
+@dataclass
+class Workspace:
+    """The user's folder (read only here), the task's scratch copy and its ignore rules."""
+
+    original: Root
+    work: Root
+    ignore: Ignore
+
+
+def execute(d: Decision, ws: Workspace, task: TaskRecord, config: TaskConfig) -> Outcome:
+    try:
+        if d.action == "read_file":
+            return _read(d, ws, task)
+        if d.action == "write_file":
+            return _write(d, ws, task)
+        if d.action == "run_command":
+            return _run(d, ws, config)
+        if d.action == "finish":
+            return Outcome(True, "the tests now run in a clean copy")
+        return Outcome(False, f"invalid: {d.reason}", "invalid_step", f"invalid: {d.reason}")
+    except WenshuError as err:
+        return Outcome(False, f"{err.code}: {err.en}", err.code, f"{err.code}: {d.target}")
+    except OSError as err:
+        return Outcome(False, f"tool_failed: {err}", "tool_failed", f"tool_failed: {d.target}")
+
+
+def _relative(ws: Workspace, target: str) -> str:
+    """The project path of `target`, refused when outside the copy or not part of the project."""
+    rel = ws.work.relative(ws.work.resolve(target))
+    if ws.ignore(rel):
+        raise IgnoredPath(target)
+    return rel
+
+
+def _touch(task: TaskRecord, rel: str) -> None:
+    task.opened = [p for p in task.opened if p != rel] + [rel]
+
+
+def _read(d: Decision, ws: Workspace, task: TaskRecord) -> Outcome:
+    rel = _relative(ws, d.target)
+    text = read_text(ws.work, rel)
+    _touch(task, rel)
+    return Outcome(True, f"read {rel} ({text.lines} lines{', cut' if text.truncated else ''})")
+
+
+def _write(d: Decision, ws: Workspace, task: TaskRecord) -> Outcome:
+    rel = _relative(ws, d.target)
+    existed = ws.original.resolve(rel).exists()
+    if not may_write(task.goal, rel, existed=existed):
+        raise TestEditRefused(rel)
+    before = read_text(ws.work, rel).content if ws.work.resolve(rel).is_file() else None  # a binary file: NotText
+    new_lines = d.content.count("\n") + (not d.content.endswith("\n") and bool(d.content))
+    old_lines = (before or "").count("\n")
+    if before is not None and rel in task.partial and new_lines < old_lines // 2:
+        raise PartialOverwrite(rel, old_lines, new_lines)
+    if before == d.content:
+        return Outcome(True, f"{rel} unchanged (same content)", failure=f"unchanged: {rel}")
+    write_text(ws.work, rel, d.content)
+    task.written = task.written + [rel] * (rel not in task.written)
+    _touch(task, rel)
+    added = removed = 0
+    for line in difflib.ndiff((before or "").splitlines(), d.content.splitlines()):
+        added += line.startswith("+ ")
+        removed += line.startswith("- ")
+    return Outcome(True, f"wrote {rel} ({new_lines} lines, +{added} -{removed})")
+
+
+def _run(d: Decision, ws: Workspace, config: TaskConfig) -> Outcome:
+    r = run_command(ws.work, d.target, allowlist=list(config.allowlist), timeout_s=config.command_timeout_s,
+                    path=config.path, env=dict(config.env))  # fmt: skip
+    tests = is_test_command(parse(d.target))
+    signal = signal_of_tests(r, d.target, str(ws.work.path)) if tests else command_signal(r)
+    ok = signal.outcome in (("passed", "failed", "no_tests") if tests else ("passed",))  # red tests are a result
+    return Outcome(ok, signal.summary, None if ok else signal.outcome, signal.failure, signal.outcome)
