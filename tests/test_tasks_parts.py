@@ -184,3 +184,19 @@ def test_the_diff_is_unified_and_marks_a_missing_final_newline(tmp_path):
     text = diff.unified(found)
     assert "--- a/a.py\n+++ b/a.py\n" in text and "-y = 2\n+y = 3\n\\ No newline at end of file\n" in text
     assert "--- /dev/null\n+++ b/b.py\n@@ -0,0 +1 @@\n+z = 1\n" in text
+
+
+def test_the_code_a_failing_test_imports_is_found_in_the_project(tmp_path):
+    from wenshu.tasks.perceive import code_under_test
+
+    (tmp_path / "src" / "shop").mkdir(parents=True)
+    (tmp_path / "src" / "shop" / "__init__.py").write_text("")
+    (tmp_path / "src" / "shop" / "prices.py").write_text("def total(xs):\n    return sum(xs)\n")
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_all.py").write_text(
+        "import os\nfrom calc import add\nfrom shop.prices import total\nimport pytest\n\n"
+        "def test_add():\n    assert add(2, 3) == 5\n")
+    failure = "- tests/test_all.py::test_add: assert -1 == 5 (at tests/test_all.py:7)"
+    assert code_under_test(tmp_path, failure) == ["calc.py", "src/shop/prices.py"]  # not os, not pytest
+    assert code_under_test(tmp_path, "- calc.py: SyntaxError") == []  # only test files are read for imports

@@ -81,10 +81,13 @@ class TestEditRefused(InputError):
     code = "test_edit_refused"
     __test__ = False  # not a pytest test class
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, code: list[str] | None = None):
+        files = ", ".join(code or [])
         super().__init__(f"'{path}' is a test file and the goal did not ask to change it; tests are kept as they are. "
-                         "Change the code so that the tests pass.",
-                         f"「{path}」是测试文件，目标并未要求修改它；测试保持原样。请修改代码让测试通过。")
+                         + (f"Change the code it tests ({files}) so that the tests pass." if files else
+                            "Change the code so that the tests pass."),
+                         f"「{path}」是测试文件，目标并未要求修改它；测试保持原样。"
+                         + (f"请修改它所测试的代码（{files}）让测试通过。" if files else "请修改代码让测试通过。"))
 
 
 class IgnoredPath(InputError):

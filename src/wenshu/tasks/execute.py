@@ -17,6 +17,7 @@ from wenshu.tasks.config import TaskConfig
 from wenshu.tasks.decide import Decision
 from wenshu.tasks.endings import IgnoredPath, PartialOverwrite, TestEditRefused
 from wenshu.tasks.feedback import command_signal, is_test_command, signal_of_tests
+from wenshu.tasks.perceive import code_under_test
 from wenshu.tasks.record import TaskRecord
 from wenshu.tasks.rules import may_write
 from wenshu.workspace.commands import parse, run_command
@@ -83,7 +84,7 @@ def _write(d: Decision, ws: Workspace, task: TaskRecord) -> Outcome:
     rel = _relative(ws, d.target)
     existed = ws.original.resolve(rel).exists()
     if not may_write(task.goal, rel, existed=existed):
-        raise TestEditRefused(rel)
+        raise TestEditRefused(rel, code_under_test(ws.work.path, rel))
     before = read_text(ws.work, rel).content if ws.work.resolve(rel).is_file() else None  # a binary file: NotText
     new_lines = d.content.count("\n") + (not d.content.endswith("\n") and bool(d.content))
     old_lines = (before or "").count("\n")

@@ -20,7 +20,7 @@ from wenshu.tasks.endings import (Applied, Interrupted, NothingToApply, NoTests,
                                   TaskNotResumable, TaskNotSolved, TestCommandFailed)
 from wenshu.tasks.execute import Outcome, Workspace, execute
 from wenshu.tasks.feedback import focus_words
-from wenshu.tasks.perceive import open_files, project_tree
+from wenshu.tasks.perceive import code_under_test, open_files, project_tree
 from wenshu.tasks.record import RESUMABLE, TaskRecord, TaskResult, TaskStep
 from wenshu.tasks.rules import asks_for_test, asks_to_change_tests
 from wenshu.tasks.store import TaskStore
@@ -84,7 +84,9 @@ def run_task(store: TaskStore, task_id: str, models, config: TaskConfig, *, on_s
     try:
         if config.baseline and not task.steps:
             t0 = time.perf_counter()
-            record("verify", "baseline", "", _verify(task, ws, config), t0)
+            first = _verify(task, ws, config)
+            task.opened = [*task.opened, *code_under_test(ws.work.path, first.summary)]  # what the tests import
+            record("verify", "baseline", "", first, t0)
         while True:
             if stop is not None and stop():
                 task.end("interrupted", Interrupted())

@@ -4,6 +4,8 @@ only when it asked for them (read_file) or wrote them."""
 
 from __future__ import annotations
 
+import ast
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -90,3 +92,34 @@ def open_files(work: Root, opened: list[str], *, budget_chars: int, focus: set[s
         if cut:
             partial.append(rel)
     return "\n\n".join(parts), partial
+
+
+_PY_PATH = re.compile(r"[\w./-]+\.py")
+
+
+def _module_files(root: Path, module: str) -> list[str]:
+    base = module.replace(".", "/")
+    for prefix in ("", "src/"):
+        for rel in (f"{prefix}{base}.py", f"{prefix}{base}/__init__.py"):
+            if (root / rel).is_file():
+                return [rel]
+    return []
+
+
+def code_under_test(root: Path, failure_text: str) -> list[str]:
+    """The project's code files that the failing test files import (the failure text names the tests):
+    what a programmer opens first, so the host opens them before the first decision."""
+    out: list[str] = []
+    for test in dict.fromkeys(_PY_PATH.findall(failure_text or "")):
+        if not is_test_file(test) or not (root / test).is_file():
+            continue
+        try:
+            tree = ast.parse((root / test).read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            continue
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
+            for name in names:
+                out += [f for f in _module_files(root, name) if not is_test_file(f) and f not in out]
+    return out
