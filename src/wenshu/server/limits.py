@@ -12,6 +12,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from wenshu.errors import PayloadTooLarge, RateLimited
 
 
+DRAIN_MAX = 8 << 20  # bytes of a refused body read and dropped before the 413 is sent
+
+
 class BodySizeLimit:
     """Pure ASGI middleware: refuse bodies over `max_bytes`, declared or streamed (chunked); `overrides`
     gives paths their own limit (document uploads)."""
@@ -47,6 +50,12 @@ class BodySizeLimit:
         from wenshu.server.deps import request_lang
         from wenshu.server.errors import error_response
 
+        drained = 0  # read what the client is still sending (up to DRAIN_MAX), so closing does not reset
+        while drained <= DRAIN_MAX:  # the connection under the 413 before the client has read it
+            message = await receive()
+            drained += len(message.get("body", b""))
+            if message["type"] != "http.request" or not message.get("more_body"):
+                break
         response = error_response(PayloadTooLarge(limit), request_lang(Request(scope)), 413)
         response.headers["Connection"] = "close"  # the unread body must not be taken for a request
         await response(scope, receive, send)
