@@ -50,7 +50,7 @@ def test_a_word_close_to_two_values_links_to_neither(embedder):
 
 
 def test_recall_adds_the_linked_values_and_says_so(embedder):
-    got = HybridRecall(embedder=embedder, k_examples=0).recall("法国有多少歌手", _catalog())
+    got = HybridRecall(embedder=embedder, k_examples=0, crosslingual=True).recall("法国有多少歌手", _catalog())
     assert {"table": "singer", "column": "country", "value": "France"} in got.values
     assert got.signals.get("crosslingual") == 1
     off = HybridRecall(embedder=embedder, k_examples=0, crosslingual=False).recall("法国有多少歌手", _catalog())

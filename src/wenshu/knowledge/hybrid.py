@@ -45,7 +45,7 @@ class HybridRecall:
     def __init__(self, embedder=None, index: VectorIndex | None = None, cache=None,
                  examples: ExampleSource | None = None, glossary: GlossaryLike | None = None, budget: int = 1500,
                  max_tables: int = 10, k_examples: int = 2, keep_small: bool = True,
-                 weights: dict[str, float] | None = None, layout: str = "compact", crosslingual: bool = True):
+                 weights: dict[str, float] | None = None, layout: str = "compact", crosslingual: bool = False):
         if embedder is not None and index is None:
             from wenshu.storage.vectors import MemoryVectorIndex
 
