@@ -1,6 +1,7 @@
 """Perceive: the project tree within a token budget (ignored paths left out, test files marked), and the
 files the agent has opened, as they are now, within a character budget. File contents reach the model
-only when it asked for them (read_file) or wrote them."""
+when it asked for them (read_file) or wrote them, and the code the failing tests import, which the host
+opens after the first test run (`code_under_test`)."""
 
 from __future__ import annotations
 
