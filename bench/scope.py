@@ -27,6 +27,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from bench import datasets
+from bench.sql import _commit
 
 IN_SCOPE = ("spider_dev_200", "spider_dev_zh", "spider_dk", "spider_dk_zh", "spider_dev_test", "demo_dev", "demo_test")
 OFF_TOPIC = Path(__file__).resolve().parent / "data" / "off_topic.yaml"
@@ -115,9 +116,3 @@ def run(args) -> int:
     Console().print(table)
     console.print(f"Results: {args.out}")
     return 0
-
-
-def _commit() -> str | None:
-    from bench.sql import _commit as commit
-
-    return commit()
