@@ -17,6 +17,10 @@
 - `spider_dk_zh`: 150 Spider-DK questions (about 19 per database) written in Chinese by a helper who
   wrote no code, with Spider-DK's gold SQL (`bench/data/spider_dk_zh.json`): the validation set for
   Chinese questions on English schemas. Like Spider-DK, nobody reads it to write a rule.
+- `biz`: 90 business questions over the demo database (`bench/data/biz_questions.yaml`), in Chinese and
+  English, written after the demo set was split by a helper who read only the schema, the reference
+  values and gold.yaml's conventions: worded unlike the demo set and the semantic model. `biz_dev` is
+  for development, `biz_val` for validation.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -39,10 +43,14 @@ from bench.hardness import hardness
 
 SUBSET_SEED = 200
 SUBSETS = {"spider_dev_200": ("spider_dev", 200)}
-DEMO_SETS = {"demo": None, "demo_dev": "dev", "demo_test": "test"}
+# sets on the demo database: name -> (question file, half); `biz` was written after the demo set's split by
+# someone who read neither its questions nor the semantic model (bench/data/biz_questions.yaml)
+DEMO_SETS = {"demo": ("gold", None), "demo_dev": ("gold", "dev"), "demo_test": ("gold", "test"),
+             "biz": ("biz", None), "biz_dev": ("biz", "dev"), "biz_val": ("biz", "val")}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
-         "spider_dk": "validation", "spider_dk_zh": "validation",
-         "spider_dev_test": "test", "demo_test": "test", "spider_dev": "mixed", "demo": "mixed"}
+         "biz_dev": "development", "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
+         "spider_dev_test": "test", "demo_test": "test", "spider_dev": "mixed", "demo": "mixed",
+         "biz": "mixed"}
 
 
 def role_of(set_name: str) -> str:
@@ -99,12 +107,13 @@ def load_spider(questions: Path, db_dir: Path | list[Path], prefix: str) -> list
     return items
 
 
-def load_demo(db_path: Path, half: str | None = None) -> list[Item]:
-    from bench.demo_set import load_gold
+def load_demo(db_path: Path, half: str | None = None, source: str = "gold") -> list[Item]:
+    from bench.demo_set import load_biz, load_gold
 
+    golds = load_gold(half) if source == "gold" else load_biz(half)
     return [Item(id=g["id"], question=g["question"], gold_sql=g["sql"].strip(), db_id="demo", db_path=db_path,
                  hardness=hardness(g["sql"]), lang=g.get("lang") or _lang(g["question"]),
-                 followup_of=g.get("followup_of"), split=g["split"]) for g in load_gold(half)]  # fmt: skip
+                 followup_of=g.get("followup_of"), split=g["split"]) for g in golds]  # fmt: skip
 
 
 def stratified(items: list[Item], n: int, seed: int) -> list[Item]:
@@ -162,10 +171,11 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_spider(base / "spider_dk" / "Spider-DK.json", folders, "dk")
     if name in DEMO_SETS:
         assert demo_db is not None
-        return name, load_demo(demo_db, DEMO_SETS[name])
+        source, half = DEMO_SETS[name]
+        return name, load_demo(demo_db, half, source)
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)

@@ -1,8 +1,10 @@
-"""The demo question set (src/wenshu/demo/data/gold.yaml) and its dev/test split (gold_split.yaml)."""
+"""The demo question set (src/wenshu/demo/data/gold.yaml) and its dev/test split (gold_split.yaml); the
+business questions written later over the same database (bench/data/biz_questions.yaml: dev and val)."""
 
 from __future__ import annotations
 
 from importlib.resources import files
+from pathlib import Path
 
 import yaml
 
@@ -22,4 +24,13 @@ def load_gold(half: str | None = None) -> list[dict]:
     items = data.get("questions", data) if isinstance(data, dict) else data
     split = load_split()
     items = [g | {"split": split.get(g["id"])} for g in items]
+    return [g for g in items if g["split"] == half] if half else items
+
+
+BIZ_FILE = Path(__file__).resolve().parent / "data" / "biz_questions.yaml"
+
+
+def load_biz(half: str | None = None) -> list[dict]:
+    """The business questions, each with its `split` ("dev" or "val"); only one half's when `half` is given."""
+    items = yaml.safe_load(BIZ_FILE.read_text(encoding="utf-8"))
     return [g for g in items if g["split"] == half] if half else items

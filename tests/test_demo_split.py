@@ -1,4 +1,5 @@
-"""The demo gold set's dev/test split (gold_split.yaml) and the leak check on its test half.
+"""The demo gold set's dev/test split (gold_split.yaml) and the leak check on its test half; the same
+check on the validation half of the business questions (bench/data/biz_questions.yaml).
 
 The test half is only reported: none of its questions may appear, verbatim or nearly so, in the
 product's code, prompts, tests, bench code or docs. The check normalizes text (case, spaces and
@@ -20,7 +21,8 @@ import wenshu.demo
 ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(wenshu.demo.__file__).parent / "data"
 SCANNED = ("src", "tests", "bench", "docs", "README.md", "Makefile")
-SKIPPED = {DATA_DIR / "gold.yaml", DATA_DIR / "gold_split.yaml"}
+BIZ_FILE = ROOT / "bench" / "data" / "biz_questions.yaml"  # business questions written after the split
+SKIPPED = {DATA_DIR / "gold.yaml", DATA_DIR / "gold_split.yaml", BIZ_FILE}
 SUFFIXES = {".py", ".md", ".yaml", ".yml", ".json", ".txt", ".html", ".js", ".css", ".sql", ""}
 NEAR = 0.85  # share of a question's trigrams one line must hold to count as a near copy
 
@@ -120,3 +122,25 @@ def test_the_leak_check_finds_a_copied_question(tmp_path, change):
     (tmp_path / "src" / "rule.py").write_text('CASES = ["an unrelated question about something else"]\n',
                                               encoding="utf-8")
     assert leaks([question], tmp_path) == []
+
+
+def biz() -> list[dict]:
+    return yaml.safe_load(BIZ_FILE.read_text(encoding="utf-8"))
+
+
+def test_business_questions_split_by_conversation_into_dev_and_val():
+    items = {g["id"]: g for g in biz()}
+    assert {g["split"] for g in items.values()} == {"dev", "val"}
+    for g in items.values():
+        if g.get("followup_of"):
+            assert g["split"] == items[g["followup_of"]]["split"], g["id"]
+    assert 0.4 <= sum(g["split"] == "val" for g in items.values()) / len(items) <= 0.6
+
+
+def test_no_validation_business_question_appears_in_code_prompts_tests_or_docs():
+    questions = [g["question"] for g in biz() if g["split"] == "val"]
+    assert len(questions) >= 40
+    found = leaks(questions, ROOT)
+    assert not found, "validation business questions copied: " + "; ".join(f for _, f in found)
+    found = copies([g["question"] for g in biz()], ROOT)
+    assert not found, "business questions copied: " + "; ".join(f"{q} in {f}" for q, f in found)

@@ -8,6 +8,7 @@ is `python -m bench tasks --model embedded`."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 
 import pytest
@@ -30,7 +31,8 @@ def test_the_embedded_model_fixes_a_wrong_operator(real_model_path, tmp_path):
     (case / "next_to_it.txt").write_text("untouched\n")
     original = files_of(case / "project")
     settings = Settings(home=tmp_path / "home", model_path=real_model_path, llm_provider="embedded")
-    config = TaskConfig.from_settings(settings, path=PATH, env=ENV)
+    # four decisions: enough to read, write and finish; the loop's guarantees hold at any step limit
+    config = dataclasses.replace(TaskConfig.from_settings(settings, path=PATH, env=ENV), max_steps=4)
     store = TaskStore(settings.home / "tasks")
     task = store.create(case / "project", "Make the failing test pass.", step_limit=config.max_steps,
                         test_command=config.test_command, max_copy_mb=config.max_copy_mb)
