@@ -20,7 +20,7 @@ from langchain_core.messages import HumanMessage
 
 from bench.ablation import fired_checks
 from bench.datasets import Item
-from bench.scoring import QueryFailed, contains_result, is_ordered, run_sql, same_result
+from bench.scoring import QueryFailed, as_codes, contains_result, is_ordered, label_codes, run_sql, same_result
 
 
 def score(item: Item, sql: str | None, gold_rows: list) -> tuple[bool, str, str, bool]:
@@ -33,6 +33,8 @@ def score(item: Item, sql: str | None, gold_rows: list) -> tuple[bool, str, str,
     except QueryFailed as err:
         return False, err.kind, str(err)[:300], False
     ordered = is_ordered(item.gold_sql)
+    labels = label_codes(item.db_id)
+    rows, gold_rows = as_codes(rows, labels), as_codes(gold_rows, labels)
     if same_result(rows, gold_rows, ordered):
         return True, "ok", "", True
     lenient = contains_result(rows, gold_rows, ordered)

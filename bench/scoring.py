@@ -2,7 +2,8 @@
 
 Results are compared as multisets of rows; the order of rows matters only when the gold SQL has a
 top-level ORDER BY. Column order is ignored: each row is compared as the sorted multiset of its
-values. Numbers are normalised (1 == 1.0) and floats are compared at the gold result's precision:
+values. A coded dimension's label counts as its stored code (一线 = 1 = "tier 1", from the bundled
+semantic model). Numbers are normalised (1 == 1.0) and floats are compared at the gold result's precision:
 when every fractional gold value has at most d < 4 decimals (the gold SQL rounds, e.g.
 ROUND(x, 2)), both sides are rounded to d decimals, else to 4, so float noise, integer vs real
 affinity and a missing ROUND() do not decide a question. A query that errors or runs past the time limit scores
@@ -11,6 +12,7 @@ wrong. Gold queries run through the same function, so a failing gold SQL is repo
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import sqlite3
@@ -19,6 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 import sqlglot
+import yaml
 from sqlglot import exp
 
 MAX_ROWS = 100_000  # rows fetched per query for the comparison
@@ -74,6 +77,32 @@ def _norm(v, places: int = 4):
 
 def _canon(row: tuple, places: int = 4) -> tuple:
     return tuple(sorted((_norm(v, places) for v in row), key=lambda x: (type(x).__name__ != "str", repr(x))))
+
+
+@functools.cache
+def label_codes(db_id: str) -> dict[str, object]:
+    """label (case-folded) -> stored code, from the bundled semantic model's coded dimensions (一线 and
+    "tier 1" are city_tier 1): an answer that shows a code as its label shows the same group. Empty for a
+    database without a bundled model (Spider's)."""
+    from wenshu.semantic.library import bundled_text
+
+    text = bundled_text(db_id)
+    if not text:
+        return {}
+    out: dict[str, object] = {}
+    for d in yaml.safe_load(text).get("dimensions") or []:
+        for names in (d.get("labels") or {}, d.get("labels_en") or {}):
+            for code, label in names.items():
+                code = str(code)
+                out[str(label).casefold()] = int(code) if code.lstrip("-").isdigit() else code
+    return out
+
+
+def as_codes(rows: list, labels: dict[str, object]) -> list:
+    """Rows with every value that is a label of a coded dimension replaced by its code."""
+    if not labels:
+        return rows
+    return [tuple(labels.get(v.casefold(), v) if isinstance(v, str) else v for v in r) for r in rows]
 
 
 def same_result(pred: list, gold: list, ordered: bool) -> bool:

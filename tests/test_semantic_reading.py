@@ -112,7 +112,7 @@ def test_a_detail_list_compiles_to_the_record_rows_with_their_filters_and_rank()
         compile_plan(MODEL, listed.model_copy(update={"dimensions": ["city"]}))
     ranked = compile_plan(MODEL, QueryPlan(records="refund", order_by="refund_amount", order="desc", limit=3), lang="en")
     assert 'ORDER BY\n  "refunds"."refund_amount" DESC\nLIMIT 3' in ranked.sql
-    assert ranked.columns == ["order_id", "refund_time", "refund_amount", "refund reason"]
+    assert ranked.columns == ["order number", "refund time", "refund amount", "refund reason"]
 
 
 def test_a_word_two_measures_share_is_answered_by_one_and_offers_the_other():

@@ -64,7 +64,7 @@ def fill_schema(model: SemanticModel) -> dict:
 def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel) -> tuple[QueryPlan, list[dict], str]:
     q = state["query"]
     mentions = read(model, q["question"], state["schema"].get("values"))
-    listed = detail(model, mentions)
+    listed = detail(model, mentions, q["question"])
     if listed is not None:  # a detail list: the question's words say it all, no model call
         if listed.plan is None:
             raise NoPlan(listed.reason)

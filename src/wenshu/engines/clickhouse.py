@@ -88,9 +88,9 @@ class ClickHouseAdapter(EngineAdapter):
         "addresstolinewithinlines", "addresstosymbol", "demangle", "dictionary", "viewexplain",
     }  # fmt: skip
     system_schemas = frozenset({"system", "information_schema"})
-    buckets = {  # toDate32: Date, Date32, DateTime(64) and ISO text alike; %G-W%V is the ISO week
+    buckets = {  # toDate32: Date, Date32, DateTime(64) and ISO text alike
         "day": "formatDateTime(toDate32({c}), '%Y-%m-%d')",
-        "week": "formatDateTime(toDate32({c}), '%G-W%V')",
+        "week": "formatDateTime(toMonday(toDate32({c})), '%Y-%m-%d')",  # the week's Monday
         "month": "formatDateTime(toDate32({c}), '%Y-%m')",
         "quarter": "formatDateTime(toDate32({c}), '%Y-Q%Q')",
         "year": "formatDateTime(toDate32({c}), '%Y')",

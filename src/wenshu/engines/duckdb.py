@@ -66,7 +66,7 @@ class DuckDBAdapter(EngineAdapter):
     system_function_prefixes = ("duckdb_", "pragma_")
     buckets = {
         "day": "strftime(CAST({c} AS DATE), '%Y-%m-%d')",
-        "week": "strftime(CAST({c} AS DATE), '%G-W%V')",
+        "week": "strftime(date_trunc('week', CAST({c} AS DATE)), '%Y-%m-%d')",  # the week's Monday
         "month": "strftime(CAST({c} AS DATE), '%Y-%m')",
         "quarter": "strftime(CAST({c} AS DATE), '%Y') || '-Q' || quarter(CAST({c} AS DATE))",
         "year": "strftime(CAST({c} AS DATE), '%Y')",

@@ -48,7 +48,7 @@ class MySQLAdapter(EngineAdapter):
     connect_timeout_drivers = frozenset({"pymysql", "mysqldb"})
     buckets = {
         "day": "DATE_FORMAT({c}, '%Y-%m-%d')",
-        "week": "DATE_FORMAT({c}, '%x-W%v')",
+        "week": "DATE_FORMAT(DATE_SUB(DATE({c}), INTERVAL WEEKDAY({c}) DAY), '%Y-%m-%d')",  # the week's Monday
         "month": "DATE_FORMAT({c}, '%Y-%m')",
         "quarter": "CONCAT(YEAR({c}), '-Q', QUARTER({c}))",
         "year": "DATE_FORMAT({c}, '%Y')",

@@ -55,7 +55,7 @@ class PostgresAdapter(EngineAdapter):
     connect_timeout_drivers = frozenset({"psycopg2", "psycopg"})
     buckets = {
         "day": "to_char(CAST({c} AS DATE), 'YYYY-MM-DD')",
-        "week": "to_char(CAST({c} AS DATE), 'IYYY-\"W\"IW')",
+        "week": "to_char(date_trunc('week', CAST({c} AS DATE)), 'YYYY-MM-DD')",  # the week's Monday
         "month": "to_char(CAST({c} AS DATE), 'YYYY-MM')",
         "quarter": "to_char(CAST({c} AS DATE), 'YYYY-\"Q\"Q')",
         "year": "to_char(CAST({c} AS DATE), 'YYYY')",

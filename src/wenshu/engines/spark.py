@@ -149,9 +149,7 @@ class SparkAdapter(EngineAdapter):
     system_schemas = frozenset({"information_schema", "global_temp", "system"})
     buckets = {
         "day": f"date_format({_DATE}, 'yyyy-MM-dd')",
-        # ISO week: the week's Thursday (weekday(): Monday 0) gives the ISO year, weekofyear() the ISO week
-        "week": f"concat(date_format(date_add({_DATE}, 3 - weekday({_DATE})), 'yyyy'), '-W', "
-                f"lpad(CAST(weekofyear({_DATE}) AS STRING), 2, '0'))",
+        "week": f"date_format(date_sub({_DATE}, weekday({_DATE})), 'yyyy-MM-dd')",  # the week's Monday (weekday(): Monday 0)
         "month": f"date_format({_DATE}, 'yyyy-MM')",
         "quarter": f"concat(date_format({_DATE}, 'yyyy'), '-Q', CAST(quarter({_DATE}) AS STRING))",
         "year": f"date_format({_DATE}, 'yyyy')",

@@ -111,7 +111,7 @@ class SQLiteAdapter(EngineAdapter):
     own_schemas = frozenset({"main"})
     buckets = {
         "day": "date({c})",
-        "week": "strftime('%Y-W%W', {c})",
+        "week": "date({c}, 'weekday 0', '-6 days')",  # the week's Monday
         "month": "strftime('%Y-%m', {c})",
         "quarter": "strftime('%Y', {c}) || '-Q' || ((CAST(strftime('%m', {c}) AS INTEGER) + 2) / 3)",
         "year": "strftime('%Y', {c})",

@@ -10,7 +10,7 @@ repeats a row. The SQL then goes through the guard like any other.
 
 from __future__ import annotations
 
-from wenshu.semantic.compile import Compiled, Compiler, literal
+from wenshu.semantic.compile import OPS, Compiled, Compiler, literal
 from wenshu.semantic.model import Record
 from wenshu.semantic.paths import Unreachable, joins
 
@@ -24,18 +24,44 @@ class DetailCompiler(Compiler):
         return found
 
     def listed(self, rec: Record, used: set[str]) -> tuple[list[str], list[str]]:
-        """SELECT items and column names: a dimension by its name (codes as labels), a column as it is."""
+        """SELECT items and column names: the fields the question named, else the record's own; a dimension
+        by its name (codes as labels), a column as it is."""
         select, columns = [], []
-        for name in rec.columns:
+        for name in self.plan.columns or rec.columns:
             d = self.dims.get(name)
             if d is not None:
                 ref, header = self.shown(d, self.col(d.table, d.column)), self.name(d)
                 used.add(d.table)
             else:
-                ref, header = self.qualify(name, rec.table, used), name.rpartition(".")[2]
+                ref, header = self.qualify(name, rec.table, used), self.header(rec, name)
             select.append(f"{ref} AS {self.q(header)}")
             columns.append(header)
         return select, columns
+
+    def header(self, rec: Record, column: str) -> str:
+        """A column's name in the answer: its measure's name (退款金额), else the first of the record's words
+        for it in the answer's language (订单号, order number), else the column itself."""
+        me = next((x for x in self.model.measures if x.expr == column and x.table.lower() == rec.table.lower()
+                   and x.agg != "count"), None)
+        if me is not None:
+            return me.zh if self.lang == "zh" else me.en
+        words = [w for w in rec.fields.get(column, []) if w.isascii() == (self.lang == "en")]
+        return words[0] if words else column.rpartition(".")[2]
+
+    def bound(self, f, rec: Record, used: set[str]) -> str:
+        """A row-value bound: a measure of the record's table by its row expression, or one of its columns."""
+        me = self.measures.get(f.dimension)
+        if me is not None and me.expr and me.table.lower() == rec.table.lower():
+            value = self.qualify(me.expr, rec.table, used)
+        elif f.dimension.isidentifier():
+            value = self.qualify(f.dimension, rec.table, used)
+        else:
+            raise self.fail(f"'{f.dimension}' is neither a dimension nor a value of {rec.id} rows",
+                            f"「{f.dimension}」既不是维度，也不是{rec.zh}明细的取值")
+        if f.op not in OPS or len(f.values) != 1:
+            raise self.fail(f"a bound on {f.dimension} needs one value and a comparison",
+                            f"{f.dimension} 的范围条件需要一个数值和比较符")
+        return f"{value} {OPS[f.op]} {literal(f.values[0])}"
 
     def run(self) -> Compiled:
         plan, rec = self.plan, self.record()
@@ -60,13 +86,18 @@ class DetailCompiler(Compiler):
             t = self.qualify(rec.time, rec.table, used)
             where.append(f"{t} >= {literal(plan.window.start.isoformat())} AND {t} < {literal(plan.window.end.isoformat())}")
         for f in plan.filters:
-            d = self.dim(f.dimension)
+            if f.dimension not in self.dims:  # a bound on the row's own value: 退款金额超过1000元
+                where.append(self.bound(f, rec, used))
+                continue
+            d = self.dim(f.dimension)  # or the one conforming to it that the rows reach (the traffic's channel)
+            d = next((c for c in self.model.conformed(d.id) if c.table.lower() in near), d)
+            f = f.model_copy(update={"dimension": d.id})
             where.append(self.condition(f, used, d) if d.table.lower() in near else self.exists(rec.table, f))
         order = ""
         if plan.order_by:
             ranked = self.metric(plan.order_by)
             value = self.qualify(ranked.expr, rec.table, used)
-            if ranked.expr not in rec.columns:
+            if ranked.expr not in (plan.columns or rec.columns):
                 select.append(f"{value} AS {self.q(self.name(ranked))}")
                 columns.append(self.name(ranked))
             order = f" ORDER BY {value} {(plan.order or 'desc').upper()}"

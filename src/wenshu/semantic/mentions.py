@@ -33,6 +33,8 @@ CUES = {
            r"|same (period|day|week|month|quarter|time) (of |in )?(last|the (previous|prior)) year"
            r"|\b(a|one) year (ago|earlier|before)|\b(with|to|against|than|vs\.?|versus) (the same \w+ )?last year\b",
     "previous": r"环比|上期|上一期|比上|较上|相比上|比前一|较前一|前一(周|个?月|天|日|季度|年)相比|previous period"
+                r"|上(个?月|周|星期|季度)同期"
+                r"|compar\w*\b.{0,40}\b(with|to|against)\s+(the\s+)?same (days?|period|time) (of |in )?(last|the (previous|prior)) (week|month|quarter)"
                 r"|(和|与|跟|同|对比)(上个?月|上周|上星期|上季度|上一?年|昨天|前一天|上期)(相?比|对比)"
                 r"|compar\w*\b.{0,40}\b(with|to|against)\s+(the\s+)?(last|previous|prior)\s+(day|week|month|quarter|year|period)"
                 r"|\b(vs\.?|versus)\s+(the\s+)?(last|previous|prior)\s+(day|week|month|quarter|year|period)"
@@ -48,6 +50,12 @@ CUES = {
     "list": r"哪些|有哪几|列出|列一下|列个|明细|清单|列表|详情|\blist\b|\bdetails?\b|\bwhich\b",
     "count": r"多少|几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
     "each": r"分别|各自|各是|\brespectively\b|\beach\b|\bseparately\b",
+    # two values set side by side ("app vs web", "华东和华南对比"): one row per value
+    "versus": r"\bvs\.?\b|\bversus\b|\bcompar\w*\b|对比|相比|比较|(和|与|跟).{1,12}(比|相比|对比)",
+    # the fields a list shows are attributes of its rows ("products with their brand and price")
+    "attributes": r"\bwith (their|its)\b|及其|连同|以及(它们|各自)的",
+    # what a count counts ("多少用户", "how many customers"): the word after it is not a split
+    "counted": r"(多少|几)个?(位|名)?\s*$|\b(how many|number of|count of)\s+(\w+\s+)?$",
     "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|\bwhich\b|\bwhat (day|week|month|year)\b",
 }
 # an average per period: the measure per day (week, month), averaged over the window's periods
@@ -192,6 +200,14 @@ class Mentions:
     order: str | None  # "desc" | "asc" when ranked
 
 
+def _blank(question: str, spans: list[tuple[int, int]]) -> str:
+    """The question with the given stretches blanked out, so words inside a name are not read as operators."""
+    chars = list(question)
+    for s, e in spans:
+        chars[s:e] = " " * (e - s)
+    return "".join(chars)
+
+
 def read(model: SemanticModel, question: str, value_hits: list[dict] | None = None) -> Mentions:
     metrics = Spans.find(question, {e.id: e.words() for e in [*model.measures, *model.ratios]})
     values: dict[str, list[str]] = {}
@@ -213,23 +229,27 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     dims = Spans.find(question, {d.id: d.words() for d in model.dimensions}, metrics.spans() + value_spans)
     records = Spans.find(question, {r.id: r.words() for r in model.records}, metrics.spans() + value_spans + dims.spans())
     named, split = [], []
-    if cue("each", question):  # "北京上海广州深圳的GMV分别是多少": one row per named value
+    if cue("each", question) or cue("versus", question):  # "北京上海广州深圳的GMV分别是多少", "app vs web"
         split += [d for d, codes in values.items() if len(codes) > 1]
     for did in dims.ids():
         after_value = all(any(e <= s and not question[e:s].strip() for _, e in value_spans) for s, _ in dims.hits[did])
         if after_value:
             continue  # "华南大区", "tier 1 cities": the name of the value's own kind, not a split
+        if all(re.search(CUES["counted"], question[:s], re.I) for s, _ in dims.hits[did]):
+            continue  # "新注册了多少用户": what is counted, not a split
         named.append(did)
         if any(SPLIT_BEFORE.search(question[:s]) for s, _ in dims.hits[did]):
             split.append(did)
     compare = "yoy" if cue("yoy", question) else "previous" if cue("previous", question) else "none"
     rank = cue("rank", question)
+    # "monthly average order value": monthly is a grain here; "daily traffic" names the traffic records
+    bare = _blank(question, metrics.spans() + records.spans())
     return Mentions(
         measures=metrics.ids(), alternatives=metrics.others, dimensions=named, split=split, values=values,
         records=records.ids(), listing=cue("list", question) and not cue("count", question),
         dimension_words={d: [question[s:e] for s, e in spans] for d, spans in dims.hits.items()},
-        measure_words={x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}, grain=explicit_grain(question),
-        per=per_period(question),
+        measure_words={x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}, grain=explicit_grain(bare),
+        per=per_period(bare),
         compare=compare, share=cue("share", question), trend=cue("trend", question), rank=rank,
         limit=top_n(question) if rank else None,
         order=("asc" if cue("ascending", question) else "desc") if rank else None,

@@ -97,6 +97,9 @@ class Record(Entry):
     time: str | None = None  # the column of `table` its time windows use
     order: str | None = None  # a column of `table` a list is sorted by (ascending) when nothing ranks it
     rank_by: str | None = None  # a measure of `table` whose row value "the largest N" ranks by, unless another is named
+    # column of `table` or dimension id -> more words people use for it in a list ("订单号" for order_id);
+    # a column's own name, its measures' and its dimensions' words count without being listed here
+    fields: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class Relationship(BaseModel):

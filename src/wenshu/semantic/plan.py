@@ -20,7 +20,7 @@ Op = Literal["in", "not_in", "eq", "ne", "gt", "gte", "lt", "lte"]
 
 class Filter(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    dimension: str
+    dimension: str  # a dimension id; in a detail list also a column or measure of the record's table (a bound)
     op: Op = "in"
     values: list[str | int | float] = Field(min_length=1)
 
@@ -51,6 +51,7 @@ class QueryPlan(BaseModel):
     model_config = ConfigDict(extra="forbid")
     measures: list[str] = Field(default_factory=list)  # measure or ratio ids (a list: those that filter or rank it)
     records: str | None = None  # a record id: list its rows instead of aggregating (明细)
+    columns: list[str] = Field(default_factory=list)  # a list's fields as the question names them (else the record's)
     dimensions: list[str] = Field(default_factory=list)
     filters: list[Filter] = Field(default_factory=list)
     window: Window | None = None

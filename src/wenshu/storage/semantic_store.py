@@ -62,7 +62,7 @@ class SemanticModels:
     def require(self, datasource: str, version: int | None = None) -> SemanticVersion:
         found = self.get(datasource, version)
         if found is None:
-            what = f"version {version} of the semantic model" if version else "a semantic model"
+            what = f"version {version} of its semantic model" if version else "semantic model"
             raise NotFound(
                 f"Datasource '{datasource}' has no {what}; draft one with `wenshu semantic draft {datasource}`.",
                 f"数据源「{datasource}」没有{'第 ' + str(version) + ' 版' if version else ''}语义模型；"

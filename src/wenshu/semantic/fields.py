@@ -1,0 +1,102 @@
+"""What a detail list shows and how its rows are bounded, read from the question: the fields it names
+("列一下订单号、退款金额和退款原因", "order id, customer name and amount paid") and the thresholds on a
+row's value ("退款金额超过1000元", "orders over 8,000 yuan").
+
+A record's fields are the columns of its table and the dimensions its rows look up without repeating
+(the order's city, the customer's name). Their words come from the semantic model itself: a column's
+name read as words (order_id: "order id"), the record's own `fields` words (订单号), the words of a
+measure whose row value is that column (退款金额 is refund_amount's), and a dimension's words, also with
+"name" after them (客户姓名, customer name). Nothing here is written for a particular question.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from wenshu.semantic.mentions import Spans
+from wenshu.semantic.model import Record, SemanticModel
+from wenshu.semantic.paths import reachable
+
+_NAME_ZH = ("名", "名称", "姓名", "名字")
+_UNITS = r"(?:\s*(?:元|块钱?|件|单|笔|人|次|yuan|rmb|cny|units?|items?))?"
+_NUMBER = r"(\d[\d,]*(?:\.\d+)?)\s*(万|千|k\b|w\b)?"
+# operator words before the number, or after it (3000元以上); the op as the plan writes it
+_BEFORE = (
+    (r"不少于|不低于|至少|大于等于|>=|≥|\bat least\b|\bno less than\b", "gte"),
+    (r"不超过|不高于|最多|小于等于|<=|≤|\bat most\b|\bno more than\b|\bup to\b", "lte"),
+    (r"超过|大于|高于|多于|>|\bover\b|\babove\b|\bmore than\b|\bgreater than\b|\bexceeding\b|\bhigher than\b", "gt"),
+    (r"低于|小于|少于|不足|<|\bunder\b|\bbelow\b|\bless than\b|\blower than\b", "lt"),
+)
+_AFTER = ((r"以上|及以上|或以上|\bor more\b|\band above\b|\bplus\b", "gte"),
+          (r"以下|及以下|或以下|\bor less\b|\band below\b", "lte"))
+_SCALE = {"万": 10_000, "w": 10_000, "千": 1_000, "k": 1_000}
+
+
+@dataclass(frozen=True)
+class Threshold:
+    start: int
+    end: int
+    op: str  # gt | gte | lt | lte
+    value: float | int
+
+
+def thresholds(question: str) -> list[Threshold]:
+    """Each "more than N" / "N以上" in the question, with its stretch of text."""
+    out: list[Threshold] = []
+    for words, op in _BEFORE:
+        for m in re.finditer(rf"({words})\s*{_NUMBER}{_UNITS}", question, re.I):
+            out.append(Threshold(m.start(), m.end(), op, _value(m.group(2), m.group(3))))
+    for words, op in _AFTER:
+        for m in re.finditer(rf"{_NUMBER}{_UNITS}\s*({words})", question, re.I):
+            out.append(Threshold(m.start(), m.end(), op, _value(m.group(1), m.group(2))))
+    out.sort(key=lambda t: t.start)
+    return [t for i, t in enumerate(out) if not any(o.start < t.end and t.start < o.end for o in out[:i])]
+
+
+def _value(number: str, scale: str | None) -> float | int:
+    v = float(number.replace(",", "")) * _SCALE.get((scale or "").lower(), 1)
+    return int(v) if v.is_integer() else v
+
+
+def field_words(model: SemanticModel, rec: Record) -> dict[str, list[str]]:
+    """field (a column of the record's table, or a dimension id it reaches) -> the words that name it."""
+    table = rec.table.lower()
+    near = reachable(model).get(table, set()) | {table}
+    out: dict[str, list[str]] = {}
+    for d in model.dimensions:
+        if d.table.lower() in near and d.kind == "category":
+            words = d.words()
+            out[d.id] = [*words, *(w + s for w in words if not w.isascii() for s in _NAME_ZH),
+                         *(f"{w} name" for w in words if w.isascii())]
+    for me in model.measures:
+        if me.table.lower() == table and me.agg != "count" and me.expr and re.fullmatch(r"\w+", me.expr):
+            out.setdefault(me.expr, []).extend(me.words())
+    columns = {*(c for c in rec.columns if c not in out), *(x for x in (rec.time, rec.order) if x), *rec.fields}
+    for c in columns:
+        if "." not in c:
+            out.setdefault(c, []).extend([c.replace("_", " "), *rec.fields.get(c, [])])
+    for d in model.dimensions:  # a time dimension of the record's own table: its date column
+        if d.table.lower() == table and d.kind == "time":
+            out.setdefault(d.column, []).extend(d.words())
+    return out
+
+
+def named_fields(model: SemanticModel, rec: Record, question: str) -> list[tuple[str, int, int]]:
+    """(field, start, end) for each field the question names, in the order it names them."""
+    spans = Spans.find(question, field_words(model, rec))
+    return sorted(((f, s, e) for f, hits in spans.hits.items() for s, e in hits), key=lambda x: x[1])
+
+
+def target_of(t: Threshold, named: list[tuple[str, int, int]], rec: Record, model: SemanticModel) -> str | None:
+    """The column a threshold bounds: the field named just before it ("退款金额超过1000元"), else the
+    record's ranking measure's column ("orders over 8,000 yuan"); None when nothing says."""
+    before = [(f, e) for f, _, e in named if e <= t.start and t.start - e <= 12 and "." not in f]
+    columns = {me.expr for me in model.measures if me.expr} | set(rec.columns) | set(rec.fields)
+    for f, _ in sorted(before, key=lambda x: -x[1]):
+        if f in columns and not any(d.id == f for d in model.dimensions):
+            return f
+    ranked = next((me for me in model.measures if me.id == rec.rank_by), None)
+    if ranked is None or not ranked.expr:
+        return None
+    return ranked.expr if re.fullmatch(r"\w+", ranked.expr) else ranked.id
