@@ -18,7 +18,7 @@ import pytest
 
 from bench.datasets import SUBSET_SEED, head, load_demo, load_spider, shared_bench_dir, stratified
 from bench.hardness import hardness
-from bench.scoring import QueryFailed, contains_result, is_ordered, run_sql, same_result
+from bench.scoring import QueryFailed, as_codes, contains_result, is_ordered, label_codes, run_sql, same_result
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -130,6 +130,15 @@ def test_scoring_rules(tmp_path: Path):
     with pytest.raises(QueryFailed) as err:
         run_sql(db, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c", timeout_s=0.3)
     assert err.value.kind == "timeout"
+
+
+def test_a_coded_dimension_shown_by_its_label_is_the_same_answer():
+    labels = label_codes("demo")
+    assert labels["新一线"] == 2 and labels["tier 1"] == 1 and labels["小程序"] == "mini_program"
+    gold = [(2, 10.5), (1, 89.5)]
+    assert same_result(as_codes([("新一线", 10.5), ("tier 1", 89.5)], labels), as_codes(gold, labels), ordered=False)
+    assert not same_result(as_codes([("二线", 10.5), ("tier 1", 89.5)], labels), gold, ordered=False)
+    assert label_codes("concert_singer") == {}  # a database without a bundled semantic model: values as they are
 
 
 def test_hardness_and_fixed_subset():

@@ -281,6 +281,8 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     dims = [d for d in plan.dimensions if d in kinds and (d in m.split or d in m.dimensions and d not in filtered)]
     dims += [d for d in m.split if d not in dims]
     dims = list(dict.fromkeys(_reachable_twin(model, d, measures, m) for d in dims))
+    dims = [d for i, d in enumerate(dims)  # the orders' and the traffic's channel: one split, not two
+            if not {c.id for c in model.conformed(d)} - {d} & set(dims[:i])]
     time_split = [d for d in dims if kinds[d] == "time"]
     dims = [d for d in dims if kinds[d] != "time"][:2]
     dropped += [f"dimension {d}" for d in plan.dimensions if d not in dims and d not in time_split]

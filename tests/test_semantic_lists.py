@@ -1,0 +1,81 @@
+"""Detail lists that show the fields a question names and take bounds on a row's value
+(`semantic.fields`), and the reading rules around them: two values set side by side split, the thing a
+count counts is no split, a period word inside a measure's name is a grain. Pure functions on the
+demo's bundled model, compiled SQL run on a real demo database; the questions are written here."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from wenshu.semantic.compile import compile_plan
+from wenshu.semantic.fields import thresholds
+from wenshu.semantic.grounding import ground
+from wenshu.semantic.library import bundled_text
+from wenshu.semantic.model import parse_model
+from wenshu.semantic.plan import QueryPlan
+
+MODEL = parse_model(bundled_text("demo"))
+
+
+def grounded(question: str, filled: dict | None = None):
+    got = ground(QueryPlan.model_validate(filled or {"measures": ["pv"]}), MODEL, question)
+    return got.plan, got.reason
+
+
+@pytest.mark.parametrize(("text", "op", "value"), [
+    ("退款金额超过2000元的", "gt", 2000), ("3千元以上的订单", "gte", 3000), ("orders over 12,500 yuan", "gt", 12500),
+    ("at least 5 units", "gte", 5), ("不足100件", "lt", 100), ("below 1.5万", "lt", 15000), ("2000 or more", "gte", 2000),
+])  # fmt: skip
+def test_bounds_are_read_with_their_operator_and_scale(text, op, value):
+    (t,) = thresholds(text)
+    assert (t.op, t.value) == (op, value)
+
+
+def test_no_bound_in_windows_ranks_or_plain_numbers():
+    assert thresholds("最近30天销量前5的商品") == [] and thresholds("top 3 cities in the last 90 days") == []
+
+
+def test_a_list_shows_the_fields_named_bounded_by_the_value_before_the_bound(demo_db_file):
+    plan, _ = grounded("把上周退款额高于800元的退款记录列出来：订单号、退款原因、退款金额")
+    assert plan.records == "refund" and plan.columns == ["order_id", "refund_reason", "refund_amount"]
+    assert {"dimension": "refund_amount", "op": "gt", "values": [800]} in [f.model_dump() for f in plan.filters]
+    compiled = compile_plan(MODEL, plan, "sqlite", "zh")
+    assert compiled.columns == ["订单号", "退款原因", "退款金额"]
+    with sqlite3.connect(demo_db_file) as conn:
+        rows = conn.execute(compiled.sql).fetchall()
+    assert rows and all(r[2] > 800 for r in rows)
+
+
+def test_an_unnamed_bound_falls_on_the_records_own_value_and_a_value_filters_it():
+    plan, _ = grounded("Pull the paid app orders above 5,000 yuan with order number, customer name and amount paid")
+    assert plan.records == "order" and plan.columns == ["order_id", "customer", "pay_amount"]
+    bounds = {f.dimension: (f.op, f.values) for f in plan.filters}
+    assert bounds["pay_amount"] == ("gt", [5000]) and bounds["channel"] == ("in", ["app"])
+    sql = compile_plan(MODEL, plan, "sqlite", "en").sql
+    assert '"orders"."pay_amount" > 5000' in sql and '"orders"."status" IN (\'1\')' in sql
+
+
+def test_rows_with_their_attributes_lead_with_the_rows_name_and_a_values_kind_is_no_field():
+    plan, _ = grounded("the products in the home appliances category with their brand and list price")
+    assert plan.records == "products" and plan.columns == ["product_name", "brand", "unit_price"]
+    assert [f.dimension for f in plan.filters] == ["category"]
+
+
+def test_a_bound_on_totals_is_not_answered_by_a_plan_of_totals():
+    plan, reason = grounded("上个月实付超过5000元的订单有多少单", {"measures": ["paid_orders"]})
+    assert plan is None and "bounds" in reason
+
+
+@pytest.mark.parametrize(("question", "measure", "part"), [
+    ("web versus mini program conversion rate last week", "aov", {"dimensions": ["channel"]}),  # one of the twins
+    ("这个月新注册了多少位用户", "new_customers", {"measures": ["new_customers"], "dimensions": []}),
+    ("Monthly average order value this year", "aov", {"measures": ["aov"], "grain": "month", "per": None}),
+    ("How did AOV compare with the same period last month?", "aov", {"compare": "previous"}),
+])  # fmt: skip
+def test_reading_rules(question, measure, part):
+    plan, reason = grounded(question, {"measures": [measure], "dimensions": ["customer"]})
+    got = plan.model_dump()
+    assert plan is not None, reason
+    assert {k: got[k] for k in part} == part
