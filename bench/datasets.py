@@ -20,7 +20,8 @@
 - `biz`: 90 business questions over the demo database (`bench/data/biz_questions.yaml`), in Chinese and
   English, written after the demo set was split by a helper who read only the schema, the reference
   values and gold.yaml's conventions: worded unlike the demo set and the semantic model. `biz_dev` is
-  for development, `biz_val` for validation.
+  for development, `biz_val` for validation. `biz2`: 60 more, written the same way once `biz_dev` was
+  tuned on (`bench/data/biz2_questions.yaml`), for development.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -46,9 +47,9 @@ SUBSETS = {"spider_dev_200": ("spider_dev", 200)}
 # sets on the demo database: name -> (question file, half); `biz` was written after the demo set's split by
 # someone who read neither its questions nor the semantic model (bench/data/biz_questions.yaml)
 DEMO_SETS = {"demo": ("gold", None), "demo_dev": ("gold", "dev"), "demo_test": ("gold", "test"),
-             "biz": ("biz", None), "biz_dev": ("biz", "dev"), "biz_val": ("biz", "val")}
+             "biz": ("biz", None), "biz_dev": ("biz", "dev"), "biz_val": ("biz", "val"), "biz2": ("biz2", None)}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
-         "biz_dev": "development", "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
+         "biz_dev": "development", "biz2": "development", "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
          "spider_dev_test": "test", "demo_test": "test", "spider_dev": "mixed", "demo": "mixed",
          "biz": "mixed"}
 
@@ -110,7 +111,7 @@ def load_spider(questions: Path, db_dir: Path | list[Path], prefix: str) -> list
 def load_demo(db_path: Path, half: str | None = None, source: str = "gold") -> list[Item]:
     from bench.demo_set import load_biz, load_gold
 
-    golds = load_gold(half) if source == "gold" else load_biz(half)
+    golds = load_gold(half) if source == "gold" else load_biz(half, source)
     return [Item(id=g["id"], question=g["question"], gold_sql=g["sql"].strip(), db_id="demo", db_path=db_path,
                  hardness=hardness(g["sql"]), lang=g.get("lang") or _lang(g["question"]),
                  followup_of=g.get("followup_of"), split=g["split"]) for g in golds]  # fmt: skip
@@ -175,7 +176,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, half, source)
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2 or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)

@@ -27,10 +27,11 @@ def load_gold(half: str | None = None) -> list[dict]:
     return [g for g in items if g["split"] == half] if half else items
 
 
-BIZ_FILE = Path(__file__).resolve().parent / "data" / "biz_questions.yaml"
+DATA = Path(__file__).resolve().parent / "data"
 
 
-def load_biz(half: str | None = None) -> list[dict]:
-    """The business questions, each with its `split` ("dev" or "val"); only one half's when `half` is given."""
-    items = yaml.safe_load(BIZ_FILE.read_text(encoding="utf-8"))
+def load_biz(half: str | None = None, name: str = "biz") -> list[dict]:
+    """Business questions of `bench/data/{name}_questions.yaml`, each with its `split` ("dev" or "val");
+    only one half's when `half` is given."""
+    items = yaml.safe_load((DATA / f"{name}_questions.yaml").read_text(encoding="utf-8"))
     return [g for g in items if g["split"] == half] if half else items

@@ -73,6 +73,9 @@ def test_a_bound_on_totals_is_not_answered_by_a_plan_of_totals():
     ("这个月新注册了多少位用户", "new_customers", {"measures": ["new_customers"], "dimensions": []}),
     ("Monthly average order value this year", "aov", {"measures": ["aov"], "grain": "month", "per": None}),
     ("How did AOV compare with the same period last month?", "aov", {"compare": "previous"}),
+    ("how many different customers had a paid order this week", "paid_orders", {"measures": ["buyers"]}),
+    ("本周有多少个客户下过已支付订单", "paid_orders", {"measures": ["buyers"], "dimensions": []}),
+    ("new signups by channel", "aov", {"measures": ["new_customers"], "dimensions": ["channel"]}),
 ])  # fmt: skip
 def test_reading_rules(question, measure, part):
     plan, reason = grounded(question, {"measures": [measure], "dimensions": ["customer"]})

@@ -48,8 +48,28 @@ def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str)
     if not named and len(plan.measures) == 1:
         entry = next((e for e in [*model.measures, *model.ratios] if e.id == plan.measures[0]), None)
         if entry is not None and any(_backs(w, question) for w in entry.words()):
-            return list(plan.measures)
-    return list(dict.fromkeys(chosen + [x for x in named if x not in chosen]))[:3]  # each once
+            return _distinct_counts(list(plan.measures), m, model)
+    return _distinct_counts(list(dict.fromkeys(chosen + [x for x in named if x not in chosen]))[:3], m, model)
+
+
+def _distinct_counts(measures: list[str], m: Mentions, model: SemanticModel) -> list[str]:
+    """"How many distinct customers placed a paid order": the question counts a dimension, so a row count of
+    a table is its distinct count of the key that looks that dimension up (orders.customer_id -> customers),
+    when the model has such a measure with the same default filter."""
+    dims = {d.id: d for d in model.dimensions}
+    out = list(measures)
+    for did in m.counted:
+        target = dims[did].table.lower()
+        keys = {r.ends()[0] for r in model.relationships if r.ends()[1][0].lower() == target}
+        for i, mid in enumerate(out):
+            me = next((x for x in model.measures if x.id == mid and x.agg == "count"), None)
+            if me is None:
+                continue
+            twin = next((x for x in model.measures if x.agg == "count_distinct" and x.table == me.table
+                         and (x.table, x.expr) in keys and x.filter == me.filter), None)
+            if twin is not None:
+                out[i] = twin.id
+    return list(dict.fromkeys(out))
 
 
 _FILLER = {"the", "a", "an", "of", "who", "that", "which", "with", "at", "least", "one", "per", "in", "on", "and"}

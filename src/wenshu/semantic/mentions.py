@@ -117,6 +117,16 @@ def explicit_grain(question: str) -> str | None:
     return None
 
 
+def _ascii_pattern(word: str) -> str:
+    """An English name however it is written: its last word singular or plural, words apart, hyphenated
+    or run together ("sign-ups", "sign ups", "signups"), and "&" as "and"."""
+    tokens = [t for t in re.split(r"[\s\-]+", word) if t]
+    if len(tokens) < 2:
+        return _plural(word)
+    parts = ["(?:&|and)" if t in ("&", "and") else re.escape(t) for t in tokens[:-1]] + [_plural(tokens[-1])]
+    return r"[\s\-]*".join(parts)
+
+
 def _plural(word: str) -> str:
     """An English word in the singular or plural, however the model names it: city|cities,
     brand|brands, "new customers" also as "new customer sign-ups"."""
@@ -150,7 +160,7 @@ class Spans:
             owners.setdefault(word, []).append(eid)
         others: dict[str, list[str]] = {}
         for word, eid in pairs:
-            pat = rf"(?<![a-z0-9]){_plural(word)}(?![a-z0-9])" if word.isascii() else re.escape(word)
+            pat = rf"(?<![a-z0-9]){_ascii_pattern(word)}(?![a-z0-9])" if word.isascii() else re.escape(word)
             for m in re.finditer(pat, q):
                 span = m.span()
                 if not any(span[0] < e and s < span[1] for s, e in used):
@@ -185,6 +195,7 @@ class Mentions:
     alternatives: dict[str, list[str]]  # a measure chosen for a word -> the other measures that word names
     dimensions: list[str]  # named anywhere (not counting a name right after one of its values)
     split: list[str]  # named right after a split word: one row per member
+    counted: list[str]  # named right after 多少 / how many: what the question counts
     dimension_words: dict[str, list[str]]  # dimension id -> the words of the question that named it
     measure_words: dict[str, list[str]]  # measure id -> the words of the question that named it
     values: dict[str, list[str]]  # dimension id -> stored values the question names
@@ -228,7 +239,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
             value_spans.append((start, start + len(label)))
     dims = Spans.find(question, {d.id: d.words() for d in model.dimensions}, metrics.spans() + value_spans)
     records = Spans.find(question, {r.id: r.words() for r in model.records}, metrics.spans() + value_spans + dims.spans())
-    named, split = [], []
+    named, split, counted = [], [], []
     if cue("each", question) or cue("versus", question):  # "北京上海广州深圳的GMV分别是多少", "app vs web"
         split += [d for d, codes in values.items() if len(codes) > 1]
     for did in dims.ids():
@@ -236,6 +247,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         if after_value:
             continue  # "华南大区", "tier 1 cities": the name of the value's own kind, not a split
         if all(re.search(CUES["counted"], question[:s], re.I) for s, _ in dims.hits[did]):
+            counted.append(did)
             continue  # "新注册了多少用户": what is counted, not a split
         named.append(did)
         if any(SPLIT_BEFORE.search(question[:s]) for s, _ in dims.hits[did]):
@@ -245,7 +257,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     # "monthly average order value": monthly is a grain here; "daily traffic" names the traffic records
     bare = _blank(question, metrics.spans() + records.spans())
     return Mentions(
-        measures=metrics.ids(), alternatives=metrics.others, dimensions=named, split=split, values=values,
+        measures=metrics.ids(), alternatives=metrics.others, dimensions=named, split=split, counted=counted,
+        values=values,
         records=records.ids(), listing=cue("list", question) and not cue("count", question),
         dimension_words={d: [question[s:e] for s, e in spans] for d, spans in dims.hits.items()},
         measure_words={x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}, grain=explicit_grain(bare),
