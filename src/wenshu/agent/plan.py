@@ -25,7 +25,8 @@ from wenshu.contracts import Event
 from wenshu.errors import WenshuError
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.edits import edit
-from wenshu.semantic.grounding import detail, ground, prefer_finer
+from wenshu.semantic.grounding import ground, prefer_finer
+from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import QueryPlan

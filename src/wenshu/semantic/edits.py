@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from wenshu.semantic.grounding import value_filters
+from wenshu.semantic.paths import value_filters
 from wenshu.semantic.mentions import Mentions
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import Filter, QueryPlan, Window

@@ -12,8 +12,8 @@ language's operator words):
   the model chose that the question does not contain is dropped;
 - operators follow the question's words: a grain only for a trend or an explicit 每天/monthly; 同比/
   环比, 占比 and top N only when asked for, with N and direction read from the question;
-- a ranked list of records with nothing to rank by ("the 10 largest refunds") is a detail question:
-  the plan path declines and free SQL answers.
+- a question that asks to see rows is a detail list (`semantic.listing`); a bound on row values that
+  no list holds ("订单金额超过5000元的订单有多少单") sends the question to free SQL.
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from wenshu.semantic.fields import named_fields, target_of, thresholds
-from wenshu.semantic.mentions import Mentions, Spans, cue, label_words, read
+from wenshu.semantic.fields import thresholds
+from wenshu.semantic.listing import detail
+from wenshu.semantic.mentions import Mentions, label_words, read
 from wenshu.semantic.model import SemanticModel
-from wenshu.semantic.paths import filterable, reachable
+from wenshu.semantic.paths import measure_tables, reachable, reaches, value_filters
 from wenshu.semantic.plan import Filter, QueryPlan
 
 _CJK = re.compile(r"[\u3400-\u9fff]+")
@@ -150,128 +151,18 @@ def _filters(plan: QueryPlan, model: SemanticModel, m: Mentions, measures: list[
     return list(out.values())
 
 
-def value_filters(model: SemanticModel, m: Mentions, measures: list[str],
-                  tables: set[str] | None = None) -> dict[str, list[str]]:
-    """dimension id -> the values the question names, for the dimensions the measures (or the rows of
-    `tables`) can be filtered by ("小程序" is a channel of the orders and of the traffic: one filter, on
-    the one the measures reach)."""
-    tables, reach_of, out = tables or _tables(model, measures), filterable(model), {}
-    for did, values in m.values.items():
-        d = next(x for x in model.dimensions if x.id == did)
-        twins = {c.id for c in model.conformed(did)}
-        if d.kind != "time" and _reaches(model, did, tables, reach_of) and not twins & set(out):
-            out[did] = values
-    return out
-
-
-def _reaches(model: SemanticModel, did: str, tables: set[str], reach_of: dict[str, set[str]]) -> bool:
-    """Whether every table of `tables` reaches `did` (or a dimension conforming to it)."""
-    return all(any(c.table.lower() == t or c.table.lower() in reach_of.get(t, ()) for c in model.conformed(did))
-               for t in tables)
-
-
 def _reachable_twin(model: SemanticModel, did: str, measures: list[str], m: Mentions) -> str:
     """A dimension the measures cannot reach, swapped for one they reach that the same word names
     ("渠道": the orders' channel for orders, the traffic's channel for visitors); else kept as it is."""
-    tables, lookups = _tables(model, measures), reachable(model)
+    tables, lookups = measure_tables(model, measures), reachable(model)
     dims = {d.id: d for d in model.dimensions}
-    if did not in dims or _reaches(model, did, tables, lookups):
+    if did not in dims or reaches(model, did, tables, lookups):
         return did
     words = [w.casefold() for w in m.dimension_words.get(did, [])]
     twin = next((d.id for d in model.dimensions if d.id != did and d.kind == dims[did].kind
-                 and _reaches(model, d.id, tables, lookups)
+                 and reaches(model, d.id, tables, lookups)
                  and any(w in x.casefold() for x in d.words() for w in words)), None)
     return twin or did
-
-
-def _tables(model: SemanticModel, ids: list[str]) -> set[str]:
-    """The tables the measures (a ratio: both of its parts) are computed on, lower case."""
-    measures = {x.id: x for x in model.measures}
-    ratios = {r.id: (r.numerator, r.denominator) for r in model.ratios}
-    return {measures[b].table.lower() for i in ids for b in ratios.get(i, (i,)) if b in measures}
-
-
-def detail(model: SemanticModel, m: Mentions, question: str = "") -> Grounded | None:
-    """A detail list when the question asks to see records ("昨天有哪些订单被取消了", "the 10 largest
-    refunds", "paid orders over 8,000 yuan: order id, customer name and amount paid"): the record it
-    names, or the rows a named count measure counts ("which cancelled orders"); named measures on the
-    record's table add their default filter, and rank it by their row value. The fields the question
-    names are the list's columns, and "more than N" bounds a row's value (`semantic.fields`).
-    None when the question does not ask for rows; a Grounded without a plan when the list cannot be
-    made as asked (a value nothing filters it by, a rank with nothing to rank by, a bound on nothing)."""
-    if m.split or m.grain or m.share or m.compare != "none":
-        return None
-    measures = {x.id: x for x in model.measures}
-    counted = [measures[x].table for x in m.measures if x in measures and measures[x].agg == "count"]
-    record = next((r for r in model.records if _names(r, m, model, question) or _shared(r, m)
-                   or _shared(r, m, dims=True)), None) or next((r for r in model.records if r.table in counted), None)
-    if record is None:
-        return None
-    named = [x for x in named_fields(model, record, question) if not _not_a_field(x, record, model, m, question)] \
-        if question else []
-    last = {f: s for f, s, _ in named}  # a field named twice ("退款金额超过1000元 … 列出退款金额") is listed where it is last
-    fields = sorted(last, key=last.get)
-    if fields and record.columns[0] not in fields and cue("attributes", question):
-        fields.insert(0, record.columns[0])  # "products with their brand and price": each product by its name
-    if not (m.listing or m.rank and m.limit or len(fields) >= 2 and not cue("count", question)):
-        return None
-    own = [x for x in m.measures if x in measures and measures[x].table.lower() == record.table.lower()
-           and not _shared(record, m, x)]  # "orders" names the records here, not the paid-orders count
-    valued = [x for x in own if measures[x].agg != "count" and measures[x].expr]
-    foreign = [x for x in m.measures if x not in measures or measures[x].table.lower() != record.table.lower()]
-    if not valued and record.rank_by and not foreign:  # "the 5 largest orders": the record's own value
-        valued = [record.rank_by]
-    if m.rank and not valued:
-        return Grounded(None, f"a list of {record.id} ranked by nothing the semantic model measures per row")
-    bounds = []
-    for t in thresholds(question):
-        target = target_of(t, named, record, model)
-        if target is None:
-            return Grounded(None, f"the question bounds a value that {record.id} rows do not have")
-        bounds.append(Filter(dimension=target, op=t.op, values=[t.value]))
-    filters = value_filters(model, m, own, {record.table.lower()})
-    kept = {c.id for did in filters for c in model.conformed(did)}  # "App": the orders' channel, not the traffic's
-    lost = [d for d in m.values if d not in kept and next(x for x in model.dimensions if x.id == d).kind != "time"]
-    if lost:
-        return Grounded(None, f"the question names a value of {lost[0]}, which {record.id} cannot be filtered by")
-    return Grounded(QueryPlan(
-        records=record.id, measures=own, columns=fields if len(fields) >= 2 else [],
-        filters=[Filter(dimension=d, values=v) for d, v in filters.items()] + bounds,
-        order_by=valued[0] if m.rank else None, order=m.order if m.rank else None,
-        limit=m.limit if m.rank else None))
-
-
-def _not_a_field(hit: tuple[str, int, int], record, model: SemanticModel, m: Mentions, question: str) -> bool:
-    """A word that names the record itself ("products"), or a dimension right after one of its own values
-    ("the beauty & personal care category": a filter), is not a field the list shows."""
-    f, s, e = hit
-    if question[s:e].casefold().rstrip("s") in {w.casefold().rstrip("s") for w in record.words()}:
-        return True
-    d = next((x for x in model.dimensions if x.id == f), None)
-    if d is None or f not in m.values:
-        return False
-    before = question[:s].rstrip().casefold()
-    return any(before.endswith(w.casefold()) for ws in label_words(d).values() for w in ws)
-
-
-def _names(record, m: Mentions, model: SemanticModel, question: str) -> bool:
-    """Whether the question names the record other than inside one of its fields' words (订单 in 订单号)."""
-    if record.id not in m.records:
-        return False
-    if not question:
-        return True
-    taken = [(s, e) for _, s, e in named_fields(model, record, question)]
-    return bool(Spans.find(question, {record.id: record.words()}, taken).hits)
-
-
-def _shared(record, m: Mentions, measure: str | None = None, dims: bool = False) -> bool:
-    """Whether a measure's word in the question (any measure's, or `measure`'s; with `dims`, a dimension's)
-    is also the record's own word, singular or plural ("refunds" names refunded orders and the refund
-    records; "商品" names the product dimension and the product records)."""
-    own = {w.casefold().rstrip("s") for w in record.words()}
-    said = m.dimension_words if dims else m.measure_words
-    words = said.get(measure, []) if measure else [w for ws in said.values() for w in ws]
-    return any(w.casefold().rstrip("s") in own for w in words)
 
 
 def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: list[dict] | None = None,
@@ -280,7 +171,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     m = mentions or read(model, question, value_hits)
     listed = detail(model, m, question)
     if listed is not None:
-        return listed
+        return Grounded(listed.plan, listed.reason)
     if thresholds(question):  # "orders over 8,000 yuan": a bound on rows, which a plan of totals cannot hold
         return Grounded(None, "the question bounds row values (more than N): free SQL answers")
     dropped: list[str] = []

@@ -1,4 +1,5 @@
-"""Join paths of a semantic model: from a measure's table to the tables it looks up (many-to-one).
+"""Join paths of a semantic model: from a measure's table to the tables it looks up (many-to-one), and
+what the measures (or a list's rows) can be filtered by along them (`value_filters`).
 
 A measure is only ever joined to tables its rows look up: following a relationship from its many side
 to its one side (or across a one-to-one) keeps one row per measure row, so an aggregation over the
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from wenshu.semantic.mentions import Mentions
 from wenshu.semantic.model import SemanticModel
 
 
@@ -138,3 +140,30 @@ def filterable(model: SemanticModel) -> dict[str, set[str]]:
         if r.cardinality == "many_to_one":
             out.setdefault(tb.lower(), set()).update({ta.lower()} | lookups.get(ta.lower(), set()))
     return out
+
+
+def value_filters(model: SemanticModel, m: Mentions, measures: list[str],
+                  tables: set[str] | None = None) -> dict[str, list[str]]:
+    """dimension id -> the values the question names, for the dimensions the measures (or the rows of
+    `tables`) can be filtered by ("小程序" is a channel of the orders and of the traffic: one filter, on
+    the one the measures reach)."""
+    tables, reach_of, out = tables or measure_tables(model, measures), filterable(model), {}
+    for did, values in m.values.items():
+        d = next(x for x in model.dimensions if x.id == did)
+        twins = {c.id for c in model.conformed(did)}
+        if d.kind != "time" and reaches(model, did, tables, reach_of) and not twins & set(out):
+            out[did] = values
+    return out
+
+
+def reaches(model: SemanticModel, did: str, tables: set[str], reach_of: dict[str, set[str]]) -> bool:
+    """Whether every table of `tables` reaches `did` (or a dimension conforming to it)."""
+    return all(any(c.table.lower() == t or c.table.lower() in reach_of.get(t, ()) for c in model.conformed(did))
+               for t in tables)
+
+
+def measure_tables(model: SemanticModel, ids: list[str]) -> set[str]:
+    """The tables the measures (a ratio: both of its parts) are computed on, lower case."""
+    measures = {x.id: x for x in model.measures}
+    ratios = {r.id: (r.numerator, r.denominator) for r in model.ratios}
+    return {measures[b].table.lower() for i in ids for b in ratios.get(i, (i,)) if b in measures}
