@@ -75,6 +75,12 @@ def test_a_bound_on_totals_is_not_answered_by_a_plan_of_totals():
     ("How did AOV compare with the same period last month?", "aov", {"compare": "previous"}),
     ("how many different customers had a paid order this week", "paid_orders", {"measures": ["buyers"]}),
     ("本周有多少个客户下过已支付订单", "paid_orders", {"measures": ["buyers"], "dimensions": []}),
+    ("Which 4 brands sold the most units last week?", "units_sold", {"dimensions": ["brand"], "limit": 4}),
+    ("去年四个季度的销量各是多少", "units_sold", {"grain": "quarter"}),
+    ("What East China city had the highest GMV", "gmv", {"dimensions": ["city"], "limit": 1}),
+    ("前一个月的GMV是多少", "gmv", {"limit": None, "order": None}),
+    ("GMV this month against the month before", "gmv", {"compare": "previous"}),
+    ("最近7天各渠道的访客数各占多少", "uv", {"share": True, "dimensions": ["channel"]}),  # compiled on the traffic's
     ("new signups by channel", "aov", {"measures": ["new_customers"], "dimensions": ["channel"]}),
 ])  # fmt: skip
 def test_reading_rules(question, measure, part):

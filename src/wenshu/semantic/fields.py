@@ -76,9 +76,10 @@ def field_words(model: SemanticModel, rec: Record) -> dict[str, list[str]]:
     for c in columns:
         if "." not in c:
             out.setdefault(c, []).extend([c.replace("_", " "), *rec.fields.get(c, [])])
-    for d in model.dimensions:  # a time dimension of the record's own table: its date column
-        if d.table.lower() == table and d.kind == "time":
-            out.setdefault(d.column, []).extend(d.words())
+    for d in model.dimensions:  # a time dimension of the record's own table: its date column, by the words
+        if d.table.lower() == table and d.kind == "time":  # no other field claims (下单时间 is order_time's)
+            claimed = {w.casefold() for f, ws in out.items() if f != d.column for w in ws}
+            out.setdefault(d.column, []).extend(w for w in d.words() if w.casefold() not in claimed)
     return out
 
 

@@ -36,8 +36,9 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
         return None
     measures = {x.id: x for x in model.measures}
     counted = [measures[x].table for x in m.measures if x in measures and measures[x].agg == "count"]
-    record = next((r for r in model.records if _names(r, m, model, question) or _shared(r, m)
-                   or _shared(r, m, dims=True)), None) or next((r for r in model.records if r.table in counted), None)
+    named = [r for r in model.records if _names(r, m, model, question) or _shared(r, m) or _shared(r, m, dims=True)]
+    record = min(named, key=lambda r: _first(r, question), default=None) or \
+        next((r for r in model.records if r.table in counted), None)  # the record the question names first
     if record is None:
         return None
     named = [x for x in named_fields(model, record, question) if not _not_a_field(x, record, model, m, question)] \
@@ -85,6 +86,12 @@ def _not_a_field(hit: tuple[str, int, int], record, model: SemanticModel, m: Men
         return False
     before = question[:s].rstrip().casefold()
     return any(before.endswith(w.casefold()) for ws in label_words(d).values() for w in ws)
+
+
+def _first(record, question: str) -> int:
+    """Where the question first says one of the record's words ("refunds above 3,000 … the order ID")."""
+    q = question.casefold()
+    return min((i for w in record.words() if (i := q.find(w.casefold().rstrip("s"))) >= 0), default=len(q))
 
 
 def _names(record, m: Mentions, model: SemanticModel, question: str) -> bool:

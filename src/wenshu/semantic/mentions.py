@@ -39,24 +39,27 @@ CUES = {
                 r"|compar\w*\b.{0,40}\b(with|to|against)\s+(the\s+)?(last|previous|prior)\s+(day|week|month|quarter|year|period)"
                 r"|\b(vs\.?|versus)\s+(the\s+)?(last|previous|prior)\s+(day|week|month|quarter|year|period)"
                 r"|period over period|month[- ]over[- ]month|week[- ]over[- ]week|\bmom\b|\bwow\b"
-                r"|(than|versus|vs\.?|compared (to|with)) the (week|month|day|quarter|year) before",
-    "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|\bshares?\b|percentage of|proportion|what percent"
+                r"|(than|versus|vs\.?|compared (to|with)|against) the (week|month|day|quarter|year) before"
+                r"|比再前|再前一个?(周|月|天|日|季度|年)",
+    "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|占多少(?!钱)|\bshares?\b|percentage of|proportion|what percent"
+             r"|\bwhat % of\b|% of (the )?total"
              r"|\bas (a )?percentages?\b|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent\b",
-    "rank": r"前\s*" + _NUM + r"\s*(名|个|位|家|款|大|的|$)|" + _NUM + _COUNTED + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
+    "rank": r"前\s*" + _NUM + r"\s*(名|个|位|家|款|大|的|$)(?!月|星期|季度|小时|周|工作日|年)|" + _NUM + _COUNTED + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
             r"|排名|排行|(?<!at )\b(highest|lowest|most|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest"
             r"|biggest)\b",  # "at least one": a condition, not a rank
     "ascending": r"最(低|少|小|差)|倒数|后\s*" + _NUM + r"\s*(名|个|位|家|款|的)"
                  r"|\b(lowest|(?<!at )least|fewest|bottom|smallest|worst)\b",
     "list": r"哪些|有哪几|列出|列一下|列个|明细|清单|列表|详情|\blist\b|\bdetails?\b|\bwhich\b",
     "count": r"多少|几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
-    "each": r"分别|各自|各是|\brespectively\b|\beach\b|\bseparately\b",
+    "each": r"分别|各自|各是|各(占|贡献|有|卖|花|为|多少)|\brespectively\b|\beach\b|\bseparately\b",
     # two values set side by side ("app vs web", "华东和华南对比"): one row per value
     "versus": r"\bvs\.?\b|\bversus\b|\bcompar\w*\b|对比|相比|比较|(和|与|跟).{1,12}(比|相比|对比)",
     # the fields a list shows are attributes of its rows ("products with their brand and price")
     "attributes": r"\bwith (their|its)\b|及其|连同|以及(它们|各自)的",
     # what a count counts ("多少用户", "how many customers"): the word after it is not a split
     "counted": r"(多少|几)个?(位|名)?\s*$|\b(how many|number of|count of)\s+(\w+\s+)?$",
-    "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|\bwhich\b|\bwhat (day|week|month|year)\b",
+    "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|\bwhich\b"
+              r"|\bwhat\b(?!\s+(is|are|was|were|did|does|do|'s|percent|percentage|share|proportion|about|if)\b)",
 }
 # an average per period: the measure per day (week, month), averaged over the window's periods
 PER_WORDS = {
@@ -68,13 +71,18 @@ GRAIN_WORDS = {
     "day": r"每天|每日|按天|按日|逐日|哪天|哪一天|daily|per day|by day|each day|which day|what day",
     "week": r"每周|每个?星期|按周|逐周|哪周|哪一周|weekly|per week|by week|each week|which week",
     "month": r"每月|每个月|按月|逐月|月度|各月|哪个月|哪月|monthly|per month|by month|each month|which month",
-    "quarter": r"每个?季度|按季度|各季度|季度趋势|quarterly|per quarter|by quarter|each quarter",
+    "quarter": r"每个?季度|按季度|各季度|季度趋势|[四4]个季度|quarterly|per quarter|by quarter|each quarter"
+               r"|(four|4|each of the) quarters",
     "year": r"每年|按年|各年|逐年|年度趋势|yearly|annual|per year|by year|each year",
 }
 SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + _NUM
                           + r"\s*[个名大家款位]|前\s*" + _NUM + r"\s*[个名大家款位]?的?)\s*$"
                           r"|\b(by|per|each|every|for each|across|which|what|top\s*" + _EN_NUM + r"|(?!one\b)" + _EN_NUM
                           + r")\s+(\w+\s+)?$", re.I)  # "5 cities" splits; "at least one item" does not
+
+
+# "which Apple product", "哪个一线城市": a question word before a value and its kind asks for one row per member
+WHICH_BEFORE = re.compile(r"\b(which|what)\s+(\w+\s+){1,2}$|(哪个|哪些|哪几个|哪一个)[^，。？,.?\s]{1,6}$", re.I)
 
 
 def cue(kind: str, question: str) -> bool:
@@ -94,7 +102,7 @@ def number(text: str) -> int | None:
 
 def top_n(question: str) -> int | None:
     """The N of "前N", "top N", "N个城市", "最高的5个"; None when the question names no number."""
-    for pat in (r"(?:前|后)\s*" + _NUM + r"\s*(?:名|个|位|家|款|大|的|$)", r"\b(?:top|bottom)\s*" + _EN_NUM, _NUM + _COUNTED,
+    for pat in (r"\b(?:which|what)\s+" + _EN_NUM + r"\s+[a-z]", r"(?:前|后)\s*" + _NUM + r"\s*(?:名|个|位|家|款|大|的|$)(?!月|星期|季度|小时|周|工作日|年)", r"\b(?:top|bottom)\s*" + _EN_NUM, _NUM + _COUNTED,
                 r"\b" + _EN_NUM + r"\s+(?:most|least|highest|lowest|largest|smallest|biggest|best|worst)\b",
                 r"\b(?:the\s+)?" + _EN_NUM + r"\s+(?:\w+\s+)?(?:with|by|that|which)\b"):
         m = re.search(pat, question, re.I)
@@ -244,13 +252,15 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         split += [d for d, codes in values.items() if len(codes) > 1]
     for did in dims.ids():
         after_value = all(any(e <= s and not question[e:s].strip() for _, e in value_spans) for s, _ in dims.hits[did])
-        if after_value:
-            continue  # "华南大区", "tier 1 cities": the name of the value's own kind, not a split
+        split_word = any(SPLIT_BEFORE.search(question[:s]) for s, _ in dims.hits[did])
+        asked = any(WHICH_BEFORE.search(question[:s]) for s, _ in dims.hits[did])
+        if after_value and not asked:
+            continue  # "华南大区", "tier 1 cities": the name of the value's own kind, not a split ("which Apple product" is)
         if all(re.search(CUES["counted"], question[:s], re.I) for s, _ in dims.hits[did]):
             counted.append(did)
             continue  # "新注册了多少用户": what is counted, not a split
         named.append(did)
-        if any(SPLIT_BEFORE.search(question[:s]) for s, _ in dims.hits[did]):
+        if split_word or asked:
             split.append(did)
     compare = "yoy" if cue("yoy", question) else "previous" if cue("previous", question) else "none"
     rank = cue("rank", question)
