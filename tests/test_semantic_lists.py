@@ -63,6 +63,12 @@ def test_rows_with_their_attributes_lead_with_the_rows_name_and_a_values_kind_is
     assert [f.dimension for f in plan.filters] == ["category"]
 
 
+def test_order_lines_are_their_own_rows_bounded_by_their_quantity():
+    plan, _ = grounded("this week's order lines with 3 or more units: order id, product name and quantity")
+    assert plan.records == "order_line" and plan.columns == ["order_id", "product", "quantity"]
+    assert [f.model_dump() for f in plan.filters] == [{"dimension": "quantity", "op": "gte", "values": [3]}]
+
+
 def test_a_bound_on_totals_is_not_answered_by_a_plan_of_totals():
     plan, reason = grounded("上个月实付超过5000元的订单有多少单", {"measures": ["paid_orders"]})
     assert plan is None and "bounds" in reason
@@ -81,6 +87,7 @@ def test_a_bound_on_totals_is_not_answered_by_a_plan_of_totals():
     ("前一个月的GMV是多少", "gmv", {"limit": None, "order": None}),
     ("GMV this month against the month before", "gmv", {"compare": "previous"}),
     ("最近7天各渠道的访客数各占多少", "uv", {"share": True, "dimensions": ["channel"]}),  # compiled on the traffic's
+    ("the 2 categories with the thinnest gross margin", "gross_margin", {"order": "asc", "limit": 2}),
     ("new signups by channel", "aov", {"measures": ["new_customers"], "dimensions": ["channel"]}),
 ])  # fmt: skip
 def test_reading_rules(question, measure, part):

@@ -88,10 +88,12 @@ def _not_a_field(hit: tuple[str, int, int], record, model: SemanticModel, m: Men
     return any(before.endswith(w.casefold()) for ws in label_words(d).values() for w in ws)
 
 
-def _first(record, question: str) -> int:
-    """Where the question first says one of the record's words ("refunds above 3,000 … the order ID")."""
+def _first(record, question: str) -> tuple[int, int]:
+    """Where the question first says one of the record's words ("refunds above 3,000 … the order ID"), the
+    longer word first where two start together ("order lines" over "order")."""
     q = question.casefold()
-    return min((i for w in record.words() if (i := q.find(w.casefold().rstrip("s"))) >= 0), default=len(q))
+    return min(((i, -len(w)) for w in record.words() if (i := q.find(w.casefold().rstrip("s"))) >= 0),
+               default=(len(q), 0))
 
 
 def _names(record, m: Mentions, model: SemanticModel, question: str) -> bool:
@@ -101,7 +103,7 @@ def _names(record, m: Mentions, model: SemanticModel, question: str) -> bool:
     if not question:
         return True
     taken = [(s, e) for _, s, e in named_fields(model, record, question)]
-    return bool(Spans.find(question, {record.id: record.words()}, taken).hits)
+    return record.id in Spans.find(question, {r.id: r.words() for r in model.records}, taken).hits  # longest first
 
 
 def _shared(record, m: Mentions, measure: str | None = None, dims: bool = False) -> bool:

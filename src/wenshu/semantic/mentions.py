@@ -46,9 +46,9 @@ CUES = {
              r"|\bas (a )?percentages?\b|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent\b",
     "rank": r"前\s*" + _NUM + r"\s*(名|个|位|家|款|大|的|$)(?!月|星期|季度|小时|周|工作日|年)|" + _NUM + _COUNTED + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
             r"|排名|排行|(?<!at )\b(highest|lowest|most|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest"
-            r"|biggest)\b",  # "at least one": a condition, not a rank
+            r"|biggest|strongest|weakest|thinnest|slimmest|poorest|cheapest|top-selling|best-selling)\b",  # "at least one": a condition
     "ascending": r"最(低|少|小|差)|倒数|后\s*" + _NUM + r"\s*(名|个|位|家|款|的)"
-                 r"|\b(lowest|(?<!at )least|fewest|bottom|smallest|worst)\b",
+                 r"|\b(lowest|(?<!at )least|fewest|bottom|smallest|worst|weakest|thinnest|slimmest|poorest|cheapest)\b",
     "list": r"哪些|有哪几|列出|列一下|列个|明细|清单|列表|详情|\blist\b|\bdetails?\b|\bwhich\b",
     "count": r"多少|几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
     "each": r"分别|各自|各是|各(占|贡献|有|卖|花|为|多少)|\brespectively\b|\beach\b|\bseparately\b",
@@ -228,7 +228,12 @@ def _blank(question: str, spans: list[tuple[int, int]]) -> str:
 
 
 def read(model: SemanticModel, question: str, value_hits: list[dict] | None = None) -> Mentions:
-    metrics = Spans.find(question, {e.id: e.words() for e in [*model.measures, *model.ratios]})
+    # measures and records longest first together: "order lines" names the lines, not the orders count
+    joint = Spans.find(question, {**{e.id: e.words() for e in [*model.measures, *model.ratios]},
+                                  **{f"record:{r.id}": r.words() for r in model.records}})
+    metrics = Spans({k: v for k, v in joint.hits.items() if not k.startswith("record:")},
+                    {k: [o for o in v if not o.startswith("record:")] for k, v in joint.others.items()
+                     if not k.startswith("record:")})
     values: dict[str, list[str]] = {}
     value_spans: list[tuple[int, int]] = []
     for d in model.dimensions:
