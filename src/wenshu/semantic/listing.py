@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from wenshu.semantic.fields import named_fields, target_of, thresholds
 from wenshu.semantic.mentions import Mentions, Spans, cue, label_words
 from wenshu.semantic.model import SemanticModel
-from wenshu.semantic.plan import Filter, QueryPlan
 from wenshu.semantic.paths import value_filters
+from wenshu.semantic.plan import Filter, QueryPlan
 
 
 @dataclass
@@ -30,14 +30,14 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     names, or the rows a named count measure counts ("which cancelled orders"); named measures on the
     record's table add their default filter, and rank it by their row value. The fields the question
     names are the list's columns, and "more than N" bounds a row's value (`semantic.fields`).
-    None when the question does not ask for rows; a Grounded without a plan when the list cannot be
+    None when the question does not ask for rows; a Listed without a plan when the list cannot be
     made as asked (a value nothing filters it by, a rank with nothing to rank by, a bound on nothing)."""
     if m.split or m.grain or m.share or m.compare != "none":
         return None
     measures = {x.id: x for x in model.measures}
     counted = [measures[x].table for x in m.measures if x in measures and measures[x].agg == "count"]
-    named = [r for r in model.records if _names(r, m, model, question) or _shared(r, m) or _shared(r, m, dims=True)]
-    record = min(named, key=lambda r: _first(r, question), default=None) or \
+    said = [r for r in model.records if _names(r, m, model, question) or _shared(r, m) or _shared(r, m, dims=True)]
+    record = min(said, key=lambda r: _first(r, question), default=None) or \
         next((r for r in model.records if r.table in counted), None)  # the record the question names first
     if record is None:
         return None
