@@ -5,10 +5,9 @@ looks up (many-to-one), filtered by its default filter, the plan's filters and t
 own time column, grouped by the plan's dimensions (and period, for a trend). The CTEs then meet on
 those keys. So an order-level amount is never summed once per order item, a ratio divides two
 measures each computed at its own grain, and measures on different tables (orders and traffic) line
-up by dimension and period. A comparison (同比 / 环比) adds the same measures over the earlier window,
-side by side with the growth in percent; a share (占比) divides by the total over the result.
-Why not boring-semantic-layer (MIT, on ibis): measured in docs/semantic.md (longer, far slower SQL).
-"""
+up by dimension and period (a member's key when its name is not unique). A comparison (同比 / 环比) adds
+the same measures over the earlier window with the growth in percent; a share (占比) divides by the
+total. Why not boring-semantic-layer (MIT, on ibis): docs/semantic.md (longer, far slower SQL)."""
 
 from __future__ import annotations
 
@@ -19,7 +18,7 @@ from sqlglot import exp
 
 from wenshu.engines.registry import adapter_for
 from wenshu.errors import InputError
-from wenshu.semantic.labels import COMPARE, PER, PERIOD, SHARE
+from wenshu.semantic.labels import COMPARE, PER, PERIOD, SHARE, coded
 from wenshu.semantic.model import Dimension, Measure, Ratio, SemanticModel
 from wenshu.semantic.paths import Unreachable, joins, reachable, semi_join
 from wenshu.semantic.plan import Filter, QueryPlan, Window
@@ -27,6 +26,8 @@ from wenshu.semantic.plan import Filter, QueryPlan, Window
 AGG = {"sum": "SUM({e})", "avg": "AVG({e})", "min": "MIN({e})", "max": "MAX({e})", "count": "COUNT({e})",
        "count_distinct": "COUNT(DISTINCT {e})"}
 OPS = {"eq": "=", "ne": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+
+
 class PlanNotCompilable(InputError):
     """A plan the semantic model cannot answer as asked; the free-SQL path may still answer it."""
 
@@ -38,11 +39,6 @@ class Compiled:
     sql: str
     columns: list[str]
     dialect: str
-
-
-def coded(d: Dimension) -> bool:
-    """Stored numeric codes (1 = 一线) show as their labels; a stored word (app, web) shows as stored."""
-    return bool(d.labels) and all(c.lstrip("-").isdigit() for c in d.labels)
 
 
 def literal(value) -> str:
@@ -109,8 +105,10 @@ class Compiler:
         near = self.lookups.get(m.table.lower(), set()) | {m.table.lower()}
         return next((c for c in self.model.conformed(d.id) if c.table.lower() in near), d)
 
-    def shown(self, d: Dimension, ref: str) -> str:
-        """A dimension's value as the answer shows it: stored numeric codes as their labels (1 = 一线)."""
+    def shown(self, d: Dimension, ref: str, keyed: bool = False) -> str:
+        """A dimension's value as the answer shows it: codes as labels (1 = 一线), a key (`keyed`) as its name."""
+        if keyed and d.key:  # MAX: Spark wants a correlated scalar subquery aggregated
+            return f"(SELECT MAX({self.col(d.table, d.column)}) FROM {self.q(d.table)} WHERE {self.col(d.table, d.key)} = {ref})"
         if not coded(d):
             return ref
         cases = " ".join(f"WHEN {literal(c)} THEN {literal(d.label(c, self.lang))}" for c in d.labels)
@@ -144,7 +142,7 @@ class Compiler:
     def measure_cte(self, m: Measure, window: Window | None, filtered: bool = True) -> str:
         used: set[str] = {m.table}
         split = [self.reaching(d, m) for d in self.keys_dims]
-        groups = [self.col(d.table, d.column) for d in split]
+        groups = [self.col(d.table, d.key or d.column) for d in split]  # namesakes stay apart
         used.update(d.table for d in split)
         if self.plan.grain:
             groups.append(self.engine.bucket(self.plan.grain, self.time_column(m, used)))
@@ -215,7 +213,7 @@ class Compiler:
         self.key_of = key_of
         select, columns = [], []
         for i, d in enumerate(self.keys_dims):
-            ref = self.shown(d, f"{key_of}.d{i}")
+            ref = self.shown(d, f"{key_of}.d{i}", keyed=True)
             select.append(f"{ref} AS {self.q(self.name(d))}")
             columns.append(self.name(d))
         if plan.grain:

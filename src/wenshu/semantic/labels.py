@@ -1,6 +1,9 @@
-"""Column names a compiled plan gives its results, in the answer's language (Chinese or English)."""
+"""Column names a compiled plan gives its results, in the answer's language (Chinese or English), and
+whether a dimension's stored codes show as their labels."""
 
 from __future__ import annotations
+
+from wenshu.semantic.model import Dimension
 
 PERIOD = {"zh": {"day": "日期", "week": "周", "month": "月份", "quarter": "季度", "year": "年份"},
           "en": {"day": "day", "week": "week", "month": "month", "quarter": "quarter", "year": "year"}}
@@ -10,3 +13,8 @@ SHARE = {"zh": "占比%", "en": "share %"}
 PER = {"zh": {"day": "日均{}", "week": "周均{}", "month": "月均{}", "quarter": "季均{}", "year": "年均{}"},
        "en": {g: f"average {a} {{}}" for g, a in (("day", "daily"), ("week", "weekly"), ("month", "monthly"),
                                                    ("quarter", "quarterly"), ("year", "yearly"))}}
+
+
+def coded(d: Dimension) -> bool:
+    """Stored numeric codes (1 = 一线) show as their labels; a stored word (app, web) shows as stored."""
+    return bool(d.labels) and all(c.lstrip("-").isdigit() for c in d.labels)

@@ -79,6 +79,9 @@ class Dimension(Entry):
     labels_en: dict[str, str] = Field(default_factory=dict)  # stored code -> English label
     # stored value -> other names people use for it (another language, a short form): 华东 -> East China
     aliases: dict[str, list[str]] = Field(default_factory=dict)
+    # a column of `table` that tells members apart when `column` does not (customer_id: two customers may
+    # share a name): splits group by it and show `column`
+    key: str | None = None
 
     def label(self, code: str, lang: str) -> str | None:
         return (self.labels_en.get(code) if lang == "en" else None) or self.labels.get(code)

@@ -111,6 +111,8 @@ class _Checker:
                     self.add(f"ratio {ra.id}", f"'{part}' is not a measure", f"「{part}」不是已定义的度量")
         for d in m.dimensions:
             self.column(f"dimension {d.id}", d.table, d.column)
+            if d.key:
+                self.column(f"dimension {d.id}", d.table, d.key)
             for other in d.conforms:
                 if other == d.id or other not in {x.id for x in m.dimensions}:
                     self.add(f"dimension {d.id}", f"conforms to '{other}', which is not another dimension",
