@@ -51,6 +51,9 @@ PLANS = [
     {"measures": ["paid_orders", "uv"], "dimensions": ["channel"], "window": WINDOW, "per": "day"},
     {"records": "refund", "window": WINDOW, "order_by": "refund_amount", "order": "desc", "limit": 5,
      "filters": [{"dimension": "region", "values": ["华东"]}]},
+    {"measures": ["gmv"], "dimensions": ["customer"], "window": YEAR_AGO, "order": "desc", "limit": 5},  # by key
+    {"records": "refund", "window": YEAR_AGO, "columns": ["order_id", "refund_amount", "refund_reason"],
+     "filters": [{"dimension": "refund_amount", "op": "gt", "values": [2000]}]},  # named fields and a bound
 ]
 
 

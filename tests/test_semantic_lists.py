@@ -85,6 +85,7 @@ def test_a_bound_on_totals_is_not_answered_by_a_plan_of_totals():
     ("去年四个季度的销量各是多少", "units_sold", {"grain": "quarter"}),
     ("What East China city had the highest GMV", "gmv", {"dimensions": ["city"], "limit": 1}),
     ("前一个月的GMV是多少", "gmv", {"limit": None, "order": None}),
+    ("What channels brought the most GMV last week", "gmv", {"dimensions": ["channel"], "limit": None}),  # plural: all
     ("GMV this month against the month before", "gmv", {"compare": "previous"}),
     ("最近7天各渠道的访客数各占多少", "uv", {"share": True, "dimensions": ["channel"]}),  # compiled on the traffic's
     ("the 2 categories with the thinnest gross margin", "gross_margin", {"order": "asc", "limit": 2}),

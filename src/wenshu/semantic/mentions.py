@@ -59,7 +59,7 @@ CUES = {
     # what a count counts ("多少用户", "how many customers"): the word after it is not a split
     "counted": r"(多少|几)个?(位|名)?\s*$|\b(how many|number of|count of)\s+(\w+\s+)?$",
     "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|\bwhich\b"
-              r"|\bwhat\b(?!\s+(is|are|was|were|did|does|do|'s|percent|percentage|share|proportion|about|if)\b)",
+              r"|\bwhat\s+(?!(is|are|was|were|did|does|do|percent|percentage|share|proportion|about|if)\b)[a-z]+(?<!s)\b",
 }
 # an average per period: the measure per day (week, month), averaged over the window's periods
 PER_WORDS = {
