@@ -35,6 +35,7 @@ def test_bounds_are_read_with_their_operator_and_scale(text, op, value):
 
 def test_no_bound_in_windows_ranks_or_plain_numbers():
     assert thresholds("最近30天销量前5的商品") == [] and thresholds("top 3 cities in the last 90 days") == []
+    assert thresholds("sales over 7 days by channel") == [] and thresholds("超过3个月没下单") == []
 
 
 def test_a_list_shows_the_fields_named_bounded_by_the_value_before_the_bound(demo_db_file):

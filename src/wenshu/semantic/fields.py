@@ -20,7 +20,7 @@ from wenshu.semantic.paths import reachable
 
 _NAME_ZH = ("名", "名称", "姓名", "名字")
 _UNITS = r"(?:\s*(?:元|块钱?|件|单|笔|人|次|yuan|rmb|cny|units?|items?))?"
-_NUMBER = r"(\d[\d,]*(?:\.\d+)?)\s*(万|千|k\b|w\b)?"
+_NUMBER = r"(\d[\d,]*(?:\.\d+)?)\s*(万|千|k\b|w\b)?(?!\d|\s*(?:天|日|周|个?月|年|小时|个?季度)|\s*(?:days?|weeks?|months?|years?|hours?|quarters?)\b)"
 # operator words before the number, or after it (3000元以上); the op as the plan writes it
 _BEFORE = (
     (r"不少于|不低于|至少|大于等于|>=|≥|\bat least\b|\bno less than\b", "gte"),
