@@ -100,15 +100,16 @@ class Compiler:
                             f"度量 {m.id} 没有时间列，无法按时间范围或趋势统计")
         return self.qualify(m.time, m.table, used)
 
-    def reaching(self, d: Dimension, m: Measure) -> Dimension:
-        """`d`, or the dimension conforming to it that `m`'s table reaches (the traffic's channel for visitors)."""
-        near = self.lookups.get(m.table.lower(), set()) | {m.table.lower()}
+    def reaching(self, d: Dimension, table: str) -> Dimension:
+        """`d`, or the dimension conforming to it that `table`'s rows reach (the traffic's channel for visitors)."""
+        near = self.lookups.get(table.lower(), set()) | {table.lower()}
         return next((c for c in self.model.conformed(d.id) if c.table.lower() in near), d)
 
     def shown(self, d: Dimension, ref: str, keyed: bool = False) -> str:
         """A dimension's value as the answer shows it: codes as labels (1 = 一线), a key (`keyed`) as its name."""
         if keyed and d.key:  # MAX: Spark wants a correlated scalar subquery aggregated
-            return f"(SELECT MAX({self.col(d.table, d.column)}) FROM {self.q(d.table)} WHERE {self.col(d.table, d.key)} = {ref})"
+            name, key = self.col(d.table, d.column), self.col(d.table, d.key)
+            return f"(SELECT MAX({name}) FROM {self.q(d.table)} WHERE {key} = {ref})"
         if not coded(d):
             return ref
         cases = " ".join(f"WHEN {literal(c)} THEN {literal(d.label(c, self.lang))}" for c in d.labels)
@@ -141,7 +142,7 @@ class Compiler:
 
     def measure_cte(self, m: Measure, window: Window | None, filtered: bool = True) -> str:
         used: set[str] = {m.table}
-        split = [self.reaching(d, m) for d in self.keys_dims]
+        split = [self.reaching(d, m.table) for d in self.keys_dims]
         groups = [self.col(d.table, d.key or d.column) for d in split]  # namesakes stay apart
         used.update(d.table for d in split)
         if self.plan.grain:
@@ -153,7 +154,7 @@ class Compiler:
             t = self.time_column(m, used)
             where.append(f"{t} >= {literal(window.start.isoformat())} AND {t} < {literal(window.end.isoformat())}")
         for f in self.plan.filters if filtered else []:
-            d = self.reaching(self.dim(f.dimension), m)
+            d = self.reaching(self.dim(f.dimension), m.table)
             if d.table.lower() in self.lookups.get(m.table.lower(), set()) | {m.table.lower()}:
                 where.append(self.condition(f, used, d))
             else:  # an item-level filter on an order-level measure: the orders that have such an item

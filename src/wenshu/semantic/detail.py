@@ -89,8 +89,7 @@ class DetailCompiler(Compiler):
             if f.dimension not in self.dims:  # a bound on the row's own value: 退款金额超过1000元
                 where.append(self.bound(f, rec, used))
                 continue
-            d = self.dim(f.dimension)  # or the one conforming to it that the rows reach (the traffic's channel)
-            d = next((c for c in self.model.conformed(d.id) if c.table.lower() in near), d)
+            d = self.reaching(self.dim(f.dimension), rec.table)  # the traffic's channel for traffic rows
             f = f.model_copy(update={"dimension": d.id})
             where.append(self.condition(f, used, d) if d.table.lower() in near else self.exists(rec.table, f))
         order = ""

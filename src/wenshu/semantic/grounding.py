@@ -66,7 +66,7 @@ def _distinct_counts(measures: list[str], m: Mentions, model: SemanticModel) -> 
             me = next((x for x in model.measures if x.id == mid and x.agg == "count"), None)
             if me is None:
                 continue
-            twin = next((x for x in model.measures if x.agg == "count_distinct" and x.table == me.table
+            twin = next((x for x in model.measures if x.agg == "count_distinct" and x.table.lower() == me.table.lower()
                          and (x.table, x.expr) in keys and x.filter == me.filter), None)
             if twin is not None:
                 out[i] = twin.id

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from wenshu.semantic.model import Dimension, SemanticModel
 
 _NUM = r"(\d+|[一二两三四五六七八九十]{1,3})"
-_COUNTED = r"\s*(名|个|大|家|款|位|笔|条|单)(?!月|星期|季度|小时|周|工作日)"  # 5个城市, 10笔退款, not 一个月
+_NOT_PERIOD = r"(?!月|星期|季度|小时|周|工作日|年)"  # 前一个月, 一个季度: a period, not a count of members
+_COUNTED = r"\s*(名|个|大|家|款|位|笔|条|单)" + _NOT_PERIOD  # 5个城市, 10笔退款, not 一个月
 _EN = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
        "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20}
 _EN_NUM = r"(\d+|" + "|".join(_EN) + r")"
@@ -44,7 +45,8 @@ CUES = {
     "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|占多少(?!钱)|\bshares?\b|percentage of|proportion|what percent"
              r"|\bwhat % of\b|% of (the )?total"
              r"|\bas (a )?percentages?\b|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent\b",
-    "rank": r"前\s*" + _NUM + r"\s*(名|个|位|家|款|大|的|$)(?!月|星期|季度|小时|周|工作日|年)|" + _NUM + _COUNTED + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
+    "rank": r"前\s*" + _NUM + r"\s*(名|个|位|家|款|大|的|$)" + _NOT_PERIOD + "|" + _NUM + _COUNTED
+            + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
             r"|排名|排行|(?<!at )\b(highest|lowest|most|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest"
             r"|biggest|strongest|weakest|thinnest|slimmest|poorest|cheapest|top-selling|best-selling)\b",  # "at least one": a condition
     "ascending": r"最(低|少|小|差)|倒数|后\s*" + _NUM + r"\s*(名|个|位|家|款|的)"
@@ -102,7 +104,9 @@ def number(text: str) -> int | None:
 
 def top_n(question: str) -> int | None:
     """The N of "前N", "top N", "N个城市", "最高的5个"; None when the question names no number."""
-    for pat in (r"\b(?:which|what)\s+" + _EN_NUM + r"\s+[a-z]", r"(?:前|后)\s*" + _NUM + r"\s*(?:名|个|位|家|款|大|的|$)(?!月|星期|季度|小时|周|工作日|年)", r"\b(?:top|bottom)\s*" + _EN_NUM, _NUM + _COUNTED,
+    for pat in (r"\b(?:which|what)\s+" + _EN_NUM + r"\s+[a-z]",
+                r"(?:前|后)\s*" + _NUM + r"\s*(?:名|个|位|家|款|大|的|$)" + _NOT_PERIOD,
+                r"\b(?:top|bottom)\s*" + _EN_NUM, _NUM + _COUNTED,
                 r"\b" + _EN_NUM + r"\s+(?:most|least|highest|lowest|largest|smallest|biggest|best|worst)\b",
                 r"\b(?:the\s+)?" + _EN_NUM + r"\s+(?:\w+\s+)?(?:with|by|that|which)\b"):
         m = re.search(pat, question, re.I)
