@@ -43,12 +43,22 @@ def test_a_grounded_plan_answers_with_compiled_sql(agent, fake_model):
     assert "date('now'" not in resp.sql and "order_date" in resp.sql  # the resolver's window, as dates
 
 
-def test_a_plan_whose_measure_the_question_does_not_name_falls_back_to_free_sql(agent, fake_model):
-    fake_model.queue(json.dumps({"measures": ["gmv"]}), FREE_SQL)
+def test_a_question_that_names_no_measure_goes_to_free_sql_without_asking_for_a_plan(agent, fake_model):
+    fake_model.queue(FREE_SQL)
     resp = agent.ask(AgentRequest(message="一共有多少笔已支付的订单？"))
     plan = step(resp, "plan")
     assert plan.status == "skipped" and "names none of the semantic model's measures" in plan.detail
     assert step(resp, "generate").status == "ok" and resp.sql.startswith("SELECT COUNT(*)")
+    assert len(fake_model.calls) == 1  # free SQL only: no plan was asked for that grounding would drop
+
+
+def test_a_plan_whose_measure_the_question_does_not_name_falls_back_to_free_sql(agent, fake_model):
+    fake_model.queue(json.dumps({"measures": ["aov"]}))
+    fake_model.default = FREE_SQL
+    resp = agent.ask(AgentRequest(message="How many customers bought something last month?"))
+    plan = step(resp, "plan")  # "customers ... bought" backs buyers, so a plan was asked for; aov is not said
+    assert plan.status == "skipped" and "names none of the semantic model's measures (the plan chose aov)" in plan.detail
+    assert "query plan" in fake_model.calls[0][0].content and step(resp, "generate").status == "ok"
 
 
 def test_a_plan_that_would_fan_out_is_not_compiled_and_free_sql_answers(agent, fake_model):

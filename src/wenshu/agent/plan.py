@@ -25,7 +25,7 @@ from wenshu.contracts import Event
 from wenshu.errors import WenshuError
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.edits import edit
-from wenshu.semantic.grounding import ground, prefer_finer
+from wenshu.semantic.grounding import ground, prefer_finer, unanswerable
 from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import read
 from wenshu.semantic.model import SemanticModel
@@ -70,6 +70,8 @@ def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel) -> t
         if listed.plan is None:
             raise NoPlan(listed.reason)
         return listed.plan.model_copy(update={"window": plan_window(q["question"])}), [], " (a detail list)"
+    if why := unanswerable(model, mentions, q["question"]):
+        raise NoPlan(why)
     try:
         filled = ctx.models.structured("strong", plan_messages(model, q["question"]), QueryPlan,
                                        json_schema=fill_schema(model),

@@ -165,6 +165,17 @@ def _reachable_twin(model: SemanticModel, did: str, measures: list[str], m: Ment
     return twin or did
 
 
+def unanswerable(model: SemanticModel, m: Mentions, question: str) -> str | None:
+    """Why no plan can answer the question whatever the model fills in (None: one may): a bound on row
+    values, or no measure named or backed by the question's words. Checked before the model is asked, so
+    free SQL starts without waiting for a plan that grounding would drop."""
+    if thresholds(question):  # "orders over 8,000 yuan": a bound on rows, which a plan of totals cannot hold
+        return "the question bounds row values (more than N): free SQL answers"
+    if not m.measures and not any(_backs(w, question) for e in [*model.measures, *model.ratios] for w in e.words()):
+        return "the question names none of the semantic model's measures"
+    return None
+
+
 def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: list[dict] | None = None,
            mentions: Mentions | None = None) -> Grounded:
     """`plan` kept to what the question says (`mentions`: the question already read, if the caller has)."""
@@ -172,8 +183,8 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     listed = detail(model, m, question)
     if listed is not None:
         return Grounded(listed.plan, listed.reason)
-    if thresholds(question):  # "orders over 8,000 yuan": a bound on rows, which a plan of totals cannot hold
-        return Grounded(None, "the question bounds row values (more than N): free SQL answers")
+    if why := unanswerable(model, m, question):
+        return Grounded(None, why)
     dropped: list[str] = []
     measures = _measures(plan, m, model, question)
     dropped += [f"measure {x}" for x in plan.measures if x not in measures]
