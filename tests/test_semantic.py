@@ -51,8 +51,8 @@ def test_the_demo_ships_a_reviewed_model_stored_on_first_use(store, demo_catalog
     (lambda d: measure(d, "gmv").update(expr="SUM(pay_amount)"), "measure gmv", "aggregates"),
     (lambda d: measure(d, "gmv").update(expr="order_items.quantity"), "measure gmv", "does not reach by many-to-one"),
     (lambda d: measure(d, "units_sold").update(time="orders.paid_date"), "measure units_sold", "orders.paid_date"),
-    (lambda d: d["relationships"].append({"from": "customers.city_id", "to": "cities.city_id"}),
-     "relationship customers.city_id -> cities.city_id", "closes a join cycle"),
+    (lambda d: d["relationships"].append({"from": "customers.town_id", "to": "cities.city_id"}),
+     "relationship customers.town_id -> cities.city_id", "'customers.town_id' does not exist"),
     (lambda d: d["ratios"][0].update(denominator="orders_count"), "ratio aov", "'orders_count' is not a measure"),
     (lambda d: d["dimensions"].append({"id": "city", "zh": "城市2", "en": "city 2", "table": "cities",
                                        "column": "city_name"}), "dimension city", "also used"),
@@ -90,6 +90,35 @@ def test_import_stores_only_valid_models_as_new_versions(store, demo_catalog):
         import_model(store, demo_catalog, text.replace("datasource: demo", "datasource: sales"))
 
 
+def test_two_join_paths_of_the_same_length_are_refused_and_a_longer_second_one_is_not(tmp_path):
+    """Orders reach cities directly and through their customer: joins take the shortest (the delivery city),
+    so that model is valid; with no direct route, the customer's and the store's city tie and are refused."""
+    db = tmp_path / "shops.sqlite"
+    with sqlite3.connect(db) as conn:
+        conn.executescript("""
+            CREATE TABLE cities (id INTEGER PRIMARY KEY, city_name TEXT);
+            CREATE TABLE customers (id INTEGER PRIMARY KEY, city_id INTEGER);
+            CREATE TABLE stores (id INTEGER PRIMARY KEY, city_id INTEGER);
+            CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER, store_id INTEGER, city_id INTEGER,
+                                 amount REAL);
+        """)
+    catalog = load_catalog("shops", f"sqlite:///{db}")
+    base = {"datasource": "shops", "measures": [{"id": "sales", "zh": "销售额", "en": "sales", "table": "orders",
+                                                  "agg": "sum", "expr": "amount"}],
+            "dimensions": [{"id": "city", "zh": "城市", "en": "city", "table": "cities", "column": "city_name"}]}
+    rel = {"customer": {"from": "orders.customer_id", "to": "customers.id"}, "store": {"from": "orders.store_id",
+           "to": "stores.id"}, "direct": {"from": "orders.city_id", "to": "cities.id"},
+           "customer_city": {"from": "customers.city_id", "to": "cities.id"},
+           "store_city": {"from": "stores.city_id", "to": "cities.id"}}
+    shorter = parse_model(yaml.safe_dump({**base, "relationships": [rel[k] for k in ("customer", "direct", "customer_city")]}))
+    assert check(shorter, catalog) == []
+    tied = parse_model(yaml.safe_dump({**base, "relationships": [rel[k] for k in ("customer", "store", "customer_city",
+                                                                                   "store_city")]}))
+    problems = check(tied, catalog)
+    assert [p.entry for p in problems] == ["relationship stores.city_id -> cities.id"]
+    assert "orders -> customers -> cities; orders -> stores -> cities" in problems[0].en
+
+
 def test_a_draft_from_the_catalog_validates_and_proposes_keys_measures_and_time(tmp_path):
     db = tmp_path / "shop.sqlite"
     with sqlite3.connect(db) as conn:
@@ -118,10 +147,10 @@ def test_a_draft_from_the_catalog_validates_and_proposes_keys_measures_and_time(
 def test_the_cli_validates_imports_exports_and_lists_versions(home, tmp_path):
     run = CliRunner().invoke
     bad = tmp_path / "bad.yaml"
-    bad.write_text(edited(lambda d: d["relationships"].append({"from": "customers.city_id", "to": "cities.city_id"})),
+    bad.write_text(edited(lambda d: d["relationships"].append({"from": "customers.town_id", "to": "cities.city_id"})),
                    encoding="utf-8")
     out = run(app, ["semantic", "validate", "demo", str(bad)])
-    assert out.exit_code == 1 and "closes a join cycle" in out.output
+    assert out.exit_code == 1 and "customers.town_id" in out.output
     assert run(app, ["semantic", "import", "demo", str(bad)]).exit_code == 1
     good = tmp_path / "good.yaml"
     good.write_text(edited(lambda d: measure(d, "gmv").update(unit="CNY")), encoding="utf-8")

@@ -194,3 +194,11 @@ def test_the_period_before_moves_the_window_back_one_period_with_no_model_call(a
     third = agent.ask(AgentRequest(message="And the week before?", conversation_id=first.conversation_id))
     assert third.plan["plan"]["window"]["end"] == earlier["start"]
     assert third.plan["plan"]["dimensions"] == ["region"]
+
+
+def test_a_list_whose_rows_match_nothing_answers_empty_without_free_sql(agent, fake_model):
+    fake_model.default = "SELECT order_id FROM refunds"  # free SQL would find rows by dropping the bound
+    none = {"records": "refund", "filters": [{"dimension": "refund_amount", "op": "gt", "values": [10 ** 9]}]}
+    resp = agent.ask(AgentRequest(message="一笔超过十亿元的退款", plan=none))
+    assert resp.error is None and resp.rows == [] and step(resp, "evaluate").status == "ok"
+    assert "generate" not in [t.node for t in resp.trace] and len(fake_model.calls) == 0

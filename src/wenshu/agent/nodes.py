@@ -206,6 +206,8 @@ def evaluate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str,
         catalog=ctx.catalog(q["datasource"]) if previous else None,
     )
     disabled = ctx.disabled_checks
+    if compiled and part["plan"].get("records"):  # a list of the rows its filters name: none is an answer
+        disabled = disabled | {"empty_result"}
     feedback, fired = run_checks(answer, disabled=disabled, compiled=compiled)
     verdict = ev.Verdict(ok=not fired, feedback=feedback, checks=fired)
     if verdict.ok and ctx.settings.evaluate_with_model and "model_judge" not in disabled:

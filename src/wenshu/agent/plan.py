@@ -25,7 +25,7 @@ from wenshu.contracts import Event
 from wenshu.errors import WenshuError
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.edits import edit
-from wenshu.semantic.grounding import ground, prefer_finer, unanswerable
+from wenshu.semantic.grounding import ground, prefer_finer, unanswerable, unpinned
 from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import read
 from wenshu.semantic.model import SemanticModel
@@ -113,9 +113,9 @@ def _plan(state: AgentState, ctx: AgentContext) -> tuple[QueryPlan, list[dict], 
             raise NoPlan(f"the given plan is not a plan: {err.errors()[0]['msg']}") from err
     previous = next((t for t in reversed(state.get("turns") or []) if t.get("sql")), None)
     if previous is not None:
-        return _from_previous(state, model, previous), [], "edited the previous plan", model
+        return unpinned(_from_previous(state, model, previous), model), [], "edited the previous plan", model
     plan, notes, extra = _from_model(state, ctx, model)
-    return plan, notes, extra, model
+    return unpinned(plan, model), notes, extra, model
 
 
 def plan_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:

@@ -72,21 +72,35 @@ def _weeks(n: int) -> tuple[str, str]:
 
 
 # (pattern, bounds) for fixed phrases; the first match at a position wins, longer phrases first.
+_TD = r"[\s-]+to[\s-]+date\b"  # "year to date", "year-to-date"
+_FULL = r"\b(?:the\s+)?(?:last|latest|previous|prior|most recent)\s+(?:full|complete|whole|finished|closed)\s+"
+_SINCE = r"(?:\bsince|\bfrom)\s+(?:the\s+)?(?:start|beginning)\s+of\s+"
 _FIXED: list[tuple[str, tuple[str, str | None]]] = [
     (r"今天|今日|\btoday\b", ("date('now')", "date('now', '+1 day')")),
     (r"昨天|昨日|\byesterday\b", ("date('now', '-1 day')", "date('now')")),
     (r"上上周|\bthe week before last\b", ("date('now', 'weekday 0', '-20 days')", "date('now', 'weekday 0', '-13 days')")),
-    (r"上周|上星期|上个星期|\blast week\b|\bprevious week\b", _weeks(1)),
-    (r"本周|这周|这个星期|本星期|\bthis week\b", ("date('now', 'weekday 0', '-6 days')", None)),
+    (r"上周|上星期|上个星期|\blast week\b|\bprevious week\b|" + _FULL + "week", _weeks(1)),
+    (r"本周|这周|这个星期|本星期|\bthis week\b|\bweek" + _TD + r"|\bwtd\b|\bthe week so far\b",
+     ("date('now', 'weekday 0', '-6 days')", None)),
     (r"上上个月|上上月|\bthe month before last\b", ("date('now', 'start of month', '-2 months')",
                                                  "date('now', 'start of month', '-1 month')")),
-    (r"上个月|上月|\blast month\b|\bprevious month\b", _months(1)),
-    (r"本月|这个月|当月|\bthis month\b|\bmonth to date\b", ("date('now', 'start of month')", None)),
-    (r"上季度|上个季度|上一季度|\blast quarter\b|\bprevious quarter\b", (f"date({_Q_START}, '-3 months')", _Q_START)),
-    (r"本季度|这个季度|\bthis quarter\b", (_Q_START, None)),
+    (r"上个月|上月|\blast month\b|\bprevious month\b|" + _FULL + "month", _months(1)),
+    (r"本月|这个月|当月|\bthis month\b|\bmonth" + _TD + r"|\bmtd\b|\b(?:the\s+)?month so far\b",
+     ("date('now', 'start of month')", None)),
+    (r"上季度|上个季度|上一季度|\blast quarter\b|\bprevious quarter\b|" + _FULL + "quarter",
+     (f"date({_Q_START}, '-3 months')", _Q_START)),
+    (r"本季度|这个季度|\bthis quarter\b|\bquarter" + _TD + r"|\bqtd\b|\b(?:the\s+)?quarter so far\b", (_Q_START, None)),
     (r"前年|\bthe year before last\b", ("date('now', 'start of year', '-2 years')", "date('now', 'start of year', '-1 year')")),
-    (r"去年|上一年|\blast year\b|\bprevious year\b", ("date('now', 'start of year', '-1 year')", "date('now', 'start of year')")),
-    (r"今年|本年|\bthis year\b|\byear to date\b", ("date('now', 'start of year')", None)),
+    (r"去年|上一年|\blast year\b|\bprevious year\b|" + _FULL + "year",
+     ("date('now', 'start of year', '-1 year')", "date('now', 'start of year')")),
+    (r"今年|本年|\bthis year\b|\byear" + _TD + r"|\bytd\b|\b(?:the\s+)?year so far\b", ("date('now', 'start of year')", None)),
+    # from the start of an earlier period up to today: "since the beginning of last year", "去年以来"
+    (r"(?:从|自)?去年(?:年初|初)?(?:以来|至今|到现在|到今天)|" + _SINCE + r"last year\b",
+     ("date('now', 'start of year', '-1 year')", None)),
+    (r"(?:从|自)?上个?月(?:初)?(?:以来|至今|到现在|到今天)|" + _SINCE + r"last month\b",
+     ("date('now', 'start of month', '-1 month')", None)),
+    (r"(?:从|自)?上个?季度(?:初)?(?:以来|至今|到现在|到今天)|" + _SINCE + r"last quarter\b",
+     (f"date({_Q_START}, '-3 months')", None)),
 ]
 _COUNTED: list[tuple[str, object]] = [
     (rf"(?:最近|近|过去|前){_NUM}\s*(?:天|日)", _days),

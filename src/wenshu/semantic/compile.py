@@ -261,12 +261,19 @@ class Compiler:
 
     def value(self, mt, prefix: str, rounded: bool = True) -> str:
         if isinstance(mt, Ratio):
-            num, den = f"{prefix}_{mt.numerator}.v", f"{prefix}_{mt.denominator}.v"
+            num, den = self.filled(self.metric(mt.numerator), prefix), f"{prefix}_{mt.denominator}.v"
             scale = repr(float(mt.scale))  # a float: integer counts must not divide as integers
             raw = f"{scale} * {num} / NULLIF({den}, 0)"
             return self.engine.round2(raw) if rounded else raw
-        ref = f"{prefix}_{mt.id}.v"
+        ref = self.filled(mt, prefix)
         return self.engine.round2(ref) if rounded and (mt.agg in ("sum", "avg") or self.plan.per) else ref
+
+    def filled(self, m: Measure, prefix: str) -> str:
+        """A count or sum with no rows for a member another measure has (no refunds in 西北 last week) is 0,
+        not missing; a total over no rows at all stays empty, so an answer with no data says so."""
+        ref = f"{prefix}_{m.id}.v"
+        return f"COALESCE({ref}, 0)" if self.key_of == "k" and m.agg in ("count", "count_distinct", "sum") \
+            and not self.plan.per else ref
 
     def ordering(self, metrics) -> str:
         plan, out = self.plan, ""

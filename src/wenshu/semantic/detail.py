@@ -45,8 +45,10 @@ class DetailCompiler(Compiler):
                    and x.agg != "count"), None)
         if me is not None:
             return me.zh if self.lang == "zh" else me.en
-        words = [w for w in rec.fields.get(column, []) if w.isascii() == (self.lang == "en")]
-        return words[0] if words else column.rpartition(".")[2]
+        owner, _, name = column.rpartition(".")
+        fields = next((r.fields for r in self.model.records if r.table == owner), rec.fields) if owner else rec.fields
+        words = [w for w in fields.get(name, []) if w.isascii() == (self.lang == "en")]
+        return words[0] if words else name
 
     def bound(self, f, rec: Record, used: set[str]) -> str:
         """A row-value bound: a measure of the record's table by its row expression, or one of its columns."""
@@ -93,7 +95,10 @@ class DetailCompiler(Compiler):
             f = f.model_copy(update={"dimension": d.id})
             where.append(self.condition(f, used, d) if d.table.lower() in near else self.exists(rec.table, f))
         order = ""
-        if plan.order_by:
+        if plan.order_by and plan.order_by.isidentifier() and not {plan.order_by} & {*self.measures, *self.ratios}:
+            # a column of the record's own (a list bounded on its list price is sorted by it)
+            order = f" ORDER BY {self.qualify(plan.order_by, rec.table, used)} {(plan.order or 'desc').upper()}"
+        elif plan.order_by:
             ranked = self.metric(plan.order_by)
             value = self.qualify(ranked.expr, rec.table, used)
             if ranked.expr not in (plan.columns or rec.columns):

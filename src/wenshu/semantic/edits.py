@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from wenshu.semantic.paths import value_filters
-from wenshu.semantic.mentions import Mentions
+from wenshu.semantic.mentions import Mentions, oriented
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import Filter, QueryPlan, Window
 
@@ -57,7 +57,8 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     if m.per and m.per != previous.per:
         update["per"] = m.per
     if m.rank and (m.limit or m.order):
-        update.update(limit=m.limit or previous.limit, order=m.order)
+        ranked = update.get("order_by", previous.order_by) or update.get("measures", previous.measures)[0]
+        update.update(limit=m.limit or previous.limit, order=oriented(m, model, ranked))
     if not update:
         return None
     return previous.model_copy(update=update)

@@ -25,11 +25,12 @@ _NUMBER = r"(\d[\d,]*(?:\.\d+)?)\s*(万|千|k\b|w\b)?(?!\d|\s*(?:天|日|周|个
 _BEFORE = (
     (r"不少于|不低于|至少|大于等于|>=|≥|\bat least\b|\bno less than\b", "gte"),
     (r"不超过|不高于|最多|小于等于|<=|≤|\bat most\b|\bno more than\b|\bup to\b", "lte"),
-    (r"超过|大于|高于|多于|>|\bover\b|\babove\b|\bmore than\b|\bgreater than\b|\bexceeding\b|\bhigher than\b", "gt"),
-    (r"低于|小于|少于|不足|<|\bunder\b|\bbelow\b|\bless than\b|\blower than\b", "lt"),
+    (r"超过|大于|高于|多于|>|\bover\b|\babove\b|\bmore than\b|\bgreater than\b|\bexceeding\b|\bhigher than\b|\b(?:bigger|larger) than\b|\bin excess of\b", "gt"),
+    (r"低于|小于|少于|不足|<|\bunder\b|\bbelow\b|\bless than\b|\blower than\b|\bsmaller than\b", "lt"),
 )
 _AFTER = ((r"以上|及以上|或以上|\bor more\b|\band above\b|\bplus\b", "gte"),
           (r"以下|及以下|或以下|\bor less\b|\band below\b", "lte"))
+_CURRENCY = r"(?:[¥￥$€]|rmb|cny|usd)?\s*"  # "over ¥5,000": a sign before the number
 _SCALE = {"万": 10_000, "w": 10_000, "千": 1_000, "k": 1_000}
 
 
@@ -45,10 +46,10 @@ def thresholds(question: str) -> list[Threshold]:
     """Each "more than N" / "N以上" in the question, with its stretch of text."""
     out: list[Threshold] = []
     for words, op in _BEFORE:
-        for m in re.finditer(rf"({words})\s*{_NUMBER}{_UNITS}", question, re.I):
+        for m in re.finditer(rf"({words})\s*{_CURRENCY}{_NUMBER}{_UNITS}", question, re.I):
             out.append(Threshold(m.start(), m.end(), op, _value(m.group(2), m.group(3))))
     for words, op in _AFTER:
-        for m in re.finditer(rf"{_NUMBER}{_UNITS}\s*({words})", question, re.I):
+        for m in re.finditer(rf"{_CURRENCY}{_NUMBER}{_UNITS}\s*({words})", question, re.I):
             out.append(Threshold(m.start(), m.end(), op, _value(m.group(1), m.group(2))))
     out.sort(key=lambda t: t.start)
     return [t for i, t in enumerate(out) if not any(o.start < t.end and t.start < o.end for o in out[:i])]
@@ -68,9 +69,9 @@ def field_words(model: SemanticModel, rec: Record) -> dict[str, list[str]]:
         if d.table.lower() in near and d.kind == "category":
             words = d.words()
             out[d.id] = [*words, *(w + s for w in words if not w.isascii() for s in _NAME_ZH),
-                         *(f"{w} name" for w in words if w.isascii())]
+                         *(f"{w}{s} name" for w in words if w.isascii() for s in ("", "'s", "’s"))]
     for me in model.measures:
-        if me.table.lower() == table and me.agg != "count" and me.expr and re.fullmatch(r"\w+", me.expr):
+        if me.table.lower() == table and me.agg not in ("count", "count_distinct") and me.expr and re.fullmatch(r"\w+", me.expr):
             out.setdefault(me.expr, []).extend(me.words())
     columns = {*(c for c in rec.columns if c not in out), *(x for x in (rec.time, rec.order) if x), *rec.fields}
     for c in columns:
@@ -80,7 +81,32 @@ def field_words(model: SemanticModel, rec: Record) -> dict[str, list[str]]:
         if d.table.lower() == table and d.kind == "time":  # no other field claims (下单时间 is order_time's)
             claimed = {w.casefold() for f, ws in out.items() if f != d.column for w in ws}
             out.setdefault(d.column, []).extend(w for w in d.words() if w.casefold() not in claimed)
-    return out
+    return out | _looked_up(model, rec, near, out)
+
+
+def _looked_up(model: SemanticModel, rec: Record, near: set[str], own: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Fields of the records this one's rows look up, as `table.column` (an order's customer's phone in a
+    list of orders): each by the words no field of the list's own claims and no other looked-up record shares;
+    dimensions are fields already, and a column the list has itself (order_id) is its own."""
+    claimed, dims = {w.casefold() for ws in own.values() for w in ws}, {d.id for d in model.dimensions}
+    found: dict[str, list[str]] = {}
+    for other in model.records:
+        if other.table.lower() in near and other.table.lower() != rec.table.lower():
+            for column, words in other.fields.items():
+                if column not in dims and column not in own:
+                    found[f"{other.table}.{column}"] = list(dict.fromkeys([*words, column.replace("_", " ")]))
+    taken = {w.casefold() for ws in found.values() for w in ws}
+    for d in model.dimensions:  # the date of the order a refund is for, by the words no field claims
+        if d.kind == "time" and d.table.lower() in near and d.table.lower() != rec.table.lower():
+            found.setdefault(f"{d.table}.{d.column}", []).extend(w for w in d.words() if w.casefold() not in taken)
+    counts: dict[str, int] = {}
+    for words in found.values():
+        for w in {w.casefold() for w in words}:
+            counts[w] = counts.get(w, 0) + 1
+    inside = " | ".join(claimed)  # "金额" inside the list's own 订单金额: the order's amount, not the refund's
+    out = {f: [w for w in ws if w.casefold() not in claimed and counts[w.casefold()] == 1 and w.casefold() not in inside]
+           for f, ws in found.items()}
+    return {f: ws for f, ws in out.items() if ws}
 
 
 def named_fields(model: SemanticModel, rec: Record, question: str) -> list[tuple[str, int, int]]:
@@ -98,6 +124,8 @@ def target_of(t: Threshold, named: list[tuple[str, int, int]], rec: Record, mode
         if f in columns and not any(d.id == f for d in model.dimensions):
             return f
     ranked = next((me for me in model.measures if me.id == rec.rank_by), None)
-    if ranked is None or not ranked.expr:
+    if ranked is None:  # a column of the record's own, or nothing
+        return rec.rank_by
+    if not ranked.expr:
         return None
     return ranked.expr if re.fullmatch(r"\w+", ranked.expr) else ranked.id

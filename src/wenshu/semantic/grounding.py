@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from wenshu.semantic.fields import thresholds
 from wenshu.semantic.listing import detail
-from wenshu.semantic.mentions import Mentions, label_words, read
+from wenshu.semantic.mentions import Mentions, cue, label_words, oriented, read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.paths import measure_tables, reachable, reaches, value_filters
 from wenshu.semantic.plan import Filter, QueryPlan
@@ -50,7 +50,27 @@ def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str)
         entry = next((e for e in [*model.measures, *model.ratios] if e.id == plan.measures[0]), None)
         if entry is not None and any(_backs(w, question) for w in entry.words()):
             return _distinct_counts(list(plan.measures), m, model)
-    return _distinct_counts(list(dict.fromkeys(chosen + [x for x in named if x not in chosen]))[:3], m, model)
+    measures = list(dict.fromkeys(chosen + [x for x in named if x not in chosen]))[:3]
+    return _distinct_counts(_money(measures, model, question), m, model)
+
+
+_MONEY_UNITS = {"元", "¥", "￥", "yuan", "rmb", "cny", "$", "usd", "dollars", "€", "eur"}
+
+
+def _money(measures: list[str], model: SemanticModel, question: str) -> list[str]:
+    """"How much money went back in refunds": a count named where the question asks for money is the money
+    measure of the same rows (same table, same default filter), when the model has one and none is named."""
+    by_id = {x.id: x for x in model.measures}
+    paid = [x for x in model.measures if (x.unit or "").casefold() in _MONEY_UNITS and x.agg == "sum"]
+    if not cue("money", question) or any(by_id[x] in paid for x in measures if x in by_id):
+        return measures
+    out = []
+    for mid in measures:
+        me = by_id.get(mid)
+        twin = next((x for x in paid if me is not None and me.agg == "count" and x.table.lower() == me.table.lower()
+                     and x.filter == me.filter), None)
+        out.append(twin.id if twin else mid)
+    return list(dict.fromkeys(out))
 
 
 def _distinct_counts(measures: list[str], m: Mentions, model: SemanticModel) -> list[str]:
@@ -130,6 +150,16 @@ def prefer_finer(plan: QueryPlan, model: SemanticModel) -> tuple[QueryPlan, list
         return plan, []
     order_by = dict(zip(plan.measures, out)).get(plan.order_by) if plan.order_by else None
     return plan.model_copy(update={"measures": out, "order_by": order_by}), notes
+
+
+def unpinned(plan: QueryPlan, model: SemanticModel) -> QueryPlan:
+    """The plan without splits by a dimension filtered to one value ("drill into 华东, city by city" after
+    "GMV by region"; "只看华东" after "各大区"; "app only" on a split by the traffic's channel): a column
+    that holds one value is no split, and a share of it becomes the share of the filtered part."""
+    pinned = {c.id for f in plan.filters if f.op in ("in", "eq") and len(f.values) == 1
+              for c in model.conformed(f.dimension)}
+    kept = [d for d in plan.dimensions if d not in pinned]
+    return plan if kept == plan.dimensions else plan.model_copy(update={"dimensions": kept})
 
 
 def _filters(plan: QueryPlan, model: SemanticModel, m: Mentions, measures: list[str], question: str) -> list[Filter]:
@@ -218,7 +248,8 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     update = {
         "measures": measures, "dimensions": dims, "filters": filters, "grain": grain,
         "compare": m.compare, "share": m.share, "per": m.per if m.per != grain else None,
-        "limit": (m.limit or plan.limit) if ranked else None, "order": m.order if ranked else None,
+        "limit": (m.limit or plan.limit) if ranked else None,
+        "order": oriented(m, model, order_by or measures[0]) if ranked else None,
         "order_by": order_by if ranked else None,
     }
     for key, off in (("compare", "none"), ("share", False)):

@@ -9,10 +9,11 @@ N" bounds a row's value (`semantic.fields`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from wenshu.semantic.fields import named_fields, target_of, thresholds
-from wenshu.semantic.mentions import Mentions, Spans, cue, label_words
+from wenshu.semantic.mentions import Mentions, Spans, cue, label_words, oriented
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.paths import value_filters
 from wenshu.semantic.plan import Filter, QueryPlan
@@ -32,17 +33,20 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     names are the list's columns, and "more than N" bounds a row's value (`semantic.fields`).
     None when the question does not ask for rows; a Listed without a plan when the list cannot be
     made as asked (a value nothing filters it by, a rank with nothing to rank by, a bound on nothing)."""
-    if m.split or m.grain or m.share or m.compare != "none":
+    if m.grain or m.share or m.compare != "none":
         return None
     measures = {x.id: x for x in model.measures}
     counted = [measures[x].table for x in m.measures if x in measures and measures[x].agg == "count"]
     said = [r for r in model.records if _names(r, m, model, question) or _shared(r, m) or _shared(r, m, dims=True)]
     record = min(said, key=lambda r: _first(r, question), default=None) or \
         next((r for r in model.records if r.table in counted), None)  # the record the question names first
-    if record is None:
+    if record is None or [d for d in m.split if not _own_name(d, record, model, m)]:
         return None
     named = [x for x in named_fields(model, record, question) if not _not_a_field(x, record, model, m, question)] \
         if question else []
+    named = [x for i, x in enumerate(named)  # "buyer's name", "客户的姓名": the name, not also the buyer
+             if not (i + 1 < len(named) and re.fullmatch(r"\s*(的|'s|’s)\s*", question[x[2]:named[i + 1][1]]))]
+    named = [x for i, x in enumerate(named) if not _names_its_value(x, named[i + 1:], model, m, question)]
     last = {f: s for f, s, _ in named}  # a field named twice ("退款金额超过1000元 … 列出退款金额") is listed where it is last
     fields = sorted(last, key=last.get)
     if fields and record.columns[0] not in fields and cue("attributes", question):
@@ -53,8 +57,10 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
            and not _shared(record, m, x)]  # "orders" names the records here, not the paid-orders count
     valued = [x for x in own if measures[x].agg != "count" and measures[x].expr]
     foreign = [x for x in m.measures if x not in measures or measures[x].table.lower() != record.table.lower()]
-    if not valued and record.rank_by and not foreign:  # "the 5 largest orders": the record's own value
-        valued = [record.rank_by]
+    if m.split and foreign:  # "which products sold the most units": a measure by product, not product rows
+        return None
+    if not valued and record.rank_by in measures and not foreign:  # "the 5 largest orders": the record's own value
+        valued = [record.rank_by]  # (a column rank_by only bounds: "products under 50 yuan" is by their price)
     if m.rank and not valued:
         return Listed(None, f"a list of {record.id} ranked by nothing the semantic model measures per row")
     bounds = []
@@ -68,11 +74,13 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     lost = [d for d in m.values if d not in kept and next(x for x in model.dimensions if x.id == d).kind != "time"]
     if lost:
         return Listed(None, f"the question names a value of {lost[0]}, which {record.id} cannot be filtered by")
+    order_by, order = (valued[0], oriented(m, model, valued[0])) if m.rank else (None, None)
+    if not m.rank and bounds:  # "orders over 5,000 yuan": the largest first; "under 50 yuan": the cheapest
+        order_by, order = bounds[0].dimension, "desc" if bounds[0].op in ("gt", "gte") else "asc"
     return Listed(QueryPlan(
         records=record.id, measures=own, columns=fields if len(fields) >= 2 else [],
         filters=[Filter(dimension=d, values=v) for d, v in filters.items()] + bounds,
-        order_by=valued[0] if m.rank else None, order=m.order if m.rank else None,
-        limit=m.limit if m.rank else None))
+        order_by=order_by, order=order, limit=m.limit if m.rank else None))
 
 
 def _not_a_field(hit: tuple[str, int, int], record, model: SemanticModel, m: Mentions, question: str) -> bool:
@@ -86,6 +94,26 @@ def _not_a_field(hit: tuple[str, int, int], record, model: SemanticModel, m: Men
         return False
     before = question[:s].rstrip().casefold()
     return any(before.endswith(w.casefold()) for ws in label_words(d).values() for w in ws)
+
+
+def _names_its_value(hit: tuple[str, int, int], rest: list, model: SemanticModel, m: Mentions, question: str) -> bool:
+    """"refunds where the reason was 商品破损: order ID, …": a dimension followed by its one value, before the
+    fields listed, filters the rows; a column holding one value is not shown."""
+    f, _, e = hit
+    d = next((x for x in model.dimensions if x.id == f), None)
+    if d is None or len(m.values.get(f, [])) != 1:
+        return False
+    code = m.values[f][0]
+    gap = question[e:rest[0][1] if rest else len(question)].casefold()
+    return any(w.casefold() in gap for w in [code, *label_words(d).get(code, [])])
+
+
+def _own_name(did: str, record, model: SemanticModel, m: Mentions) -> bool:
+    """Whether a split dimension is the record's own name ("which products …": the products themselves)."""
+    d = next(x for x in model.dimensions if x.id == did)
+    own = {w.casefold().rstrip("s") for w in record.words()}
+    return d.table.lower() == record.table.lower() and \
+        all(w.casefold().rstrip("s") in own for w in m.dimension_words.get(did, []))
 
 
 def _first(record, question: str) -> tuple[int, int]:

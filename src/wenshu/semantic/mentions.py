@@ -31,7 +31,7 @@ _CN = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "�
 CUES = {
     "trend": r"趋势|走势|变化趋势|trend|over time",
     "yoy": r"同比|去年同(期|月|一个月|季度|周|一天|日)|上年同期|去年的同一|year[- ](over|on)[- ]year|\byoy\b"
-           r"|same (period|day|week|month|quarter|time) (of |in )?(last|the (previous|prior)) year"
+           r"|same (period|day|week|month|quarter|time|point) (of |in )?(last|the (previous|prior)) year"
            r"|\b(a|one) year (ago|earlier|before)|\b(with|to|against|than|vs\.?|versus) (the same \w+ )?last year\b",
     "previous": r"环比|上期|上一期|比上|较上|相比上|比前一|较前一|前一(周|个?月|天|日|季度|年)相比|previous period"
                 r"|上(个?月|周|星期|季度)同期"
@@ -39,18 +39,25 @@ CUES = {
                 r"|(和|与|跟|同|对比)(上个?月|上周|上星期|上季度|上一?年|昨天|前一天|上期)(相?比|对比)"
                 r"|compar\w*\b.{0,40}\b(with|to|against)\s+(the\s+)?(last|previous|prior)\s+(day|week|month|quarter|year|period)"
                 r"|\b(vs\.?|versus)\s+(the\s+)?(last|previous|prior)\s+(day|week|month|quarter|year|period)"
-                r"|period over period|month[- ]over[- ]month|week[- ]over[- ]week|\bmom\b|\bwow\b"
+                r"|period[- ]over[- ]period|(day|week|month|quarter)[- ](over|on)[- ](day|week|month|quarter)"
+                r"|\b(mom|wow|qoq|dod)\b"
+                r"|\b(against|than|vs\.?|versus|to|with) the same (point|time|days?|period|stage) (of |in )?last (week|month|quarter)\b"
                 r"|(than|versus|vs\.?|compared (to|with)|against) the (week|month|day|quarter|year) before"
                 r"|比再前|再前一个?(周|月|天|日|季度|年)",
     "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|占多少(?!钱)|\bshares?\b|percentage of|proportion|what percent"
              r"|\bwhat % of\b|% of (the )?total"
-             r"|\bas (a )?percentages?\b|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent\b",
+             r"|\bas (a )?percentages?\b|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent\b"
+             r"|\bslices?\b|\baccount(s|ed)? for\b|\bcontribut(e|es|ed|ion|ions)\b|\bmix\b|\bmakes? up\b",
     "rank": r"前\s*" + _NUM + r"\s*(名|个|位|家|款|大|的|$)" + _NOT_PERIOD + "|" + _NUM + _COUNTED
             + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
             r"|排名|排行|(?<!at )\b(highest|lowest|most|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest"
             r"|biggest|strongest|weakest|thinnest|slimmest|poorest|cheapest|top-selling|best-selling)\b",  # "at least one": a condition
     "ascending": r"最(低|少|小|差)|倒数|后\s*" + _NUM + r"\s*(名|个|位|家|款|的)"
                  r"|\b(lowest|(?<!at )least|fewest|bottom|smallest|worst|weakest|thinnest|slimmest|poorest|cheapest)\b",
+    # a rank by judgement, not by size: which end is "worst" depends on the measure (`Measure.better`)
+    "judged": r"最(好|差)|\b(best|worst|strongest|weakest|poorest|better|worse)\b",
+    # the question asks for money, not a count ("how much money went back in refunds")
+    "money": r"多少钱|\bmoney\b|\bcash\b",
     "list": r"哪些|有哪几|列出|列一下|列个|明细|清单|列表|详情|\blist\b|\bdetails?\b|\bwhich\b",
     "count": r"多少|几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
     "each": r"分别|各自|各是|各(占|贡献|有|卖|花|为|多少)|\brespectively\b|\beach\b|\bseparately\b",
@@ -70,11 +77,12 @@ PER_WORDS = {
     "month": r"月均|平均每个?月|每个?月平均|monthly average|average monthly|average per month",
 }
 GRAIN_WORDS = {
-    "day": r"每天|每日|按天|按日|逐日|哪天|哪一天|daily|per day|by day|each day|which day|what day",
-    "week": r"每周|每个?星期|按周|逐周|哪周|哪一周|weekly|per week|by week|each week|which week",
-    "month": r"每月|每个月|按月|逐月|月度|各月|哪个月|哪月|monthly|per month|by month|each month|which month",
+    "day": r"每天|每日|按天|按日|逐日|哪天|哪一天|daily|per day|by day|each day|which day|what day|day[\s-](to|by)[\s-]day",
+    "week": r"每周|每个?星期|按周|逐周|哪周|哪一周|weekly|per week|by week|each week|which week|week[\s-](to|by)[\s-]week",
+    "month": r"每月|每个月|按月|逐月|月度|各月|哪个月|哪月|monthly|per month|by month|each month|which month"
+             r"|month[\s-](to|by)[\s-]month",
     "quarter": r"每个?季度|按季度|各季度|季度趋势|[四4]个季度|quarterly|per quarter|by quarter|each quarter"
-               r"|(four|4|each of the) quarters",
+               r"|(four|4|each of the) quarters|quarter[\s-](to|by)[\s-]quarter",
     "year": r"每年|按年|各年|逐年|年度趋势|yearly|annual|per year|by year|each year",
 }
 SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + _NUM
@@ -108,6 +116,7 @@ def top_n(question: str) -> int | None:
                 r"(?:前|后)\s*" + _NUM + r"\s*(?:名|个|位|家|款|大|的|$)" + _NOT_PERIOD,
                 r"\b(?:top|bottom)\s*" + _EN_NUM, _NUM + _COUNTED,
                 r"\b" + _EN_NUM + r"\s+(?:most|least|highest|lowest|largest|smallest|biggest|best|worst)\b",
+                r"\b(?:highest|lowest|largest|smallest|biggest|best|worst)\s+(\d{1,3}|" + "|".join(_EN) + r")\b(?!\s*%)",
                 r"\b(?:the\s+)?" + _EN_NUM + r"\s+(?:\w+\s+)?(?:with|by|that|which)\b"):
         m = re.search(pat, question, re.I)
         if m and (n := number(m.group(1))):
@@ -221,6 +230,15 @@ class Mentions:
     rank: bool
     limit: int | None
     order: str | None  # "desc" | "asc" when ranked
+    judged: bool = False  # ranked by "best" / "worst", which follows the measure's `better`
+
+
+def oriented(m: Mentions, model: SemanticModel, measure: str | None) -> str | None:
+    """The rank's direction for `measure`: "the worst refund rate" is its highest, "the worst GMV" its lowest."""
+    entry = next((e for e in [*model.measures, *model.ratios] if e.id == measure), None)
+    if m.order and m.judged and entry is not None and entry.better == "lower":
+        return "desc" if m.order == "asc" else "asc"
+    return m.order
 
 
 def _blank(question: str, spans: list[tuple[int, int]]) -> str:
@@ -284,5 +302,5 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         per=per_period(bare),
         compare=compare, share=cue("share", question), trend=cue("trend", question), rank=rank,
         limit=top_n(question) if rank else None,
-        order=("asc" if cue("ascending", question) else "desc") if rank else None,
+        order=("asc" if cue("ascending", question) else "desc") if rank else None, judged=rank and cue("judged", question),
     )

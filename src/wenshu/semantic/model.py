@@ -62,6 +62,7 @@ class Measure(Entry):
     time: str | None = None  # the column of `table` its time windows use
     unit: str | None = None
     finer: str | None = None  # a measure at a finer grain used when a split cannot reach this one's table
+    better: Literal["higher", "lower"] | None = None  # "lower" for a refund rate: its worst is its highest
 
 
 class Ratio(Entry):
@@ -69,6 +70,7 @@ class Ratio(Entry):
     denominator: str  # a measure id
     scale: float = 1.0  # 100 for a percentage
     unit: str | None = None
+    better: Literal["higher", "lower"] | None = None
 
 
 class Dimension(Entry):
@@ -99,7 +101,8 @@ class Record(Entry):
     columns: list[str] = Field(min_length=1)
     time: str | None = None  # the column of `table` its time windows use
     order: str | None = None  # a column of `table` a list is sorted by (ascending) when nothing ranks it
-    rank_by: str | None = None  # a measure of `table` whose row value "the largest N" ranks by, unless another is named
+    # a measure of `table` whose row value "the largest N" ranks by (or a column of it), unless another is named
+    rank_by: str | None = None
     # column of `table` or dimension id -> more words people use for it in a list ("订单号" for order_id);
     # a column's own name, its measures' and its dimensions' words count without being listed here
     fields: dict[str, list[str]] = Field(default_factory=dict)

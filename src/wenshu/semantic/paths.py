@@ -96,6 +96,29 @@ def path(model: SemanticModel, start: str, target: str) -> list[Hop]:
     raise Unreachable(start, target)
 
 
+def tied_paths(model: SemanticModel) -> list[tuple[str, str, list[Hop], list[Hop]]]:
+    """(start, target, one path, another) for each pair of tables that two lookup paths of the same, shortest
+    length join: a split there could mean either (two routes from orders to cities, say). A longer second
+    route is no ambiguity: joins take the shortest (the orders' delivery city, not their customer's)."""
+    edges, out = lookup_edges(model), []
+    for start in list(edges):
+        best: dict[str, list[Hop]] = {start.lower(): []}
+        frontier = [(start, [])]
+        while frontier:
+            reached: dict[str, list[Hop]] = {}
+            for table, hops in frontier:
+                for col, other, other_col in edges.get(table, []):
+                    route = [*hops, Hop(other, (table, col, other, other_col))]
+                    if other.lower() in best:
+                        continue
+                    if other.lower() in reached and reached[other.lower()][-1].on != route[-1].on:
+                        out.append((start, other, reached[other.lower()], route))
+                    reached.setdefault(other.lower(), route)
+            best |= reached
+            frontier = [(r[-1].table, r) for r in reached.values()]
+    return out
+
+
 def joins(model: SemanticModel, start: str, targets: set[str]) -> list[Hop]:
     """The hops that bring every table of `targets` into a query over `start`, each table once, in order."""
     out: list[Hop] = []

@@ -6,7 +6,8 @@
 - a measure's expression is a row-level expression: its aggregation belongs in `agg`;
 - a ratio divides two measures that exist;
 - ids are unique across measures, ratios and dimensions;
-- relationships form no cycle (two join paths between the same tables would make a join ambiguous);
+- no two tables are joined by two lookup paths of the same, shortest length (a join would be ambiguous;
+  a longer second path is fine: joins follow the shortest);
 - a time dimension names at least one grain; a measure's time column exists on its table.
 """
 
@@ -18,7 +19,7 @@ import sqlglot
 from sqlglot import exp
 
 from wenshu.semantic.model import InvalidSemanticModel, SemanticModel
-from wenshu.semantic.paths import Forest, reachable
+from wenshu.semantic.paths import reachable, tied_paths
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ class _Checker:
             (ta, ca), (tb, cb) = r.ends()
             self.column(f"relationship {r.from_} -> {r.to}", ta, ca)
             self.column(f"relationship {r.from_} -> {r.to}", tb, cb)
-        self.cycles()
+        self.ambiguous_joins()
         for me in m.measures:
             entry = f"measure {me.id}"
             if me.expr:
@@ -139,18 +140,23 @@ class _Checker:
                 other, _, column = (f"{d.table}.{d.column}" if d else name).rpartition(".")
                 self.reference(entry, r.table, other or r.table, column, "column")
             ranked = next((me for me in self.model.measures if me.id == r.rank_by), None)
-            if r.rank_by and (ranked is None or ranked.table.lower() != r.table.lower() or not ranked.expr):
+            if r.rank_by and ranked is None:  # a column of the record's own (a product's list price)
+                self.reference(entry, r.table, r.table, r.rank_by, "column")
+            elif r.rank_by and (ranked.table.lower() != r.table.lower() or not ranked.expr):
                 self.add(entry, f"rank_by '{r.rank_by}' is not a measure of {r.table} with an expression",
                          f"rank_by「{r.rank_by}」不是 {r.table} 表上带表达式的度量")
 
-    def cycles(self) -> None:
-        forest = Forest()
-        for r in self.model.relationships:
-            (ta, _), (tb, _) = r.ends()
-            if not forest.joins(ta, tb):
-                self.add(f"relationship {r.from_} -> {r.to}",
-                         f"closes a join cycle: {ta} and {tb} are already joined by other relationships",
-                         f"形成连接环：{ta} 与 {tb} 已经通过其他关系相连")
+    def ambiguous_joins(self) -> None:
+        def route(hops) -> str:
+            return " -> ".join([hops[0].on[0], *(h.table for h in hops)])
+
+        for start, target, one, other in tied_paths(self.model):
+            last = other[-1].on
+            r = next(r for r in self.model.relationships if {r.ends()[0], r.ends()[1]} == {last[:2], last[2:]})
+            self.add(f"relationship {r.from_} -> {r.to}",
+                     f"{start} reaches {target} by two join paths of the same length ({route(one)}; {route(other)}),"
+                     " so a split by it is ambiguous",
+                     f"{start} 到 {target} 有两条同样长的连接路径（{route(one)}；{route(other)}），按它拆分有歧义")
 
 
 def check(model: SemanticModel, catalog, dialect: str = "sqlite") -> list[Problem]:

@@ -1,0 +1,155 @@
+"""Business wording read by general rules, not by a question set's phrasing: periods to date and since a
+start, period-over-period abbreviations, shares said as a slice or what each accounts for, a rank by
+"worst" that follows the measure's direction (`better: lower`), money asked of a count, a split pinned to
+one value, list fields of the records a row looks up, and lists bounded and sorted by a value. Pure
+functions on the demo's bundled model, compiled SQL run on a real demo database; the questions are
+written here."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date, timedelta
+
+import pytest
+
+from wenshu.knowledge.time_phrases import TimeWindow, evaluate, find_windows
+from wenshu.semantic.compile import compile_plan
+from wenshu.semantic.edits import edit
+from wenshu.semantic.fields import thresholds
+from wenshu.semantic.grounding import ground, unpinned
+from wenshu.semantic.library import bundled_text
+from wenshu.semantic.mentions import read
+from wenshu.semantic.model import parse_model
+from wenshu.semantic.plan import Filter, QueryPlan
+
+MODEL = parse_model(bundled_text("demo"))
+
+
+def grounded(question: str, filled: dict):
+    got = ground(QueryPlan.model_validate(filled), MODEL, question)
+    assert got.plan is not None, got.reason
+    return got.plan
+
+
+@pytest.mark.parametrize(("question", "phrase", "start"), [
+    ("units sold QTD", "QTD", "quarter"), ("orders week-to-date by channel", "week-to-date", "week"),
+    ("refund amount, month to date", "month to date", "month"), ("GMV for the year so far", "the year so far", "year"),
+    ("AOV in the most recent complete month", "the most recent complete month", "last month"),
+    ("每个月的销量，去年以来", "去年以来", "last year"), ("visitors from the start of last quarter", None, "last quarter"),
+])  # fmt: skip
+def test_periods_to_date_since_a_start_and_the_last_full_period(question, phrase, start):
+    (w,) = find_windows(question)
+    assert phrase is None or w.phrase == phrase
+    first, end = evaluate(w)
+    today = evaluate(TimeWindow("", "date('now')", None))[0]  # SQLite's today, as the resolver's
+    month1 = today.replace(day=1)
+    expected = {"quarter": month1.replace(month=(today.month - 1) // 3 * 3 + 1), "year": today.replace(month=1, day=1),
+                "month": month1, "week": today - timedelta(days=today.weekday()),
+                "last month": (month1 - timedelta(days=1)).replace(day=1), "last year": date(today.year - 1, 1, 1)}
+    if start == "last quarter":
+        q = month1.replace(month=(today.month - 1) // 3 * 3 + 1)
+        expected[start] = date(q.year - (q.month == 1), (q.month - 4) % 12 + 1, 1)
+    assert first == expected[start]
+    assert (end > today) == (start != "last month")  # to date: through today; a full month ends before it
+
+
+@pytest.mark.parametrize(("question", "measure", "part"), [
+    ("refund amount quarter-on-quarter", "refund_amount", {"compare": "previous"}),
+    ("QoQ units sold", "units_sold", {"compare": "previous"}),
+    ("visitors versus the same point last month", "uv", {"compare": "previous"}),
+    ("page views vs the same point last year", "pv", {"compare": "yoy"}),
+    ("How much of the units sold does each brand account for?", "units_sold", {"share": True, "dimensions": ["brand"]}),
+    ("the slice of visitors each channel brings", "uv", {"share": True}),
+    ("new customers week by week this quarter", "new_customers", {"grain": "week"}),
+    ("units sold month to month in 2025", "units_sold", {"grain": "month", "compare": "none"}),
+])  # fmt: skip
+def test_comparison_share_and_grain_words(question, measure, part):
+    got = grounded(question, {"measures": [measure]}).model_dump()
+    assert {k: got[k] for k in part} == part
+
+
+def test_worst_follows_the_measures_direction_and_lowest_does_not():
+    """A refund rate is better lower, so its worst is its highest; a GMV's worst is its lowest."""
+    assert grounded("the 3 worst cities by cancellation rate", {"measures": ["cancel_rate"], "dimensions": ["city"]}
+                    ).order == "desc"
+    assert grounded("the 3 best cities by cancellation rate", {"measures": ["cancel_rate"], "dimensions": ["city"]}
+                    ).order == "asc"
+    assert grounded("the 3 worst cities by GMV", {"measures": ["gmv"], "dimensions": ["city"]}).order == "asc"
+    assert grounded("退款金额最低的3个品类", {"measures": ["refund_amount"], "dimensions": ["category"]}
+                    ).order == "asc"  # 最低 is the value, not a judgement
+    before = QueryPlan(measures=["refund_rate"], dimensions=["region"])
+    followed = edit(before, read(MODEL, "worst two only"), None, "worst two only", MODEL)
+    assert (followed.order, followed.limit) == ("desc", 2)
+
+
+def test_money_asked_of_a_count_is_the_money_of_the_same_rows():
+    assert grounded("how much money went out in refunds this week", {"measures": ["refund_count"]}).measures == \
+        ["refund_amount"]
+    assert grounded("how many refunds this week", {"measures": ["refund_count"]}).measures == ["refund_count"]
+
+
+def test_a_split_pinned_to_one_value_is_no_split_and_two_values_still_split():
+    one = QueryPlan(measures=["gmv"], dimensions=["region", "city"],
+                    filters=[Filter(dimension="region", values=["华东"])])
+    assert unpinned(one, MODEL).dimensions == ["city"]
+    two = one.model_copy(update={"filters": [Filter(dimension="region", values=["华东", "华南"])]})
+    assert unpinned(two, MODEL).dimensions == ["region", "city"]
+    twin = QueryPlan(measures=["uv"], dimensions=["traffic_channel"], filters=[Filter(dimension="channel", values=["app"])])
+    assert unpinned(twin, MODEL).dimensions == []  # the orders' channel pins the traffic's, its conformed twin
+
+
+def test_a_list_shows_fields_of_the_rows_it_looks_up_and_a_possessive_names_one_field(demo_db_file):
+    plan = grounded("list this week's refunds over ¥2,000 with the order date, the buyer's phone and the amount",
+                    {"measures": ["pv"]})
+    assert plan.records == "refund"
+    assert plan.columns == ["orders.order_date", "customers.phone", "refund_amount"]
+    assert (plan.order_by, plan.order) == ("refund_amount", "desc")  # bounded below: the largest first
+    compiled = compile_plan(MODEL, plan, "sqlite", "en")
+    assert compiled.columns == ["order date", "phone", "refund amount"]
+    with sqlite3.connect(demo_db_file) as conn:
+        rows = conn.execute(compiled.sql).fetchall()
+    assert all(r[2] > 2000 for r in rows) and [r[2] for r in rows] == sorted((r[2] for r in rows), reverse=True)
+    named = grounded("列出上周退款超过500元的退款：订单号、客户的姓名", {"measures": ["pv"]})
+    assert named.columns == ["order_id", "customer"]  # the customer, shown by the name
+
+
+def test_a_list_bounded_above_comes_cheapest_first_and_a_currency_sign_is_read(demo_db_file):
+    assert [(t.op, t.value) for t in thresholds("refunds bigger than ¥1,500")] == [("gt", 1500)]
+    plan = grounded("products whose price is under $80: product name, brand and list price", {"measures": ["pv"]})
+    assert plan.records == "products" and (plan.order_by, plan.order) == ("unit_price", "asc")
+    with sqlite3.connect(demo_db_file) as conn:
+        rows = conn.execute(compile_plan(MODEL, plan, "sqlite", "en").sql).fetchall()
+    assert rows and all(r[2] < 80 for r in rows) and [r[2] for r in rows] == sorted(r[2] for r in rows)
+
+
+def test_a_member_with_no_rows_of_one_measure_counts_zero_and_a_total_over_nothing_stays_empty(demo_db_file):
+    day = evaluate(TimeWindow("", "date('now', '-1 day')", "date('now')"))
+    window = {"start": day[0].isoformat(), "end": day[1].isoformat()}
+    by_city = QueryPlan.model_validate({"measures": ["refund_rate", "paid_orders"], "dimensions": ["city"],
+                                        "window": window})
+    sql = compile_plan(MODEL, by_city, "sqlite", "en").sql
+    assert "COALESCE(m_refunded_orders.v, 0)" in sql
+    with sqlite3.connect(demo_db_file) as conn:
+        rows = conn.execute(sql).fetchall()
+        direct = dict(conn.execute(
+            "SELECT c.city_name, ROUND(100.0 * SUM(o.status = 3) / COUNT(*), 2) FROM orders o JOIN cities c "
+            "ON c.city_id = o.city_id WHERE o.status IN (1, 3) AND o.order_date = ? GROUP BY c.city_name",
+            (window["start"],)).fetchall())
+        assert {r[0]: r[1] for r in rows if r[0] in direct} == direct  # a city with no refunds: 0.0, not NULL
+        nothing = QueryPlan(measures=["gmv"], filters=[Filter(dimension="city", values=["nowhere"])])
+        assert conn.execute(compile_plan(MODEL, nothing, "sqlite", "en").sql).fetchall() == [(None,)]
+
+
+def test_a_customers_city_is_their_own_and_an_orders_city_is_where_it_was_delivered(demo_db_file):
+    new_by_city = compile_plan(MODEL, QueryPlan(measures=["new_customers"], dimensions=["city"]), "sqlite", "en").sql
+    assert '"customers"."city_id" = "cities"."city_id"' in new_by_city
+    gmv_by_city = compile_plan(MODEL, QueryPlan(measures=["gmv"], dimensions=["city"]), "sqlite", "en").sql
+    assert '"orders"."city_id" = "cities"."city_id"' in gmv_by_city and '"customers"' not in gmv_by_city
+    listed = QueryPlan(records="customers", filters=[Filter(dimension="city", values=["杭州"])])
+    sql = compile_plan(MODEL, listed, "sqlite", "en").sql
+    assert "EXISTS" not in sql  # the customers who live there, not those who had something delivered there
+    with sqlite3.connect(demo_db_file) as conn:
+        rows = conn.execute(sql).fetchall()
+        lives = conn.execute("SELECT COUNT(*) FROM customers c JOIN cities ci ON ci.city_id = c.city_id "
+                             "WHERE ci.city_name = '杭州'").fetchone()[0]
+    assert len(rows) == lives > 0
