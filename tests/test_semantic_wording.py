@@ -36,6 +36,7 @@ def grounded(question: str, filled: dict):
     ("refund amount, month to date", "month to date", "month"), ("GMV for the year so far", "the year so far", "year"),
     ("AOV in the most recent complete month", "the most recent complete month", "last month"),
     ("每个月的销量，去年以来", "去年以来", "last year"), ("visitors from the start of last quarter", None, "last quarter"),
+    ("refunds over the past month", "the past month", "last month"),
 ])  # fmt: skip
 def test_periods_to_date_since_a_start_and_the_last_full_period(question, phrase, start):
     (w,) = find_windows(question)

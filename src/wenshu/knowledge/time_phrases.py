@@ -94,6 +94,9 @@ _FIXED: list[tuple[str, tuple[str, str | None]]] = [
     (r"去年|上一年|\blast year\b|\bprevious year\b|" + _FULL + "year",
      ("date('now', 'start of year', '-1 year')", "date('now', 'start of year')")),
     (r"今年|本年|\bthis year\b|\byear" + _TD + r"|\bytd\b|\b(?:the\s+)?year so far\b", ("date('now', 'start of year')", None)),
+    # "the past week / month / year" with no number: one of the N complete periods, as "the past N months"
+    (r"\b(?:the\s+)?past\s+week\b", _weeks(1)), (r"\b(?:the\s+)?past\s+month\b", _months(1)),
+    (r"\b(?:the\s+)?past\s+quarter\b", _months(3)), (r"\b(?:the\s+)?past\s+year\b", _months(12)),
     # from the start of an earlier period up to today: "since the beginning of last year", "去年以来"
     (r"(?:从|自)?去年(?:年初|初)?(?:以来|至今|到现在|到今天)|" + _SINCE + r"last year\b",
      ("date('now', 'start of year', '-1 year')", None)),
