@@ -11,40 +11,15 @@ total. Why not boring-semantic-layer (MIT, on ibis): docs/semantic.md (longer, f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sqlglot
 from sqlglot import exp
 
 from wenshu.engines.registry import adapter_for
-from wenshu.errors import InputError
+from wenshu.semantic.compiled import AGG, OPS, Compiled, PlanNotCompilable, literal
 from wenshu.semantic.labels import COMPARE, PER, PERIOD, SHARE, coded
 from wenshu.semantic.model import Dimension, Measure, Ratio, SemanticModel
 from wenshu.semantic.paths import Unreachable, joins, reachable, semi_join
 from wenshu.semantic.plan import Filter, QueryPlan, Window
-
-AGG = {"sum": "SUM({e})", "avg": "AVG({e})", "min": "MIN({e})", "max": "MAX({e})", "count": "COUNT({e})",
-       "count_distinct": "COUNT(DISTINCT {e})"}
-OPS = {"eq": "=", "ne": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
-
-
-class PlanNotCompilable(InputError):
-    """A plan the semantic model cannot answer as asked; the free-SQL path may still answer it."""
-
-    code = "plan_not_compilable"
-
-
-@dataclass
-class Compiled:
-    sql: str
-    columns: list[str]
-    dialect: str
-
-
-def literal(value) -> str:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return "'" + str(value).replace("'", "''") + "'"
-    return repr(value)
 
 
 class Compiler:

@@ -10,7 +10,8 @@ repeats a row. The SQL then goes through the guard like any other.
 
 from __future__ import annotations
 
-from wenshu.semantic.compile import OPS, Compiled, Compiler, literal
+from wenshu.semantic.compile import Compiler
+from wenshu.semantic.compiled import OPS, Compiled, literal
 from wenshu.semantic.model import Record
 from wenshu.semantic.paths import Unreachable, joins
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from wenshu.semantic.mentions import Spans
+from wenshu.semantic.spans import Spans
 from wenshu.semantic.model import Record, SemanticModel
 from wenshu.semantic.paths import reachable
 

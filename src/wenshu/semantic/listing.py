@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass
 
 from wenshu.semantic.fields import named_fields, target_of, thresholds
-from wenshu.semantic.mentions import Mentions, Spans, cue, label_words, oriented
+from wenshu.semantic.mentions import Mentions, cue, label_words, oriented
+from wenshu.semantic.spans import Spans
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.paths import value_filters
 from wenshu.semantic.plan import Filter, QueryPlan

@@ -17,9 +17,10 @@ reconciled with it (`semantic.grounding`), and a follow-up's edits are read from
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from wenshu.semantic.model import Dimension, SemanticModel
+from wenshu.semantic.spans import Spans
 
 _NUM = r"(\d+|[一二两三四五六七八九十]{1,3})"
 _NOT_PERIOD = r"(?!月|星期|季度|小时|周|工作日|年)"  # 前一个月, 一个季度: a period, not a count of members
@@ -136,67 +137,6 @@ def explicit_grain(question: str) -> str | None:
         if re.search(words, question, re.I):
             return grain
     return None
-
-
-def _ascii_pattern(word: str) -> str:
-    """An English name however it is written: its last word singular or plural, words apart, hyphenated
-    or run together ("sign-ups", "sign ups", "signups"), and "&" as "and"."""
-    tokens = [t for t in re.split(r"[\s\-]+", word) if t]
-    if len(tokens) < 2:
-        return _plural(word)
-    parts = ["(?:&|and)" if t in ("&", "and") else re.escape(t) for t in tokens[:-1]] + [_plural(tokens[-1])]
-    return r"[\s\-]*".join(parts)
-
-
-def _plural(word: str) -> str:
-    """An English word in the singular or plural, however the model names it: city|cities,
-    brand|brands, "new customers" also as "new customer sign-ups"."""
-    if not word[-1:].isalpha():
-        return re.escape(word)
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith("s") and not word.endswith("ss") and len(word) > 3 and word[-2:-1].isalpha():
-        word = word[:-1]
-    if word.endswith("y") and word[-2:-1] not in "aeiou":
-        return re.escape(word[:-1]) + "(?:y|ies)"
-    return re.escape(word) + "(?:es|s)?"
-
-
-@dataclass
-class Spans:
-    """Matches of a set of entries' words, longest first, each stretch of the question used once."""
-
-    hits: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # entry id -> spans
-    others: dict[str, list[str]] = field(default_factory=dict)  # entry id -> other ids the same word names
-
-    @classmethod
-    def find(cls, question: str, words: dict[str, list[str]], taken: list[tuple[int, int]] | None = None) -> Spans:
-        q = question.casefold()
-        pairs = sorted(((w.casefold(), eid) for eid, ws in words.items() for w in ws if w and w.strip()),
-                       key=lambda p: -len(p[0]))
-        used = list(taken or [])
-        out: dict[str, list[tuple[int, int]]] = {}
-        owners: dict[str, list[str]] = {}
-        for word, eid in pairs:
-            owners.setdefault(word, []).append(eid)
-        others: dict[str, list[str]] = {}
-        for word, eid in pairs:
-            pat = rf"(?<![a-z0-9]){_ascii_pattern(word)}(?![a-z0-9])" if word.isascii() else re.escape(word)
-            for m in re.finditer(pat, q):
-                span = m.span()
-                if not any(span[0] < e and s < span[1] for s, e in used):
-                    used.append(span)
-                    out.setdefault(eid, []).append(span)
-                    rest = [o for o in owners[word] if o != eid]
-                    if rest:
-                        others[eid] = rest
-        return cls(out, others)
-
-    def ids(self) -> list[str]:
-        return sorted(self.hits, key=lambda i: min(s for s, _ in self.hits[i]))
-
-    def spans(self) -> list[tuple[int, int]]:
-        return [s for v in self.hits.values() for s in v]
 
 
 def label_words(d: Dimension) -> dict[str, list[str]]:
