@@ -48,9 +48,10 @@ SUBSETS = {"spider_dev_200": ("spider_dev", 200)}
 # someone who read neither its questions nor the semantic model (bench/data/biz_questions.yaml)
 DEMO_SETS = {"demo": ("gold", None), "demo_dev": ("gold", "dev"), "demo_test": ("gold", "test"),
              "biz": ("biz", None), "biz_dev": ("biz", "dev"), "biz_val": ("biz", "val"), "biz2": ("biz2", None),
-             "biz3": ("biz3", None)}
+             "biz3": ("biz3", None), "para_en": ("para_en", None)}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
-         "biz_dev": "development", "biz2": "development", "biz3": "development", "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
+         "biz_dev": "development", "biz2": "development", "biz3": "development", "para_en": "development",
+         "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
          "spider_dev_test": "test", "demo_test": "test", "spider_dev": "mixed", "demo": "mixed",
          "biz": "mixed"}
 
@@ -177,7 +178,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, half, source)
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3 or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, para_en or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)
