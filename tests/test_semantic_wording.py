@@ -32,6 +32,8 @@ def grounded(question: str, filled: dict):
 
 
 @pytest.mark.parametrize(("question", "phrase", "start"), [
+    ("orders in the previous six full calendar months", None, "six months"),
+    ("new customers in the 6 complete months before this one", None, "six months"),
     ("units sold QTD", "QTD", "quarter"), ("orders week-to-date by channel", "week-to-date", "week"),
     ("refund amount, month to date", "month to date", "month"), ("GMV for the year so far", "the year so far", "year"),
     ("AOV in the most recent complete month", "the most recent complete month", "last month"),
@@ -46,12 +48,13 @@ def test_periods_to_date_since_a_start_and_the_last_full_period(question, phrase
     month1 = today.replace(day=1)
     expected = {"quarter": month1.replace(month=(today.month - 1) // 3 * 3 + 1), "year": today.replace(month=1, day=1),
                 "month": month1, "week": today - timedelta(days=today.weekday()),
-                "last month": (month1 - timedelta(days=1)).replace(day=1), "last year": date(today.year - 1, 1, 1)}
+                "last month": (month1 - timedelta(days=1)).replace(day=1), "last year": date(today.year - 1, 1, 1),
+                "six months": date(month1.year - (month1.month <= 6), (month1.month - 7) % 12 + 1, 1)}
     if start == "last quarter":
         q = month1.replace(month=(today.month - 1) // 3 * 3 + 1)
         expected[start] = date(q.year - (q.month == 1), (q.month - 4) % 12 + 1, 1)
     assert first == expected[start]
-    assert (end > today) == (start != "last month")  # to date: through today; a full month ends before it
+    assert (end > today) == (start not in ("last month", "six months"))  # to date: through today
 
 
 @pytest.mark.parametrize(("question", "measure", "part"), [
@@ -63,10 +66,27 @@ def test_periods_to_date_since_a_start_and_the_last_full_period(question, phrase
     ("the slice of visitors each channel brings", "uv", {"share": True}),
     ("new customers week by week this quarter", "new_customers", {"grain": "week"}),
     ("units sold month to month in 2025", "units_sold", {"grain": "month", "compare": "none"}),
+    ("page views for each of the last four full quarters", "pv", {"grain": "quarter"}),
+    ("units sold this month against the month prior", "units_sold", {"compare": "previous"}),
+    ("visitors in the corresponding stretch of last year", "uv", {"compare": "yoy"}),
+    ("is app or web ahead on visitors this week?", "uv", {"dimensions": ["channel"]}),  # compiled on the traffic's
+    ("app and web side by side: page views", "pv", {"dimensions": ["channel"]}),
+    ("the amount refunded per refund reason, as a share of all money refunded", "refund_amount",
+     {"measures": ["refund_amount"], "dimensions": ["refund_reason"], "filters": []}),  # no order-status filter
 ])  # fmt: skip
 def test_comparison_share_and_grain_words(question, measure, part):
     got = grounded(question, {"measures": [measure]}).model_dump()
+    got["filters"] = [f["dimension"] for f in got["filters"]]
     assert {k: got[k] for k in part} == part
+
+
+def test_a_named_month_of_a_named_year_and_order_by_as_a_verb():
+    (w,) = find_windows("visitors in last year's March")
+    first, end = evaluate(w)
+    assert (first.month, end.month, first.year) == (3, 4, evaluate(TimeWindow("", "date('now')", None))[0].year - 1)
+    plan = grounded("Order the categories by units sold, most first", {"measures": ["units_sold"],
+                                                                       "dimensions": ["category"]})
+    assert plan.measures == ["units_sold"]  # "Order" is the verb, not the paid-orders count
 
 
 def test_worst_follows_the_measures_direction_and_lowest_does_not():

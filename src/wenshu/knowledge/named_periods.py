@@ -86,7 +86,7 @@ _MONTHS = [
     rf"(?P<y>{_YEAR})\s*[-/.]\s*(?P<m>\d{{1,2}})(?![-/.\d])",
     rf"(?:\b(?:from|between)\s+)?\b(?P<m>{_MONTH_NAMES})\b\.?\s+(?:to|through|till|until|and|-)\s+"
     rf"\b(?P<m2>{_MONTH_NAMES})\b\.?" + _EN_YEAR,
-    rf"\b(?P<m>{_MONTH_NAMES})\b\.?" + _EN_YEAR,
+    rf"\b(?:(?P<yw>this year|last year)'s\s+)?(?P<m>{_MONTH_NAMES})\b\.?" + _EN_YEAR,  # "last year's October"
     rf"\b(?P<y>{_YEAR})\s+(?P<m>{_MONTH_NAMES})\b",
 ]
 

@@ -105,13 +105,19 @@ _FIXED: list[tuple[str, tuple[str, str | None]]] = [
     (r"(?:从|自)?上个?季度(?:初)?(?:以来|至今|到现在|到今天)|" + _SINCE + r"last quarter\b",
      (f"date({_Q_START}, '-3 months')", None)),
 ]
+# words between the number and the unit: "the previous six full calendar months", "8 complete Monday-to-Sunday weeks"
+_KIND = r"(?:(?:full|complete|whole|entire|finished|calendar|monday[\s-]to[\s-]sunday|monday[\s-]start(?:ing)?)\s+){0,2}"
+_LAST = r"\b(?:last|past|previous|prior|preceding)\s+"
+_BEFORE_NOW = r"\s+before\s+(?:this|the\s+current)\s+(?:one|week|month)"  # "the 12 full months before this one"
 _COUNTED: list[tuple[str, object]] = [
     (rf"(?:最近|近|过去|前){_NUM}\s*(?:天|日)", _days),
-    (rf"\b(?:last|past|previous)\s+{_EN_NUM}\s+(?:full\s+|complete\s+|whole\s+)?days?\b", _days),
+    (rf"{_LAST}{_EN_NUM}\s+{_KIND}days?\b", _days),
     (rf"(?:最近|近|过去|前){_NUM}\s*(?:个)?(?:周|星期)", _weeks),
-    (rf"\b(?:last|past|previous)\s+{_EN_NUM}\s+(?:full\s+|complete\s+|whole\s+)?weeks?\b", _weeks),
+    (rf"{_LAST}{_EN_NUM}\s+{_KIND}weeks?\b", _weeks),
+    (rf"\b{_EN_NUM}\s+{_KIND}weeks{_BEFORE_NOW}", _weeks),
     (rf"(?:最近|近|过去|前){_NUM}\s*个月", _months),
-    (rf"\b(?:last|past|previous)\s+{_EN_NUM}\s+(?:full\s+|complete\s+|whole\s+)?months?\b", _months),
+    (rf"{_LAST}{_EN_NUM}\s+{_KIND}months?\b", _months),
+    (rf"\b{_EN_NUM}\s+{_KIND}months{_BEFORE_NOW}", _months),
 ]
 
 

@@ -32,7 +32,8 @@ _CN = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "�
 CUES = {
     "trend": r"趋势|走势|变化趋势|trend|over time",
     "yoy": r"同比|去年同(期|月|一个月|季度|周|一天|日)|上年同期|去年的同一|year[- ](over|on)[- ]year|\byoy\b"
-           r"|same (period|day|week|month|quarter|time|point) (of |in )?(last|the (previous|prior)) year"
+           r"|(same|equivalent|comparable|corresponding) (period|day|week|month|quarter|time|point|stretch|days)"
+           r" (of |in )?(last|the (previous|prior)) year"
            r"|\b(a|one) year (ago|earlier|before)|\b(with|to|against|than|vs\.?|versus) (the same \w+ )?last year\b",
     "previous": r"环比|上期|上一期|比上|较上|相比上|比前一|较前一|前一(周|个?月|天|日|季度|年)相比|previous period"
                 r"|上(个?月|周|星期|季度)同期"
@@ -43,7 +44,8 @@ CUES = {
                 r"|period[- ]over[- ]period|(day|week|month|quarter)[- ](over|on)[- ](day|week|month|quarter)"
                 r"|\b(mom|wow|qoq|dod)\b"
                 r"|\b(against|than|vs\.?|versus|to|with) the same (point|time|days?|period|stage) (of |in )?last (week|month|quarter)\b"
-                r"|(than|versus|vs\.?|compared (to|with)|against) the (week|month|day|quarter|year) before"
+                r"|(than|versus|vs\.?|compared (to|with)|against|with) the (week|month|day|quarter|year) (before|prior)"
+                r"|\bthe (week|month|day|quarter|year) before (that|it)\b"
                 r"|比再前|再前一个?(周|月|天|日|季度|年)",
     "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|占多少(?!钱)|\bshares?\b|percentage of|proportion|what percent"
              r"|\bwhat % of\b|% of (the )?total"
@@ -63,7 +65,9 @@ CUES = {
     "count": r"多少|几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
     "each": r"分别|各自|各是|各(占|贡献|有|卖|花|为|多少)|\brespectively\b|\beach\b|\bseparately\b",
     # two values set side by side ("app vs web", "华东和华南对比"): one row per value
-    "versus": r"\bvs\.?\b|\bversus\b|\bcompar\w*\b|对比|相比|比较|(和|与|跟).{1,12}(比|相比|对比)",
+    "versus": r"\bvs\.?\b|\bversus\b|\bcompar\w*\b|对比|相比|比较|(和|与|跟).{1,12}(比|相比|对比)"
+              r"|\bside[- ]by[- ]side\b|\bnext to each other\b|\bhead[- ]to[- ]head\b|还是"
+              r"|\b(which|whether|does|do|did|is|are|was|were)\b.{0,40}\bor\b",  # "does 华南 or 华北 have …"
     # the fields a list shows are attributes of its rows ("products with their brand and price")
     "attributes": r"\bwith (their|its)\b|及其|连同|以及(它们|各自)的",
     # what a count counts ("多少用户", "how many customers"): the word after it is not a split
@@ -130,13 +134,18 @@ def per_period(question: str) -> str | None:
     return next((g for g, words in PER_WORDS.items() if re.search(words, question, re.I)), None)
 
 
+_EACH_OF = re.compile(r"\beach of the (?:last|past|previous|prior)\s+(?:[\w-]+\s+){0,4}?(day|week|month|quarter|year)s\b",
+                      re.I)  # "sales for each of the last six months": one row per month
+
+
 def explicit_grain(question: str) -> str | None:
     if per_period(question):
         question = re.sub("|".join(PER_WORDS.values()), " ", question, flags=re.I)
     for grain, words in GRAIN_WORDS.items():
         if re.search(words, question, re.I):
             return grain
-    return None
+    each = _EACH_OF.search(question)
+    return each.group(1).lower() if each else None
 
 
 def label_words(d: Dimension) -> dict[str, list[str]]:
@@ -173,6 +182,24 @@ class Mentions:
     judged: bool = False  # ranked by "best" / "worst", which follows the measure's `better`
 
 
+def _not_the_measures_own(values: dict[str, list[str]], model: SemanticModel, measures: list[str]) -> dict[str, list[str]]:
+    """"the money refunded" with the refund amount named: "refunded" describes the measure of another table
+    (its own word "refunded amount"), not a filter on the orders' status; "paid orders" keeps "paid"."""
+    dims, out = {d.id: d for d in model.dimensions}, {}
+    for did, codes in values.items():
+        own = [w.casefold() for e in model.measures if e.id in measures and e.table != dims[did].table
+               for w in e.words()]
+        kept = [c for c in codes if not any(
+            (re.search(rf"(?<![a-z]){re.escape(w.casefold())}(?![a-z])", o) if w.isascii() else w in o)
+            for w in label_words(dims[did]).get(c, []) for o in own)]
+        if kept:
+            out[did] = kept
+    return out
+
+
+_ORDER_BY = re.compile(r"(?:^|[.;:,!?]\s*)(order|sort|rank)(?=(?:\s+[\w'-]+){1,5}\s+by\b)", re.I)
+
+
 def oriented(m: Mentions, model: SemanticModel, measure: str | None) -> str | None:
     """The rank's direction for `measure`: "the worst refund rate" is its highest, "the worst GMV" its lowest."""
     entry = next((e for e in [*model.measures, *model.ratios] if e.id == measure), None)
@@ -191,8 +218,14 @@ def _blank(question: str, spans: list[tuple[int, int]]) -> str:
 
 def read(model: SemanticModel, question: str, value_hits: list[dict] | None = None) -> Mentions:
     # measures and records longest first together: "order lines" names the lines, not the orders count
-    joint = Spans.find(question, {**{e.id: e.words() for e in [*model.measures, *model.ratios]},
-                                  **{f"record:{r.id}": r.words() for r in model.records}})
+    words = {**{e.id: e.words() for e in [*model.measures, *model.ratios]},
+             **{f"record:{r.id}": r.words() for r in model.records}}
+    # a measure's word inside a longer dimension name is the dimension's ("refund reason" is no refund count),
+    # and "order … by" at the start of a request is a verb
+    alone = Spans.find(question, words).spans()
+    longer = [(s, e) for s, e in Spans.find(question, {d.id: d.words() for d in model.dimensions}).spans()
+              if any(s <= a and b <= e and b - a < e - s for a, b in alone)]
+    joint = Spans.find(question, words, longer + [m.span(1) for m in _ORDER_BY.finditer(question)])
     metrics = Spans({k: v for k, v in joint.hits.items() if not k.startswith("record:")},
                     {k: [o for o in v if not o.startswith("record:")] for k, v in joint.others.items()
                      if not k.startswith("record:")})
@@ -203,6 +236,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         for code in found.ids():
             values.setdefault(d.id, []).append(code)
         value_spans += found.spans()
+    values = _not_the_measures_own(values, model, metrics.ids())
     by_column = {(d.table, d.column): d.id for d in model.dimensions}
     q = question.casefold()
     for hit in value_hits or []:
