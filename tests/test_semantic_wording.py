@@ -21,6 +21,7 @@ from wenshu.semantic.library import bundled_text
 from wenshu.semantic.mentions import read
 from wenshu.semantic.model import parse_model
 from wenshu.semantic.plan import Filter, QueryPlan
+from wenshu.semantic.windows import followup_window
 
 MODEL = parse_model(bundled_text("demo"))
 
@@ -174,3 +175,14 @@ def test_a_customers_city_is_their_own_and_an_orders_city_is_where_it_was_delive
         lives = conn.execute("SELECT COUNT(*) FROM customers c JOIN cities ci ON ci.city_id = c.city_id "
                              "WHERE ci.city_name = '杭州'").fetchone()[0]
     assert len(rows) == lives > 0
+
+
+def test_money_asked_of_a_dimensions_rows_and_the_period_before_that_moves_the_window():
+    plan = grounded("Refund reasons this week: how much money went back for each?",
+                    {"measures": ["uv"], "dimensions": ["refund_reason"]})
+    assert plan.measures == ["refund_amount"] and plan.dimensions == ["refund_reason"]
+    before = QueryPlan.model_validate({"measures": ["gmv"], "window": {"start": "2026-07-01", "end": "2026-10-01"}})
+    q = "and for the quarter before that?"
+    m = read(MODEL, q)
+    after = edit(before, m, followup_window(q, before.window, m.compare), q, MODEL)
+    assert after.compare == "none" and (after.window.start, after.window.end) == (date(2026, 4, 1), date(2026, 7, 1))

@@ -19,11 +19,11 @@ language's operator words):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from wenshu.semantic.fields import thresholds
 from wenshu.semantic.listing import detail
-from wenshu.semantic.mentions import Mentions, cue, label_words, oriented, read
+from wenshu.semantic.mentions import Mentions, cue, label_words, not_the_measures_own, oriented, read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.paths import measure_tables, reachable, reaches, value_filters
 from wenshu.semantic.plan import Filter, QueryPlan
@@ -45,6 +45,7 @@ def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str)
     names ("新注册用户" for 注册用户数, "customers ... bought" for customers who bought): the model read
     it, and the words back it up."""
     named = [next((x for x in plan.measures if x in m.alternatives.get(n, [])), n) for n in m.measures]
+    named = named or _money_of_rows(m, model, question)
     chosen = [x for x in plan.measures if x in named]
     if not named and len(plan.measures) == 1:
         entry = next((e for e in [*model.measures, *model.ratios] if e.id == plan.measures[0]), None)
@@ -55,6 +56,15 @@ def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str)
 
 
 _MONEY_UNITS = {"元", "¥", "￥", "yuan", "rmb", "cny", "$", "usd", "dollars", "€", "eur"}
+
+
+def _money_of_rows(m: Mentions, model: SemanticModel, question: str) -> list[str]:
+    """"Refund reasons: how much money went back for each": no measure named, money asked of the rows a named
+    dimension lives on; the one money measure of that table, if it has exactly one."""
+    tables = {d.table.lower() for d in model.dimensions if d.id in m.dimensions + m.split}
+    paid = [x.id for x in model.measures if (x.unit or "").casefold() in _MONEY_UNITS and x.agg == "sum"
+            and x.table.lower() in tables]
+    return paid if cue("money", question) and len(paid) == 1 else []
 
 
 def _money(measures: list[str], model: SemanticModel, question: str) -> list[str]:
@@ -201,7 +211,8 @@ def unanswerable(model: SemanticModel, m: Mentions, question: str) -> str | None
     free SQL starts without waiting for a plan that grounding would drop."""
     if thresholds(question):  # "orders over 8,000 yuan": a bound on rows, which a plan of totals cannot hold
         return "the question bounds row values (more than N): free SQL answers"
-    if not m.measures and not any(_backs(w, question) for e in [*model.measures, *model.ratios] for w in e.words()):
+    if not m.measures and not _money_of_rows(m, model, question) \
+            and not any(_backs(w, question) for e in [*model.measures, *model.ratios] for w in e.words()):
         return "the question names none of the semantic model's measures"
     return None
 
@@ -221,6 +232,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     if not measures:
         return Grounded(None, "the question names none of the semantic model's measures (the plan chose "
                         + ", ".join(plan.measures) + ")", dropped)
+    m = replace(m, values=not_the_measures_own(m.values, model, measures))  # "money refunded": no status filter
     filters = _filters(plan, model, m, measures, question)
     kinds = {d.id: d.kind for d in model.dimensions}
     kept = {c.id for f in filters for c in model.conformed(f.dimension)}

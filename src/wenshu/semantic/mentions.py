@@ -45,7 +45,6 @@ CUES = {
                 r"|\b(mom|wow|qoq|dod)\b"
                 r"|\b(against|than|vs\.?|versus|to|with) the same (point|time|days?|period|stage) (of |in )?last (week|month|quarter)\b"
                 r"|(than|versus|vs\.?|compared (to|with)|against|with) the (week|month|day|quarter|year) (before|prior)"
-                r"|\bthe (week|month|day|quarter|year) before (that|it)\b"
                 r"|比再前|再前一个?(周|月|天|日|季度|年)",
     "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|占多少(?!钱)|\bshares?\b|percentage of|proportion|what percent"
              r"|\bwhat % of\b|% of (the )?total"
@@ -182,7 +181,7 @@ class Mentions:
     judged: bool = False  # ranked by "best" / "worst", which follows the measure's `better`
 
 
-def _not_the_measures_own(values: dict[str, list[str]], model: SemanticModel, measures: list[str]) -> dict[str, list[str]]:
+def not_the_measures_own(values: dict[str, list[str]], model: SemanticModel, measures: list[str]) -> dict[str, list[str]]:
     """"the money refunded" with the refund amount named: "refunded" describes the measure of another table
     (its own word "refunded amount"), not a filter on the orders' status; "paid orders" keeps "paid"."""
     dims, out = {d.id: d for d in model.dimensions}, {}
@@ -236,7 +235,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         for code in found.ids():
             values.setdefault(d.id, []).append(code)
         value_spans += found.spans()
-    values = _not_the_measures_own(values, model, metrics.ids())
+    values = not_the_measures_own(values, model, metrics.ids())
     by_column = {(d.table, d.column): d.id for d in model.dimensions}
     q = question.casefold()
     for hit in value_hits or []:
