@@ -121,8 +121,8 @@ def test_a_split_pinned_to_one_value_is_no_split_and_two_values_still_split():
 
 
 def test_a_list_shows_fields_of_the_rows_it_looks_up_and_a_possessive_names_one_field(demo_db_file):
-    plan = grounded("list the refunds over ¥2,000 in the last 30 days with the order date, the buyer's phone and the amount",
-                    {"measures": ["pv"]})
+    plan = grounded("list the refunds over ¥2,000 in the last 30 days with the order date, the buyer's phone "
+                    "and the amount", {"measures": ["pv"]})
     assert plan.records == "refund"
     assert plan.columns == ["orders.order_date", "customers.phone", "refund_amount"]
     assert (plan.order_by, plan.order) == ("refund_amount", "desc")  # bounded below: the largest first
