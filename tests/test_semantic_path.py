@@ -45,7 +45,7 @@ def test_a_grounded_plan_answers_with_compiled_sql(agent, fake_model):
 
 def test_a_question_that_names_no_measure_goes_to_free_sql_without_asking_for_a_plan(agent, fake_model):
     fake_model.queue(FREE_SQL)
-    resp = agent.ask(AgentRequest(message="一共有多少笔已支付的订单？"))
+    resp = agent.ask(AgentRequest(message="我们一共卖过多少种商品？"))  # members of a dimension, not a measure
     plan = step(resp, "plan")
     assert plan.status == "skipped" and "names none of the semantic model's measures" in plan.detail
     assert step(resp, "generate").status == "ok" and resp.sql.startswith("SELECT COUNT(*)")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from wenshu.semantic import counting
 from wenshu.semantic.model import Dimension, SemanticModel
 from wenshu.semantic.spans import Spans
 
@@ -266,8 +267,12 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     rank = cue("rank", question)
     # "monthly average order value": monthly is a grain here; "daily traffic" names the traffic records
     bare = _blank(question, metrics.spans() + records.spans())
+    measures, alternatives = metrics.ids(), metrics.others
+    if not measures and cue("count", question):  # "上周一共成交了多少单": a count of rows the model can count
+        if found := counting.counted(model, question, values, records.hits):
+            measures, alternatives = found[:1], {found[0]: found[1:]}
     return Mentions(
-        measures=metrics.ids(), alternatives=metrics.others, dimensions=named, split=split, counted=counted,
+        measures=measures, alternatives=alternatives, dimensions=named, split=split, counted=counted,
         values=values,
         records=records.ids(), listing=cue("list", question) and not cue("count", question),
         dimension_words={d: [question[s:e] for s, e in spans] for d, spans in dims.hits.items()},

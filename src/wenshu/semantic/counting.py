@@ -1,0 +1,84 @@
+"""A count of rows or units asked for without naming a measure: "上周一共成交了多少单", "上个月一共有多少笔
+已支付订单", "上个月取消的订单有多少" are counts of orders, though none says 订单量.
+
+The semantic model says what can be counted:
+- a count measure's `unit` (单, 笔, 人, 件): "多少单" names the count measures whose unit is 单 (of the
+  rows the question names, when it names some: "已付款的订单有多少笔" does not count refunds in 笔);
+- a record's table: "多少笔…订单", "订单有多少", "how many … orders" name the row counts (`agg: count`) on
+  the record's table (a record counted is more specific than a unit: "多少笔订单" counts orders, not
+  refunds counted in 笔).
+Among several, the values the question names decide: a measure whose own filter is the value named
+("取消的" is status 2: the cancelled orders count) comes first; one whose filter excludes a value named
+is left out ("paid orders" cannot count cancelled ones); otherwise the model's own order decides, so
+the count declared first is the default one. The others stay as alternatives the answer can offer.
+"""
+
+from __future__ import annotations
+
+import re
+
+import sqlglot
+from sqlglot import exp
+
+from wenshu.semantic.model import Measure, SemanticModel
+
+_HOW_MANY = r"(?:多少|几)"
+_CLAUSE_END = r"[，。？！；,.?!;]"
+# "多少笔已支付订单", "how many paid orders": the count word before the rows, in the same clause
+_BEFORE = re.compile(r"(?:" + _HOW_MANY + r"[^，。？！；,.?!;]{0,8}|\b(?:how many|number of|count of)\s+(?:[\w-]+\s+){0,3})$",
+                     re.I)
+# "取消的订单有多少": the rows, then the count word at the end of the clause
+_AFTER = re.compile(r"^\s*(?:的)?(?:有|是|共|一共|总共|合计|总计)*\s*" + _HOW_MANY + r"\s*(?:个|笔|单|条|张)?\s*了?\s*(?:"
+                    + _CLAUSE_END + r"|$)")
+
+
+def own_filter(measure: Measure) -> dict[str, set[str]] | None:
+    """column -> the values a measure's filter keeps, when the filter is `col = v` / `col IN (…)` joined by
+    AND; {} without a filter; None for any other condition (it neither matches nor excludes a value)."""
+    if not measure.filter:
+        return {}
+    try:
+        tree = sqlglot.parse_one(measure.filter)
+    except sqlglot.errors.SqlglotError:
+        return None
+    out: dict[str, set[str]] = {}
+    for cond in tree.flatten() if isinstance(tree, exp.And) else [tree]:
+        cond = cond.unnest()
+        if isinstance(cond, exp.EQ) and isinstance(cond.this, exp.Column) and isinstance(cond.expression, exp.Literal):
+            out.setdefault(cond.this.name.lower(), set()).add(cond.expression.name)
+        elif (isinstance(cond, exp.In) and isinstance(cond.this, exp.Column) and cond.expressions
+              and all(isinstance(v, exp.Literal) for v in cond.expressions)):
+            out.setdefault(cond.this.name.lower(), set()).update(v.name for v in cond.expressions)
+        else:
+            return None
+    return out
+
+
+def _fit(measure: Measure, named: dict[str, set[str]]) -> int | None:
+    """2: its filter is exactly a value named; 1: consistent with what is named; None: it excludes one."""
+    own = own_filter(measure)
+    if own is None:
+        return 1
+    if any(col in own and not codes <= own[col] for col, codes in named.items()):
+        return None
+    return 2 if any(own.get(col) == codes for col, codes in named.items()) else 1
+
+
+def counted(model: SemanticModel, question: str, values: dict[str, list[str]],
+            records: dict[str, list[tuple[int, int]]]) -> list[str]:
+    """The count measures the question asks for by a unit or by the rows it counts, the one to use first."""
+    counts = [x for x in model.measures if x.agg in ("count", "count_distinct")]
+    named = {r.table.lower() for r in model.records if r.id in records}
+    units = {x.id for x in counts for m in re.finditer(_HOW_MANY + r"\s*(\S)", question)
+             if x.unit == m.group(1) and (not named or x.table.lower() in named)}  # "订单有多少笔": not refunds
+    tables = {r.table.lower() for r in model.records if r.id in records
+              and any(_BEFORE.search(question[:s]) or _AFTER.match(question[e:]) for s, e in records[r.id])}
+    rows = {x.id for x in counts if x.agg == "count" and x.table.lower() in tables}
+    pool = (rows & units) or rows or units
+    fits = []
+    for x in (x for x in counts if x.id in pool):
+        named = {d.column.lower(): set(values[d.id]) for d in model.dimensions
+                 if d.id in values and d.table.lower() == x.table.lower()}
+        if (fit := _fit(x, named)) is not None:
+            fits.append((-fit, x.id))
+    return [mid for _, mid in sorted(fits, key=lambda f: f[0])]

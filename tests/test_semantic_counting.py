@@ -1,0 +1,70 @@
+"""A count asked of rows or units without naming a measure ("成交了多少单", "多少笔已支付订单", "取消的订单有
+多少"): the semantic model's units and records say what is counted, the values named say which count.
+Pure functions on the demo's bundled model; the compiled count is checked against SQL written by hand on a
+real demo database. The questions are written here."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from wenshu.semantic.compile import compile_plan
+from wenshu.semantic.counting import own_filter
+from wenshu.semantic.grounding import ground
+from wenshu.semantic.library import bundled_text
+from wenshu.semantic.mentions import read
+from wenshu.semantic.model import Measure, parse_model
+from wenshu.semantic.plan import QueryPlan
+
+MODEL = parse_model(bundled_text("demo"))
+
+
+@pytest.mark.parametrize(("question", "measure"), [
+    ("这个月到现在一共卖出去多少单？", "paid_orders"),  # the unit 单: the default order count, declared first
+    ("上周华南有多少笔已支付的订单", "paid_orders"),  # the rows counted: orders, though refunds count in 笔
+    ("昨天付了款的订单有多少笔了？", "paid_orders"),
+    ("本月被取消的订单一共有多少？", "cancelled_orders"),  # the value named is the measure's own filter
+    ("上个月有几单被取消", "cancelled_orders"),
+    ("上周已退款的订单有多少个", "refunded_orders"),
+    ("上个月有多少笔退款", "refund_count"),  # a record named in the measure's words: named as before
+])  # fmt: skip
+def test_a_count_of_rows_or_units_names_the_count_measure_the_values_select(question, measure):
+    assert read(MODEL, question).measures == [measure]
+
+
+@pytest.mark.parametrize("question", [
+    "上个月被取消的订单有哪些？",  # a list, not a count
+    "上个月华东的订单金额是多少",  # how much, of an amount: no row count
+    "一共有多少个城市",  # a count of a dimension's members, not of rows a record holds
+])  # fmt: skip
+def test_no_count_measure_where_the_question_counts_no_rows(question):
+    assert read(MODEL, question).measures == []
+
+
+def test_a_measure_whose_filter_excludes_the_value_named_is_never_offered():
+    m = read(MODEL, "本月被取消的订单一共有多少？")
+    offered = [m.measures[0], *m.alternatives[m.measures[0]]]
+    assert "paid_orders" not in offered and "all_orders" in offered
+
+
+@pytest.mark.parametrize(("filter_sql", "expected"), [
+    (None, {}), ("status = 1", {"status": {"1"}}), ("status IN (1, 3)", {"status": {"1", "3"}}),
+    ("(status = 1) AND channel = 'app'", {"status": {"1"}, "channel": {"app"}}),
+    ("status = 1 OR status = 3", None), ("pay_amount > 0", None),
+])  # fmt: skip
+def test_a_measures_own_filter_is_read_as_values_kept_or_left_unknown(filter_sql, expected):
+    assert own_filter(Measure(id="m", zh="m", en="m", table="orders", agg="count", filter=filter_sql)) == expected
+
+
+def test_the_cancelled_count_compiles_to_the_cancelled_orders_of_the_window(demo_db_file):
+    question = "上个月取消的订单有多少？"
+    m = read(MODEL, question)
+    with sqlite3.connect(demo_db_file) as conn:
+        start, end = conn.execute("SELECT date('now', 'start of month', '-1 month'), date('now', 'start of month')").fetchone()
+        got = ground(QueryPlan.model_validate({"measures": m.measures, "window": {"start": start, "end": end}}),
+                     MODEL, question)
+        assert got.plan is not None, got.reason
+        expected = "SELECT COUNT(*) FROM orders WHERE status = 2 AND order_date >= ? AND order_date < ?"
+        assert conn.execute(compile_plan(MODEL, got.plan).sql).fetchall()[0][-1] == \
+            conn.execute(expected, (start, end)).fetchone()[0] > 0
