@@ -68,6 +68,9 @@ def test_periods_to_date_since_a_start_and_the_last_full_period(question, phrase
     ("new customers week by week this quarter", "new_customers", {"grain": "week"}),
     ("units sold month to month in 2025", "units_sold", {"grain": "month", "compare": "none"}),
     ("page views for each of the last four full quarters", "pv", {"grain": "quarter"}),
+    ("units sold in each of the 6 complete months before this one", "units_sold", {"grain": "month"}),
+    ("refunds by refund reason: number and percentage of each", "refund_count", {"share": True}),
+    ("visitors by channel with percent change vs last week", "uv", {"share": False, "compare": "previous"}),
     ("units sold this month against the month prior", "units_sold", {"compare": "previous"}),
     ("visitors in the corresponding stretch of last year", "uv", {"compare": "yoy"}),
     ("is app or web ahead on visitors this week?", "uv", {"dimensions": ["channel"]}),  # compiled on the traffic's

@@ -27,6 +27,7 @@ from wenshu.semantic.mentions import Mentions, cue, label_words, not_the_measure
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.paths import measure_tables, reachable, reaches, value_filters
 from wenshu.semantic.plan import Filter, QueryPlan
+from wenshu.semantic.ratios import share_of_whole
 
 _CJK = re.compile(r"[\u3400-\u9fff]+")
 
@@ -259,10 +260,13 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     if m.rank and not dims and not grain:
         return Grounded(None, "a ranked list of records, not a measure by a dimension: free SQL answers", dropped)
     ranked = m.rank and bool(dims or grain)
+    share = m.share
+    if share and not dims and not grain and (whole := share_of_whole(model, measures)):
+        measures, share = whole, False  # "what percentage of orders were cancelled": the cancellation rate
     order_by = plan.order_by if plan.order_by in measures else None
     update = {
         "measures": measures, "dimensions": dims, "filters": filters, "grain": grain,
-        "compare": m.compare, "share": m.share, "per": m.per if m.per != grain else None,
+        "compare": m.compare, "share": share, "per": m.per if m.per != grain else None,
         "limit": (m.limit or plan.limit) if ranked else None,
         "order": oriented(m, model, order_by or measures[0]) if ranked else None,
         "order_by": order_by if ranked else None,

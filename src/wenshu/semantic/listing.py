@@ -34,8 +34,8 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     names are the list's columns, and "more than N" bounds a row's value (`semantic.fields`).
     None when the question does not ask for rows; a Listed without a plan when the list cannot be
     made as asked (a value nothing filters it by, a rank with nothing to rank by, a bound on nothing)."""
-    if m.grain or m.share or m.compare != "none":
-        return None
+    if m.grain or m.share or m.compare != "none" or {r.id for r in model.ratios} & set(m.measures):
+        return None  # a ratio has no value per row: "the average spend per order" is no list of orders
     measures = {x.id: x for x in model.measures}
     counted = [measures[x].table for x in m.measures if x in measures and measures[x].agg == "count"]
     said = [r for r in model.records if _names(r, m, model, question) or _shared(r, m) or _shared(r, m, dims=True)]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from wenshu.semantic import counting
+from wenshu.semantic import counting, ratios
 from wenshu.semantic.model import Dimension, SemanticModel
 from wenshu.semantic.spans import Spans
 
@@ -50,6 +50,7 @@ CUES = {
     "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|占多少(?!钱)|\bshares?\b|percentage of|proportion|what percent"
              r"|\bwhat % of\b|% of (the )?total"
              r"|\bas (a )?percentages?\b|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent\b"
+             r"|\b(and|with|plus) (the |a |their |its )?percent(age)?s?\b(?! (change|growth|increase|decrease|drop|rise))"
              r"|\bslices?\b|\baccount(s|ed)? for\b|\bcontribut(e|es|ed|ion|ions)\b|\bmix\b|\bmakes? up\b",
     "rank": r"前\s*" + _NUM + r"\s*(名|个|位|家|款|大|的|$)" + _NOT_PERIOD + "|" + _NUM + _COUNTED
             + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
@@ -134,7 +135,7 @@ def per_period(question: str) -> str | None:
     return next((g for g, words in PER_WORDS.items() if re.search(words, question, re.I)), None)
 
 
-_EACH_OF = re.compile(r"\beach of the (?:last|past|previous|prior)\s+(?:[\w-]+\s+){0,4}?(day|week|month|quarter|year)s\b",
+_EACH_OF = re.compile(r"\beach of the (?:(?:last|past|previous|prior)\s+)?(?:[\w-]+\s+){0,4}?(day|week|month|quarter|year)s\b",
                       re.I)  # "sales for each of the last six months": one row per month
 
 
@@ -267,7 +268,9 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     rank = cue("rank", question)
     # "monthly average order value": monthly is a grain here; "daily traffic" names the traffic records
     bare = _blank(question, metrics.spans() + records.spans())
-    measures, alternatives = metrics.ids(), metrics.others
+    measure_words = {x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}
+    measures = ratios.averaged(model, question, metrics.ids(), measure_words)  # "average spend per order"
+    alternatives = metrics.others
     if not measures and cue("count", question):  # "上周一共成交了多少单": a count of rows the model can count
         if found := counting.counted(model, question, values, records.hits):
             measures, alternatives = found[:1], {found[0]: found[1:]}
@@ -276,7 +279,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         values=values,
         records=records.ids(), listing=cue("list", question) and not cue("count", question),
         dimension_words={d: [question[s:e] for s, e in spans] for d, spans in dims.hits.items()},
-        measure_words={x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}, grain=explicit_grain(bare),
+        measure_words=measure_words, grain=explicit_grain(bare),
         per=per_period(bare),
         compare=compare, share=cue("share", question), trend=cue("trend", question), rank=rank,
         limit=top_n(question) if rank else None,

@@ -1,0 +1,44 @@
+"""A ratio asked for by its parts rather than its name: the semantic model's ratios say what each is made of.
+
+- An average of a ratio's numerator per its denominator's rows is the ratio: "the average spend per
+  order" is GMV / orders, the model's average order value, not a list of each order's amount.
+- A share with nothing to split it by, of a measure that is a ratio's numerator, is the ratio: "what
+  percentage of orders were cancelled" is cancelled orders / all orders, the model's cancellation rate,
+  not cancelled orders as 100 % of themselves. Other counts of the same rows named with it ("orders")
+  are the whole the share is of, and go.
+"""
+
+from __future__ import annotations
+
+import re
+
+from wenshu.semantic.model import SemanticModel
+
+_AVERAGE = re.compile(r"\b(average|avg|mean)\b|平均|均值", re.I)
+_PER = r"(?:\bper|\ba|\ban|\beach|\bevery|/|每)\s*(?:个|笔|单|位|件)?\s*"
+
+
+def averaged(model: SemanticModel, question: str, measures: list[str], words: dict[str, list[str]]) -> list[str]:
+    """`measures` with a numerator averaged per its denominator ("average spend per order") as the ratio."""
+    if not _AVERAGE.search(question):
+        return measures
+    for r in model.ratios:
+        if r.numerator in measures and r.denominator in measures and any(
+                re.search(_PER + re.escape(w), question, re.I) for w in words.get(r.denominator, [])):
+            kept = [x for x in measures if x not in (r.numerator, r.denominator)]
+            return [r.id, *kept]
+    return measures
+
+
+def share_of_whole(model: SemanticModel, measures: list[str]) -> list[str] | None:
+    """The ratio a share of the whole asks for ("what percentage of orders were cancelled"), with the
+    measures it replaces gone; None when no percentage of a part of the same rows (both parts on one
+    table: not paid orders per visitor) has a named measure as its numerator."""
+    parts = {x.id: x for x in model.measures}
+    for r in model.ratios:
+        if r.numerator in measures and r.denominator in parts and r.numerator in parts and \
+                (r.scale == 100 or r.unit == "%") and parts[r.numerator].table == parts[r.denominator].table:
+            table = parts[r.denominator].table.lower()
+            whole = {x for x in measures if x in parts and parts[x].agg == "count" and parts[x].table.lower() == table}
+            return [r.id, *(x for x in measures if x != r.numerator and x not in whole)]
+    return None

@@ -1,0 +1,58 @@
+"""A ratio asked for by its parts: an average of a ratio's numerator per its denominator's rows, and a
+share of a whole with nothing to split it by, are the semantic model's ratios. Pure functions on the
+demo's bundled model; the compiled rate is checked against SQL written by hand on a real demo database.
+The questions are written here."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from wenshu.semantic.compile import compile_plan
+from wenshu.semantic.grounding import ground
+from wenshu.semantic.library import bundled_text
+from wenshu.semantic.mentions import read
+from wenshu.semantic.model import parse_model
+from wenshu.semantic.plan import QueryPlan
+
+MODEL = parse_model(bundled_text("demo"))
+
+
+def grounded(question: str, window: dict | None = None) -> QueryPlan:
+    m = read(MODEL, question)
+    got = ground(QueryPlan.model_validate({"measures": m.measures or ["gmv"], "window": window}), MODEL, question)
+    assert got.plan is not None, got.reason
+    return got.plan
+
+
+@pytest.mark.parametrize(("question", "measures"), [
+    ("the mean amount spent per order by channel", ["aov"]),  # not a list of each order's amount
+    ("average units sold per order this quarter", ["units_per_order"]),
+    ("average GMV of the orders by channel", ["gmv", "paid_orders"]),  # no "per order": not the ratio
+])  # fmt: skip
+def test_an_average_of_a_numerator_per_its_denominators_rows_is_the_ratio(question, measures):
+    plan = grounded(question)
+    assert plan.measures == measures and plan.records is None
+
+
+@pytest.mark.parametrize(("question", "measures", "share"), [
+    ("what share of all orders placed this week got cancelled?", ["cancel_rate"], False),
+    ("what proportion of settled orders were refunded orders last month", ["refund_rate"], False),
+    ("cancelled orders: share by channel", ["cancelled_orders"], True),  # split: a share of each channel
+    ("what share of GMV came from the app", ["gmv"], True),  # GMV / orders is money, not a percentage
+    ("paid orders as a share of visitors", ["paid_orders", "uv"], True),  # not one table's rows: no part of a whole
+])  # fmt: skip
+def test_a_share_of_a_whole_with_no_split_is_the_percentage_ratio_of_the_part(question, measures, share):
+    plan = grounded(question)
+    assert (plan.measures, plan.share) == (measures, share)
+
+
+def test_the_share_cancelled_compiles_to_the_cancellation_rate_of_the_window(demo_db_file):
+    with sqlite3.connect(demo_db_file) as conn:
+        start, end = conn.execute("SELECT date('now', '-29 days'), date('now', '+1 day')").fetchone()
+        plan = grounded("What percent of orders were cancelled over the last 30 days?", {"start": start, "end": end})
+        expected = ("SELECT ROUND(100.0 * SUM(status = 2) / COUNT(*), 2) FROM orders"
+                    " WHERE order_date >= ? AND order_date < ?")
+        got = conn.execute(compile_plan(MODEL, plan).sql).fetchall()
+        assert len(got) == 1 and got[0][-1] == conn.execute(expected, (start, end)).fetchone()[0] > 0
