@@ -93,5 +93,5 @@ def citations(passages: list, answer: str) -> list[Citation]:
     unique = list({p.chunk_id: p for p in passages}.values())
     said = set(tokens(answer))
     used = [p for p in unique if said & set(tokens(p.text))] or unique
-    return [Citation(document=p.document, document_id=p.document_id, section=p.heading, page=p.page, passage=p.text)
-            for p in used[:MAX_CITATIONS]]
+    return [Citation(document=p.document, document_id=p.document_id, chunk_id=p.chunk_id, section=p.heading,
+                     page=p.page, passage=p.text) for p in used[:MAX_CITATIONS]]
