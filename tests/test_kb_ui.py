@@ -6,8 +6,10 @@ citations under an answer that open their passage."""
 from __future__ import annotations
 
 import pytest
+import test_server_ui as ui
 from fixtures_kb import CUSTOM_RULE, PLATINUM_RULE, bad_set, good_set
-from test_server_ui import browser, open_page, server  # noqa: F401 - the shared browser fixtures
+
+browser, server, open_page = ui.browser, ui.server, ui.open_page  # the shared browser fixtures (module scope)
 
 SUMMARY = "文档摘要：退款、会员与指标的规定。"
 WATCH = """() => { window.kbSeen = {};
@@ -39,8 +41,7 @@ def doc_row(page, name: str):
     return page.locator(f'.kb-doc[data-name="{name}"]')
 
 
-def test_upload_with_the_button_shows_progress_errors_summaries_and_remove(open_page, files, fake,  # noqa: F811
-                                                                            tmp_path):
+def test_upload_with_the_button_shows_progress_errors_summaries_and_remove(open_page, files, fake, tmp_path):
     page = open_page(locale="en-US")
     fake.delay_s = 1.0  # a summary takes a moment, so its stage shows
     page.evaluate(WATCH)
@@ -70,7 +71,7 @@ def test_upload_with_the_button_shows_progress_errors_summaries_and_remove(open_
     assert doc_row(page, "campaign.html").count() == 1
 
 
-def test_dropping_files_on_the_page_uploads_them_in_chinese(open_page, files):  # noqa: F811
+def test_dropping_files_on_the_page_uploads_them_in_chinese(open_page, files):
     page = open_page(locale="zh-CN")
     drop = page.evaluate_handle("""([name, text]) => { const dt = new DataTransfer();
         dt.items.add(new File([text], name, {type: 'text/markdown'}));
@@ -89,7 +90,7 @@ def test_dropping_files_on_the_page_uploads_them_in_chinese(open_page, files):  
     assert doc_row(page, "退货说明.md").locator(".kb-doc-status").inner_text() == "就绪"
 
 
-def test_citations_open_their_passage(open_page, server, files, tmp_path):  # noqa: F811
+def test_citations_open_their_passage(open_page, server, files, tmp_path):
     import httpx
 
     from wenshu.assistant.state import AssistantResponse, Citation
