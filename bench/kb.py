@@ -8,8 +8,10 @@ DOCX, PDF, HTML and Markdown, plus this project's docs/*.md, ingested into a fre
 real embedder (no chat model: summaries are off). For each question of bench/data/kb/questions.yaml,
 a hit is a passage of the expected document that holds the answer substring (whitespace ignored).
 Reported: recall@1, recall@5 and MRR with the relevance floor (what users get) and recall@5 without
-it; for questions the corpus does not answer, the share answered "not in the documents"; ingest
-seconds per file; and the seconds from `add` to searchable for a generated N-page PDF.
+it; for questions the corpus does not answer, the share answered "not in the documents"; for the
+follow-ups (`followups:`, each with the question asked before it), recall@5 searched alone and as
+rewritten with the conversation (wenshu.kb.followup); ingest seconds per file; and the seconds from
+`add` to searchable for a generated N-page PDF.
 """
 
 from __future__ import annotations
@@ -72,6 +74,22 @@ def score(kb, questions: list[dict]) -> dict:
     }
 
 
+def score_followups(kb, followups: list[dict]) -> dict:
+    """Recall@5 of follow-up questions searched as they are and as rewritten with the question before."""
+    from wenshu.kb.followup import rewrite
+
+    rows = []
+    for f in followups:
+        rewritten = rewrite(f["q"], [f["after"]])
+        rows.append({"q": f["q"], "after": f["after"], "rewritten": rewritten,
+                     "rank_alone": rank_of(kb.search(f["q"], k=5).passages, f["doc"], f["answer"]),
+                     "rank_rewritten": rank_of(kb.search(rewritten, k=5).passages, f["doc"], f["answer"])})
+    n = max(1, len(rows))
+    return {"questions": len(rows), "recall_at_5_alone": round(sum(r["rank_alone"] is not None for r in rows) / n, 4),
+            "recall_at_5_rewritten": round(sum(r["rank_rewritten"] is not None for r in rows) / n, 4),
+            "misses": [r for r in rows if r["rank_rewritten"] is None]}
+
+
 def run(args) -> int:
     from bench.kb_corpus import long_pdf, render_corpus
     from bench.sql import _commit
@@ -79,7 +97,8 @@ def run(args) -> int:
     from wenshu.kb.library import open_knowledge_base
     from wenshu.settings import Settings
 
-    questions = yaml.safe_load(QUESTIONS.read_text(encoding="utf-8"))["questions"]
+    data = yaml.safe_load(QUESTIONS.read_text(encoding="utf-8"))
+    questions, followups = data["questions"], data.get("followups", [])
     with tempfile.TemporaryDirectory(prefix="wenshu-bench-kb-") as tmp:
         settings = Settings(home=Path(tmp) / "home", kb_summaries=False)
         store = open_store(settings)
@@ -91,6 +110,7 @@ def run(args) -> int:
         corpus_s = time.perf_counter() - t0
         failed = [r.to_dict() for r in added if r.error]
         quality = score(kb, questions)
+        follow = score_followups(kb, followups)
         big = long_pdf(Path(tmp) / "operations-manual.pdf", args.pages)
         marks: dict[str, float] = {}
 
@@ -108,6 +128,7 @@ def run(args) -> int:
                                                                          if r.document), "ingest_s": round(corpus_s, 2),
                    "per_file_s_median": round(statistics.median(r.seconds for r in added), 3)},
         "retrieval": quality,
+        "followups": follow,
         "long_pdf": {"pages": result.document.pages if result.document else None, "status": result.status,
                      "chunks": result.document.chunk_count if result.document else 0,
                      "to_searchable_s": round(ingest_s, 2),
@@ -124,6 +145,10 @@ def run(args) -> int:
           f"false 'not found' {q['false_not_found']:.1%}")
     print(f"unanswerable ({q['unanswerable']}): answered 'not in the documents' {q['unanswerable_not_found']:.1%}; "
           f"search {q['search_ms']} ms")
+    print(f"follow-ups ({follow['questions']}): recall@5 searched alone {follow['recall_at_5_alone']:.1%}, "
+          f"rewritten with the question before {follow['recall_at_5_rewritten']:.1%}")
+    for miss in follow["misses"]:
+        print(f"  follow-up miss: {miss['rewritten']}")
     print(f"{big_r['pages']}-page PDF: searchable after {big_r['to_searchable_s']} s (parse+chunk "
           f"{big_r['parse_chunk_s']} s, embed+write {big_r['embed_write_s']} s), {big_r['chunks']} chunks")
     for miss in q["misses"]:

@@ -88,3 +88,16 @@ def models_for_summaries(fake_model):
     from wenshu.providers.base import ModelClient
 
     return ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake")
+
+
+def test_a_follow_up_is_searched_with_the_question_before_it(assistant, kb, kb_docs, fake_model):
+    from wenshu.assistant.documents import offer_documents
+
+    kb.add(kb_docs)
+    alone = offer_documents(kb, "那有什么权益呢？")
+    assert not alone.strong and alone.tools[0].call({"query": "那有什么权益呢？"})[0].startswith("Not in the documents")
+    fake_model.queue(step("search_documents", query="那有什么权益呢？"), final("白金会员享受全年免运费和专属客服。"))
+    resp = assistant.ask("那有什么权益呢？", earlier=("白金会员怎么升级？",))
+    assert resp.route == "agent" and [s.action for s in resp.steps] == ["search_documents"]
+    assert resp.steps[0].result.startswith("[1] membership.pdf")  # searched as "白金会员怎么升级？ 有什么权益"
+    assert resp.citations and resp.citations[0].document == "membership.pdf" and resp.citations[0].page == 2

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from wenshu.assistant.state import Citation
 from wenshu.assistant.tools import Tool, text_params
+from wenshu.kb.followup import rewrite
 from wenshu.kb.library import DEFAULT_COLLECTION
 from wenshu.knowledge.tokenize import tokens
 from wenshu.prompts import render
@@ -25,11 +26,12 @@ STRONG_COVERAGE = 0.6  # request a documents question: the agent route, not stra
 NOT_FOUND = "Not in the documents: no passage answers this. Say so plainly; do not guess."
 
 
-def search_documents_tool(kb, collection: str, found: list) -> Tool:
-    """Search the collection; every passage returned is appended to `found` for the citations."""
+def search_documents_tool(kb, collection: str, found: list, earlier: tuple[str, ...] = ()) -> Tool:
+    """Search the collection; every passage returned is appended to `found` for the citations. A follow-up
+    query is searched as rewritten with the conversation's earlier questions (kb/followup.py)."""
 
     def run(args: dict) -> str:
-        result = kb.search(args["query"], collection, k=MAX_PASSAGES)
+        result = kb.search(rewrite(args["query"], earlier), collection, k=MAX_PASSAGES)
         if not result.found:
             return NOT_FOUND
         found.extend(result.passages)
@@ -77,13 +79,15 @@ def open_documents(settings, engine, embedder):
     return open_knowledge_base(settings, engine, embedder=embedder)
 
 
-def offer_documents(kb, request: str, collection: str = DEFAULT_COLLECTION) -> DocumentsOffer:
-    """Nothing when the collection holds no searchable document; else the tool, context line and hint."""
+def offer_documents(kb, request: str, collection: str = DEFAULT_COLLECTION, earlier: tuple[str, ...] = ()
+                    ) -> DocumentsOffer:
+    """Nothing when the collection holds no searchable document; else the tool, context line and hint.
+    `earlier`: the conversation's earlier user questions, oldest first (a follow-up is read with them)."""
     if kb is None or not kb.has_documents(collection):
         return DocumentsOffer()
     offer = DocumentsOffer(context=documents_context(kb, collection),
-                           strong=is_documents_question(kb, collection, request))
-    offer.tools.append(search_documents_tool(kb, collection, offer.passages))
+                           strong=is_documents_question(kb, collection, rewrite(request, earlier)))
+    offer.tools.append(search_documents_tool(kb, collection, offer.passages, tuple(earlier)))
     return offer
 
 
@@ -93,5 +97,5 @@ def citations(passages: list, answer: str) -> list[Citation]:
     unique = list({p.chunk_id: p for p in passages}.values())
     said = set(tokens(answer))
     used = [p for p in unique if said & set(tokens(p.text))] or unique
-    return [Citation(document=p.document, document_id=p.document_id, section=p.heading, page=p.page, passage=p.text)
-            for p in used[:MAX_CITATIONS]]
+    return [Citation(document=p.document, document_id=p.document_id, chunk_id=p.chunk_id, section=p.heading,
+                     page=p.page, passage=p.text) for p in used[:MAX_CITATIONS]]

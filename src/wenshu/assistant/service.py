@@ -66,9 +66,11 @@ class Assistant:
         names = ", ".join(t.name for t in catalog.tables[:40])
         return Vocabulary.of(catalog, self.agent.semantic_model(datasource)), f"The database holds the tables: {names}."
 
-    def prepare(self, request: str, *, workspace: str | Path | None = None, datasource: str | None = None
-                ) -> tuple[str, AssistantContext]:
-        """(route, context) of a request: the skills and tools the host offers, the route the rules choose."""
+    def prepare(self, request: str, *, workspace: str | Path | None = None, datasource: str | None = None,
+                earlier: tuple[str, ...] = ()) -> tuple[str, AssistantContext]:
+        """(route, context) of a request: the skills and tools the host offers, the route the rules choose.
+        `earlier`: the conversation's earlier user questions, oldest first (documents search reads a
+        follow-up with them)."""
         ds = datasource or self.settings.default_datasource
         embedder = getattr(self.agent.recall, "embedder", None)
         good, _ = self.skills.scan()
@@ -78,7 +80,7 @@ class Assistant:
         def ask_data(question: str) -> AgentResponse:
             return self.agent.ask(AgentRequest(message=question, datasource=ds))
 
-        documents = offer_documents(self.kb, request)
+        documents = offer_documents(self.kb, request, earlier=tuple(earlier))
         vocabulary, context = self._datasource_words(ds)
         way = route(request, workspace=workspace is not None, skill_score=picked[0][0] if picked else None,
                     vocabulary=vocabulary, documents=documents.strong)  # fmt: skip
@@ -101,12 +103,13 @@ class Assistant:
                                      ask=ask_data, max_steps=self.settings.assistant_max_steps,
                                      warnings=warnings, passages=documents.passages)  # fmt: skip
 
-    def ask(self, message: str, *, workspace: str | Path | None = None, datasource: str | None = None) -> AssistantResponse:
+    def ask(self, message: str, *, workspace: str | Path | None = None, datasource: str | None = None,
+            earlier: tuple[str, ...] = ()) -> AssistantResponse:
         request = (message or "").strip()
         if not request:
             raise EmptyQuestion()
         lang = detect_lang(request)
-        way, ctx = self.prepare(request, workspace=workspace, datasource=datasource)
+        way, ctx = self.prepare(request, workspace=workspace, datasource=datasource, earlier=earlier)
         models, offered, skills = ctx.models, ctx.tools, ctx.skills
         state = self.graph.invoke({"request": request, "lang": lang, "route": way, "steps": [], "repairs": 0},
                                   context=ctx)  # fmt: skip

@@ -34,6 +34,7 @@ class Citation(BaseModel):
 
     document: str  # the file name
     document_id: str
+    chunk_id: str = ""  # GET /api/kb/chunks/{chunk_id} reads the passage again
     section: str = ""  # the heading path, "A > B"
     page: int | None = None
     passage: str = ""

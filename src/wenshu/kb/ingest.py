@@ -34,6 +34,7 @@ from wenshu.storage.kb_store import KbDocument, KbDocuments
 
 Progress = Callable[[str, int, int], None]
 EMBED_BATCH = 32
+WAITING = ("added", "resumed")  # admitted, to be ingested
 
 
 def namespace(collection: str) -> str:
@@ -89,6 +90,18 @@ class Ingestor:
     def add_bytes(self, name: str, data: bytes, collection: str, *, source: str,
                   progress: Progress | None = None) -> AddResult:
         t0 = time.perf_counter()
+        admitted = self.admit(name, data, collection, source=source)
+        if admitted.status not in WAITING:
+            return admitted
+        result = self.ingest(admitted.document, progress)
+        result.status = result.status if result.error else admitted.status
+        result.seconds = time.perf_counter() - t0
+        return result
+
+    def admit(self, name: str, data: bytes, collection: str, *, source: str) -> AddResult:
+        """Check and keep a file and give it a document row, without ingesting it. `added` (a new row in status
+        `parsing`) or `resumed` (an unfinished document with this content) wait for `ingest`; `duplicate` and
+        `error` need nothing more. The server admits an upload in the request and ingests in the background."""
         try:
             fmt = file_format(name)
             check_size(name, len(data), self.max_bytes)
@@ -103,14 +116,9 @@ class Ingestor:
             kept = self._keep(data, f"{digest}{Path(name).suffix.lower()}")
             known = self.docs.create(collection=collection, name=name, source=source, content_hash=digest,
                                      format=fmt, size_bytes=len(data), path=kept.name)
-            status = "added"
-        else:
-            self._keep(data, known.path)  # an unfinished document resumes; its copy is put back if it was lost
-            status = "resumed"
-        result = self.ingest(known, progress)
-        result.status = result.status if result.error else status
-        result.seconds = time.perf_counter() - t0
-        return result
+            return AddResult(name, "added", document=known)
+        self._keep(data, known.path)  # an unfinished document resumes; its copy is put back if it was lost
+        return AddResult(name, "resumed", document=known)
 
     def ingest(self, doc: KbDocument, progress: Progress | None = None) -> AddResult:
         """Run (or resume) every step of one document; errors become the result, never an exception."""

@@ -67,6 +67,14 @@ class KnowledgeBase:
                   source: str | None = None) -> AddResult:
         return self.ingestor.add_bytes(name, data, collection, source=source or f"upload:{name}")
 
+    def admit(self, name: str, data: bytes, collection: str = DEFAULT_COLLECTION) -> AddResult:
+        """An upload checked, kept and given a row, to be ingested later (`ingest`); see Ingestor.admit."""
+        return self.ingestor.admit(name, data, collection, source=f"upload:{name}")
+
+    def ingest(self, doc: KbDocument, progress: Progress | None = None) -> AddResult:
+        """Run or resume one document's ingest (an admitted upload, or one a crash left unfinished)."""
+        return self.ingestor.ingest(doc, progress)
+
     def list(self, collection: str | None = None) -> list[KbDocument]:
         return self.docs.list(collection)
 
@@ -130,12 +138,14 @@ class KnowledgeBase:
 
     def summarize(self, models, collection: str | None = None, progress: Progress | None = None) -> list[KbDocument]:
         """Summarise every document waiting for its summary; returns them as they are now."""
-        summarizer = Summarizer(self.docs, models)
-        done = []
-        for doc in summarizer.pending(collection):
-            summarizer.summarize(doc, progress)
-            done.append(self.docs.get(doc.id))
-        return done
+        return [self.summarize_document(doc, models, progress) for doc in self.pending_summaries(collection)]
+
+    def pending_summaries(self, collection: str | None = None) -> list[KbDocument]:
+        return self.docs.list(collection, ("summarizing",))
+
+    def summarize_document(self, doc: KbDocument, models, progress: Progress | None = None) -> KbDocument:
+        Summarizer(self.docs, models).summarize(doc, progress)
+        return self.docs.get(doc.id)
 
 
 def open_knowledge_base(settings, engine: Engine, embedder=None, hooks: Hooks | None = None) -> KnowledgeBase:

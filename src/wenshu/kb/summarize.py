@@ -65,6 +65,3 @@ class Summarizer:
         self.docs.finish_summary(doc.id, summary)
         progress(label, len(parts) + 1, len(parts) + 1)
         return summary
-
-    def pending(self, collection: str | None = None) -> list[KbDocument]:
-        return self.docs.list(collection, ("summarizing",))

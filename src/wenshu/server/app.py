@@ -58,7 +58,7 @@ def answer_workers(settings: Settings, models: ModelClient | None = None) -> int
 
 
 def open_state(settings: Settings, models: ModelClient | None, bind_host: str, metrics: Metrics,
-               limiter: RateLimiter) -> ServerState:
+               limiter: RateLimiter, kb_hooks=None) -> ServerState:
     """Open the store (building the demo database if needed), the Agent and the runner."""
     from wenshu.agent.service import Agent
     from wenshu.bootstrap import ensure_demo, open_store
@@ -80,21 +80,23 @@ def open_state(settings: Settings, models: ModelClient | None, bind_host: str, m
     from wenshu.server.workspace_tasks import WorkspaceTasks
 
     return ServerState(settings=settings, store=store, agent=agent, runner=runner, metrics=metrics,
-                       limiter=limiter, bind_host=bind_host, kb=ServerKnowledgeBase(settings, store.engine, agent),
+                       limiter=limiter, bind_host=bind_host, kb=ServerKnowledgeBase(settings, store.engine, agent, kb_hooks),
                        workspace_tasks=WorkspaceTasks(settings, agent.models))
 
 
 def create_app(settings: Settings | None = None, *, models: ModelClient | None = None,
-               bind_host: str = "127.0.0.1") -> FastAPI:
-    """The application; `models` replaces the configured provider (tests pass the scripted fake)."""
+               bind_host: str = "127.0.0.1", kb_hooks=None) -> FastAPI:
+    """The application; `models` replaces the configured provider (tests pass the scripted fake), `kb_hooks`
+    are the knowledge base's test seams (wenshu.kb.ingest.Hooks)."""
     settings = settings or get_settings()
     metrics = Metrics()
     limiter = RateLimiter(settings.rate_limit_per_minute)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        state = open_state(settings, models, bind_host, metrics, limiter)
+        state = open_state(settings, models, bind_host, metrics, limiter, kb_hooks)
         app.state.wenshu = state
+        state.kb.resume()  # documents a crash left unfinished, in the background
         try:
             async with background_resync(state.store, settings):
                 yield

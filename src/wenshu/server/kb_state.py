@@ -1,9 +1,13 @@
-"""The server's knowledge base: opened on first use with the agent's embedder, and a background worker
-that summarises new documents one at a time with the server's chat model.
+"""The server's knowledge base: opened on first use with the agent's embedder, background ingest
+(server/kb_jobs.py), a background worker that summarises documents one at a time with the server's
+chat model, the progress of both, and the resume at server start.
 
-The worker runs while documents wait for their summary (status `summarizing`) and then stops; `kick`
-starts it again after an upload. A document is searchable from its upload on: summaries only add to it.
-A failure is logged and leaves the document waiting (its finished segments kept); the next kick resumes.
+The summary worker runs while documents wait for their summary (status `summarizing`) and then stops;
+`kick` starts it again after an ingest. A document is searchable from its publish on: summaries only add
+to it. A failure is logged and leaves the document waiting (its finished segments kept); the next kick
+resumes. At start (`resume`), documents a crash left in parsing, chunking or embedding are queued for
+ingest and waiting summaries are kicked, so a `kill -9` mid-ingest ends, after a restart, with the
+document ready or in error.
 """
 
 from __future__ import annotations
@@ -11,12 +15,43 @@ from __future__ import annotations
 import logging
 import threading
 
+from wenshu.server.kb_jobs import KbJobs
+
 log = logging.getLogger("wenshu.server.kb")
+
+INTERRUPTED = ("parsing", "chunking", "embedding")  # an ingest stopped before its publish
+
+
+class Progress:
+    """Document id -> the stage working on it now and its counter; read by the task and document routes."""
+
+    def __init__(self) -> None:
+        self._now: dict[str, tuple[str, int, int]] = {}
+
+    def set(self, doc_id: str, stage: str, done: int, total: int) -> None:
+        self._now[doc_id] = (stage, done, total)
+
+    def clear(self, doc_id: str) -> None:
+        self._now.pop(doc_id, None)
+
+    def tracker(self, doc_id: str):
+        """A kb Progress callback: its label starts with the stage ("embedding a.pdf", "summarizing a.pdf")."""
+        return lambda label, done, total: self.set(doc_id, label.split(" ", 1)[0], done, total)
+
+    def stage(self, doc_id: str) -> str:
+        return self._now.get(doc_id, ("",))[0]
+
+    def of(self, doc_id: str | None, status: str) -> dict:
+        """{done, total} when the counted stage is the document's status now, {} otherwise."""
+        stage, done, total = self._now.get(doc_id or "", ("", 0, 0))
+        return {"done": done, "total": total} if stage == status and total else {}
 
 
 class ServerKnowledgeBase:
-    def __init__(self, settings, engine, agent):
-        self.settings, self.engine, self.agent = settings, engine, agent
+    def __init__(self, settings, engine, agent, hooks=None):
+        self.settings, self.engine, self.agent, self.hooks = settings, engine, agent, hooks
+        self.progress = Progress()
+        self.jobs = KbJobs(self)
         self._kb = None
         self._lock = threading.Lock()
         self._worker: threading.Thread | None = None
@@ -29,9 +64,38 @@ class ServerKnowledgeBase:
                 from wenshu.kb.library import open_knowledge_base
 
                 embedder = getattr(self.agent.recall, "embedder", None)
-                self._kb = open_knowledge_base(self.settings, self.engine, embedder=embedder)
+                self._kb = open_knowledge_base(self.settings, self.engine, embedder=embedder, hooks=self.hooks)
             return self._kb
 
+    def document_out(self, doc) -> dict:
+        """A document as the list shows it, with `queued` and the progress of the stage working on it."""
+        return {**doc.to_dict(), "queued": self.progress.stage(doc.id) == "queued",
+                **self.progress.of(doc.id, doc.status)}
+
+    # -- resume at start -------------------------------------------------------------------------------
+    def resume(self) -> threading.Thread:
+        """Resume, in the background, what a crash or restart left unfinished (see the module's docstring)."""
+        thread = threading.Thread(target=self._resume, name="wenshu-kb-resume", daemon=True)
+        thread.start()
+        return thread
+
+    def _resume(self) -> None:
+        from wenshu.storage.kb_store import KbDocuments
+
+        try:
+            docs = KbDocuments(self.engine)
+            interrupted = docs.list(None, INTERRUPTED)
+            if not interrupted and not docs.list(None, ("summarizing",)):
+                return
+            self.get()  # KbNoEmbedder when embeddings are off: nothing can be resumed
+            if interrupted:
+                task = self.jobs.resume(interrupted)
+                log.info("resuming %d unfinished knowledge-base documents (task %s)", len(interrupted), task.id)
+            self.kick()
+        except Exception:  # noqa: BLE001 - logged; `wenshu kb reindex` resumes them as well
+            log.exception("resuming knowledge-base documents failed")
+
+    # -- summaries -------------------------------------------------------------------------------------
     def kick(self) -> None:
         """Summarise waiting documents in the background (no-op when summaries are off)."""
         if not self.settings.kb_summaries:
@@ -42,6 +106,10 @@ class ServerKnowledgeBase:
                 self._worker = threading.Thread(target=self._run, name="wenshu-kb-summaries", daemon=True)
                 self._worker.start()
 
+    def summarizing(self) -> bool:
+        """Whether the summary worker is running (a waiting document may still get its summary)."""
+        return self._worker is not None
+
     def _run(self) -> None:
         while True:
             with self._lock:  # the decision to stop and a kick cannot interleave
@@ -50,12 +118,17 @@ class ServerKnowledgeBase:
                     return
                 self._again.clear()
             try:
-                self.get().summarize(self.agent.models())
+                kb, models = self.get(), self.agent.models()
+                for doc in kb.pending_summaries():
+                    try:
+                        kb.summarize_document(doc, models, self.progress.tracker(doc.id))
+                    finally:
+                        self.progress.clear(doc.id)
             except Exception:  # noqa: BLE001 - logged; the documents stay searchable and wait for the next kick
                 log.exception("summarising knowledge-base documents failed")
 
     def join(self, timeout: float | None = None) -> None:
-        """Wait for the worker to finish (tests, shutdown)."""
+        """Wait for the summary worker to finish (tests, shutdown)."""
         worker = self._worker
         if worker is not None:
             worker.join(timeout)

@@ -149,6 +149,11 @@ class KbDocuments:
         with self.engine.connect() as conn:
             return [_chunk(r) for r in conn.execute(q)]
 
+    def chunk(self, chunk_id: str) -> KbChunk | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(kb_chunks).where(kb_chunks.c.id == chunk_id)).first()
+        return _chunk(row) if row else None
+
     def chunks_of(self, doc_id: str) -> list[KbChunk]:
         q = sa.select(kb_chunks).where(kb_chunks.c.document_id == doc_id).order_by(kb_chunks.c.ordinal)
         with self.engine.connect() as conn:

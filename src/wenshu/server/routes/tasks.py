@@ -10,7 +10,7 @@ from pydantic import Discriminator, Tag
 from wenshu.errors import NotFound
 from wenshu.server.answers import start_answer
 from wenshu.server.deps import CurrentUser, LangDep, StateDep
-from wenshu.server.routes import task_actions
+from wenshu.server.routes import kb, task_actions
 from wenshu.server.routes.task_actions import WorkspaceTaskBody
 from wenshu.server.schemas import AskBody, TaskCreated, TaskOut
 
@@ -46,8 +46,9 @@ def create_task(body: TaskBody, state: StateDep, user: CurrentUser, lang: LangDe
 @router.get("/{task_id}", operation_id="tasks_get", response_model=None, responses={200: {"model": TaskOut}})
 def get_task(task_id: str, state: StateDep, user: CurrentUser, lang: LangDep) -> dict:
     """The task's status, the nodes finished so far, and its result or error once it has one; for a workspace
-    task, its steps so far and, once it ended, its ending and diff."""
-    return task_actions.find(state, user, task_id, lang) or _task(state, user, task_id).to_task(lang)
+    task, its steps so far and, once it ended, its ending and diff; for a knowledge-base upload, its files."""
+    found = task_actions.find(state, user, task_id, lang) or kb.find_task(state, user, task_id, lang)
+    return found or _task(state, user, task_id).to_task(lang)
 
 
 @router.delete("/{task_id}", operation_id="tasks_cancel", response_model=None, responses={200: {"model": TaskOut}})

@@ -22,7 +22,7 @@ export function setToken(token) {
   else localStorage.removeItem(TOKEN_KEY);
 }
 
-function headers(json) {
+export function headers(json) {
   const h = { "Accept-Language": getLang() === "zh" ? "zh-CN" : "en" };
   if (json) h["Content-Type"] = "application/json";
   const token = getToken();
@@ -30,7 +30,7 @@ function headers(json) {
   return h;
 }
 
-async function errorFrom(res) {
+export async function errorFrom(res) {
   let body = null;
   try {
     body = await res.json();

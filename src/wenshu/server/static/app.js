@@ -5,6 +5,7 @@ import { api, getToken, setToken } from "./api.js";
 import { applyI18n, getLang, label, setLang } from "./i18n.js";
 import { createSidebar } from "./sidebar.js";
 import { createChat } from "./chat.js";
+import { setupKnowledgeBase } from "./kb.js";
 
 const $ = (sel) => document.querySelector(sel);
 const state = { conversationId: null, datasource: null, meta: null };
@@ -101,6 +102,7 @@ async function boot() {
 
 applyI18n();
 setupSettings();
+setupKnowledgeBase({ button: $("#kb-open"), onError: showBanner });
 $("#new-chat").addEventListener("click", () => {
   sidebar.closeDrawer();
   openConversation(null);

@@ -8,6 +8,7 @@ import { createSteps } from "./steps.js";
 import { createTable } from "./table.js";
 import { createChart } from "./chart.js";
 import { createChips } from "./chips.js";
+import { citationList } from "./citations.js";
 
 export function userMessage(text) {
   return el("article", { class: "msg user" }, el("div", { class: "bubble" }, text));
@@ -38,6 +39,7 @@ export function assistantMessage({ onPlan } = {}) {
   const steps = createSteps();
   const slots = {
     answer: el("div", { class: "answer", "data-testid": "answer" }),
+    citations: el("div", { class: "slot-citations" }),
     plan: el("div", { class: "slot-plan" }),
     sql: el("div", { class: "slot-sql" }),
     table: el("div", { class: "slot-table" }),
@@ -66,6 +68,8 @@ export function assistantMessage({ onPlan } = {}) {
   function fromResponse(resp) {
     if (!resp) return;
     if (resp.answer) setAnswer(resp.answer);
+    const sources = citationList(resp.citations);
+    if (sources) slots.citations.replaceChildren(sources);
     if (resp.plan && onPlan) slots.plan.replaceChildren(createChips(resp.plan, onPlan));
     if (!slots.sql.firstChild) setSql(resp.sql);
     if (!slots.table.firstChild) setTable(resp);
