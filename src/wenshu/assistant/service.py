@@ -111,10 +111,11 @@ class Assistant:
                 tools.append(web_search_tool(WebSearch(McpSearch(self.mcp, searcher),
                                                        max_results=self.settings.web_search_results)))
         offered = select(request, tools, k=MAX_TOOLS, embedder=embedder, floor=float("-inf"))  # the best five, always
+        history = history_block(earlier, self.settings.assistant_history_tokens)
         return way, AssistantContext(models=self.agent.models(), tools=offered, skills=skills, context=context,
                                      ask=ask_data, ask_here=ask_here, max_steps=self.settings.assistant_max_steps,
                                      warnings=warnings, passages=documents.passages, on_event=on_event,
-                                     history=history_block(earlier, self.settings.assistant_history_tokens))  # fmt: skip
+                                     history=history)  # fmt: skip
 
     def ask(self, message: str, *, workspace: str | Path | None = None, datasource: str | None = None,
             conversation_id: str | None = None, user_id: str = "local", on_event=None) -> AssistantResponse:

@@ -53,7 +53,8 @@ class LiveSteps:
             self.route = str(event.data)
         elif event.type == "node" and event.node == "tool" and event.status == "started":
             args = json.dumps(data.get("arguments") or {}, ensure_ascii=False)
-            err_console.print(f"· {data.get('tool')} {args}", style="dim", markup=False, highlight=False, soft_wrap=True)
+            err_console.print(f"· {data.get('tool')} {args}", style="dim", markup=False, highlight=False,
+                              soft_wrap=True)
         elif event.type == "node" and event.node == "tool":
             mark = "✓" if event.status == "ok" else "✗"
             err_console.print(f"  {mark} {data.get('detail', '')} ({event.ms:.0f} ms)", style="dim", markup=False,
