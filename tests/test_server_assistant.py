@@ -54,6 +54,8 @@ def test_tool_steps_tokens_and_the_answer_stream_and_the_turns_are_stored(live_s
     stored = http.get(f"/api/conversations/{cid}").json()["messages"]
     assert [(m["role"], m["content"]) for m in stored] == [("user", REPORT), ("assistant", answer)]
     assert stored[-1]["id"] == data["done"]["message_id"] and stored[-1]["payload"]["steps"][0]["ok"] is True
+    assert [c["id"] for c in http.get("/api/conversations").json()["items"]] == [cid]  # the tool's question is a step
+    assert [e["question"] for e in http.get("/api/audit").json()["items"]] == ["how many orders in total"]  # audited
 
     fake.queue(final("Shorter."))
     again = stream_events(http, cid, "make it shorter", resource="assistant")

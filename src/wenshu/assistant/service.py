@@ -83,8 +83,12 @@ class Assistant:
         picked = scored(request, list(good.values()), k=MAX_SKILLS, embedder=embedder)
         skills = [s for _, s in picked]
 
-        def ask_data(question: str) -> AgentResponse:  # a sub-question: a turn of its own
-            return self.agent.ask(AgentRequest(message=question, datasource=ds, user_id=user_id))
+        def ask_data(question: str) -> AgentResponse:
+            """A sub-question (query_database): a step of this turn, not a conversation of the user's. The
+            pipeline stores every answer in a conversation; that one is dropped (the audit log keeps it)."""
+            resp = self.agent.ask(AgentRequest(message=question, datasource=ds, user_id=user_id))
+            self.store.conversations.delete(resp.conversation_id, user_id=user_id)
+            return resp
 
         def ask_here(question: str) -> AgentResponse:  # the request itself, in this conversation, streamed
             return self.agent.ask(AgentRequest(message=question, datasource=ds, conversation_id=conversation_id,
