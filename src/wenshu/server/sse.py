@@ -132,6 +132,12 @@ async def stream_run(run: Run, bridge: StreamBridge, runner: Runner, lang: str, 
             runner.cancel(run)
 
 
+def sse_route(description: str) -> dict:
+    """The OpenAPI side of a route that answers with an event stream: `@router.post(path, **sse_route(...))`."""
+    return {"response_class": StreamingResponse,
+            "responses": {200: {"content": {"text/event-stream": {}}, "description": description}}}
+
+
 def answer_stream(state, user, lang: str, conversation_id: str, message: str, datasource: str | None, *,
                   plan: dict | None = None, answer: Answer | None = None) -> StreamingResponse:
     """The event stream of a new answer in the user's conversation (by the pipeline, or by `answer`)."""

@@ -13,19 +13,14 @@ from fastapi.responses import StreamingResponse
 
 from wenshu.server.deps import CurrentUser, LangDep, StateDep
 from wenshu.server.schemas import AssistantBody
-from wenshu.server.sse import answer_stream
+from wenshu.server.sse import answer_stream, sse_route
 
 router = APIRouter(prefix="/api/conversations", tags=["assistant"])
+EVENTS = ("node (route, decide, tool and the data pipeline's), token, sql, result, chart, answer (an "
+          "AssistantResponse), error and one final done event (docs/api.md)")
 
 
-@router.post(
-    "/{conversation_id}/assistant",
-    operation_id="conversation_assistant_stream",
-    response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}, "description": "node (route, decide, tool and the data "
-                     "pipeline's), token, sql, result, chart, answer (an AssistantResponse), error and one final "
-                     "done event (docs/api.md)"}},
-)
+@router.post("/{conversation_id}/assistant", operation_id="conversation_assistant_stream", **sse_route(EVENTS))
 async def assistant_message(conversation_id: str, body: AssistantBody, state: StateDep, user: CurrentUser,
                             lang: LangDep) -> StreamingResponse:
     """Ask the general assistant in this conversation and stream its steps and answer as they happen."""

@@ -8,18 +8,13 @@ from fastapi.responses import StreamingResponse
 from wenshu.server.answers import owned_conversation
 from wenshu.server.deps import CurrentUser, LangDep, StateDep
 from wenshu.server.schemas import MessageBody, Stopped
-from wenshu.server.sse import answer_stream
+from wenshu.server.sse import answer_stream, sse_route
 
 router = APIRouter(prefix="/api/conversations", tags=["conversations"])
 
 
-@router.post(
-    "/{conversation_id}/messages",
-    operation_id="conversation_messages_stream",
-    response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}, "description": "node, token, sql, result, chart, "
-                     "answer, error and one final done event (docs/api.md)"}},
-)
+@router.post("/{conversation_id}/messages", operation_id="conversation_messages_stream",
+             **sse_route("node, token, sql, result, chart, answer, error and one final done event (docs/api.md)"))
 async def stream_message(conversation_id: str, body: MessageBody, state: StateDep, user: CurrentUser,
                          lang: LangDep) -> StreamingResponse:
     """Ask in this conversation and stream the answer as it is made."""
