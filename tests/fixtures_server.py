@@ -124,9 +124,11 @@ def parse_sse(lines: Iterator[str]) -> Iterator[tuple[str, object]]:
             kind, data = None, []
 
 
-def stream_events(http: httpx.Client, conversation_id: str, message: str, **body) -> list[tuple[str, object]]:
-    """POST a message and read its whole event stream."""
-    url = f"/api/conversations/{conversation_id}/messages"
+def stream_events(http: httpx.Client, conversation_id: str, message: str, resource: str = "messages",
+                  **body) -> list[tuple[str, object]]:
+    """POST a message (to the data pipeline, or with resource="assistant" to the assistant) and read its whole
+    event stream."""
+    url = f"/api/conversations/{conversation_id}/{resource}"
     with http.stream("POST", url, json={"message": message, **body}) as resp:
         assert resp.status_code == 200, resp.read()
         assert resp.headers["content-type"].startswith("text/event-stream")

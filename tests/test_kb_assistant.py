@@ -96,8 +96,10 @@ def test_a_follow_up_is_searched_with_the_question_before_it(assistant, kb, kb_d
     kb.add(kb_docs)
     alone = offer_documents(kb, "那有什么权益呢？")
     assert not alone.strong and alone.tools[0].call({"query": "那有什么权益呢？"})[0].startswith("Not in the documents")
+    fake_model.queue(final("消费满一万元升级为白金会员。"))
+    first = assistant.ask("白金会员怎么升级？")  # the conversation the follow-up continues
     fake_model.queue(step("search_documents", query="那有什么权益呢？"), final("白金会员享受全年免运费和专属客服。"))
-    resp = assistant.ask("那有什么权益呢？", earlier=("白金会员怎么升级？",))
+    resp = assistant.ask("那有什么权益呢？", conversation_id=first.conversation_id)
     assert resp.route == "agent" and [s.action for s in resp.steps] == ["search_documents"]
     assert resp.steps[0].result.startswith("[1] membership.pdf")  # searched as "白金会员怎么升级？ 有什么权益"
     assert resp.citations and resp.citations[0].document == "membership.pdf" and resp.citations[0].page == 2

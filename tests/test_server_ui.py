@@ -354,3 +354,46 @@ def test_plan_chips_rerun_a_changed_plan_without_the_model(open_page, server, fa
     assert rerun.locator(".chip").evaluate_all("els => els.map(e => e.dataset.kind)") == ["measure", "dimension"]
     assert [r[0] for r in body_rows(rerun)] == ["一线", "新一线", "二线", "其他"]
     assert len(fake.calls) == calls  # neither the first plan nor the chip asked the model
+
+
+def test_assistant_mode_shows_tool_steps_keeps_them_on_reload_and_answers_data_as_before(open_page, server, fake,
+                                                                                         tmp_path):
+    import json
+
+    def step(action: str, **arguments) -> str:
+        return json.dumps({"action": action, "arguments": arguments})
+
+    page = open_page()
+    page.check("#assistant-mode")
+    fake.queue(step("query_database", question="how many orders in total"), "SELECT COUNT(*) AS n FROM orders",
+               json.dumps({"action": "final", "answer": "There are 120,000 orders in total."}))
+    reply = ask(page, "Please write last week's weekly report")
+    assert reply.locator('[data-testid="answer"]').inner_text() == "There are 120,000 orders in total."
+    tool = reply.locator('.step[data-node="tool"]')
+    assert tool.count() == 1 and tool.get_attribute("data-status") == "ok"  # in the folded panel: text_content
+    assert tool.locator(".step-name").text_content() == "query_database"
+    detail = tool.locator(".step-detail").text_content()
+    assert detail.startswith('{"question":"how many orders in total"} → ') and "120" in detail
+    assert reply.locator('.step[data-node="route"] .step-detail').text_content() == "tools and skills"
+    assert reply.locator('.step[data-node="decide"]').count() == 2
+    reply.locator(".steps-summary").click()
+    page.screenshot(path=str(tmp_path / "assistant.png"))
+
+    page.reload()  # the conversation reopens from #c=<id>; the switch is remembered
+    stored = page.locator(".msg.assistant").last
+    stored.locator('.step[data-node="tool"]').wait_for(state="attached")
+    assert page.is_checked("#assistant-mode")
+    assert stored.locator('[data-testid="answer"]').inner_text() == "There are 120,000 orders in total."
+    assert stored.locator('.step[data-node="tool"] .step-detail').text_content() == detail
+
+    calls = len(fake.calls)
+    page.fill("#question", "各城市的订单量")
+    page.click("#send")
+    page.wait_for_function("() => document.querySelectorAll('.msg.assistant[data-status=\"ok\"]').length === 2")
+    data = page.locator(".msg.assistant").last
+    data.locator(".chart svg").first.wait_for()
+    assert body_rows(data) == [[str(v) for v in r] for r in gold(server[1])[:20]]  # as a data answer shows it
+    nodes = data.locator(".step").evaluate_all("els => els.map(e => e.dataset.node)")
+    assert nodes[:2] == ["intent", "recall"] and "tool" not in nodes and "decide" not in nodes  # the pipeline's trace
+    assert "SELECT" in data.locator(".sql-box code").inner_text()
+    assert len(fake.calls) == calls + 1  # the pipeline's one generation: no assistant step before it

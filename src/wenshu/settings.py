@@ -62,6 +62,8 @@ class Settings(BaseSettings):
         "auto", description="CPU backend of the portable runtime: auto picks AVX-512 where the CPU has it.")
 
     assistant_max_steps: int = Field(6, description="Most tool steps the assistant takes for one request.")
+    assistant_history_tokens: int = Field(600, description="Token budget of the earlier turns of a conversation "
+                                          "in the assistant's step prompt (newest kept first).")
     # Workspace tools (wenshu.workspace): files and commands confined to one folder
     workspace_commands: list[str] = Field(
         default_factory=lambda: ["pytest", "python3 -m pytest", "python3 -m unittest", "ls", "git status", "git diff"],

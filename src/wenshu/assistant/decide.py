@@ -69,15 +69,16 @@ def parse_step(raw: str, tools: list[Tool]) -> Decision:
 
 
 def step_messages(request: str, tools: list[Tool], skills: list, context: str, steps: list[dict],
-                  repair: str | None = None) -> list[BaseMessage]:
+                  repair: str | None = None, history: str = "") -> list[BaseMessage]:
     """System: role, the offered tools, the selected skills' bodies, what the datasource holds. User: the
-    request, the steps so far with their results marked as data, and on a repair what was wrong."""
+    earlier turns of the conversation (assistant/memory.py), the request, the steps so far with their results
+    marked as data, and on a repair what was wrong."""
     tool_lines = "\n".join(f"- {t.name}: {t.description} Arguments: {', '.join(t.parameters['properties'])}"
                            for t in tools)  # fmt: skip
     skill_text = "\n\n".join(render("assistant_skill", skill=s.name, body=s.body).strip() for s in skills)
     system = render("assistant_system", tools=tool_lines or "(none)", skills=skill_text, context=context)
     done = "\n".join(render("assistant_done", n=i + 1, action=s["action"], arguments=json.dumps(
         s["arguments"], ensure_ascii=False), result=s["result"]).strip() for i, s in enumerate(steps))
-    user = render("assistant_user", request=request, steps=done or "(none yet)",
+    user = render("assistant_user", history=history, request=request, steps=done or "(none yet)",
                   repair=render("assistant_repair", reason=repair).strip() if repair else "")
     return [SystemMessage(system.strip()), HumanMessage(user.strip())]

@@ -3,6 +3,7 @@ MAX_STEPS and a graceful last step that answers with what the steps found."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -10,9 +11,12 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from wenshu.agent import explain
+from wenshu.agent.nodes import instrument
 from wenshu.assistant.decide import InvalidStep, parse_step, step_messages, step_schema
 from wenshu.assistant.state import AssistantState
+from wenshu.assistant.stream import AnswerTokens, tool_finished, tool_started
 from wenshu.assistant.tools import Tool
+from wenshu.contracts import Event
 from wenshu.i18n import pick
 from wenshu.providers.base import schema_format
 
@@ -26,10 +30,17 @@ class AssistantContext:
     tools: list[Tool]
     skills: list = field(default_factory=list)
     context: str = ""  # what the datasource holds, for the system prompt
-    ask: Callable[[str], object] | None = None  # the data pipeline
+    ask: Callable[[str], object] | None = None  # the data pipeline, for a sub-question (query_database)
+    ask_here: Callable[[str], object] | None = None  # the data route: the pipeline in this conversation, streamed
     max_steps: int = 6
     warnings: list = field(default_factory=list)  # WenshuErrors the host met preparing the turn (an MCP server left out)
     passages: list = field(default_factory=list)  # what search_documents returned this turn, for the citations
+    history: str = ""  # the conversation's earlier turns, for the step prompt (assistant/memory.py)
+    on_event: Callable[[Event], None] | None = None  # steps and tokens as they happen (assistant/stream.py)
+
+    def emit(self, event: Event) -> None:
+        if self.on_event is not None:
+            self.on_event(event)
 
 
 def direct_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:
@@ -37,15 +48,17 @@ def direct_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> di
 
 
 def data_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:
-    resp = runtime.context.ask(state["request"])
+    resp = runtime.context.ask_here(state["request"])
     return {"answer": resp.answer, "status": "error" if resp.error else "ok", "data": resp.model_dump()}
 
 
 def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: str | None = None) -> dict:
-    """One model step under this turn's schema: {action, arguments, answer} or {invalid: reason}."""
-    messages = step_messages(request, ctx.tools, ctx.skills, ctx.context, steps, repair=repair)
+    """One model step under this turn's schema: {action, arguments, answer} or {invalid: reason}. A final
+    answer's text streams out as `token` events while the model writes it."""
+    messages = step_messages(request, ctx.tools, ctx.skills, ctx.context, steps, repair=repair, history=ctx.history)
+    tokens = AnswerTokens(lambda text: ctx.emit(Event(type="token", data=text))) if ctx.on_event else None
     raw = ctx.models.text("strong", messages, response_format=schema_format("Step", step_schema(ctx.tools)),
-                          max_tokens=MAX_STEP_TOKENS)
+                          max_tokens=MAX_STEP_TOKENS, on_token=tokens.feed if tokens else None)
     try:
         d = parse_step(raw, ctx.tools)
     except InvalidStep as err:
@@ -53,17 +66,25 @@ def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: 
     return {"action": d.action, "arguments": d.arguments, "answer": d.answer}
 
 
-def decide_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:
+def decide_step(state: AssistantState, ctx: AssistantContext) -> tuple[dict, str, str]:
+    """(update, outcome, detail) for `agent.nodes.instrument`: the `decide` step is streamed like a pipeline node."""
     previous = state.get("decision") or {}
-    decision = choose_step(runtime.context, state["request"], state.get("steps") or [], previous.get("invalid"))
-    return {"decision": decision, "repairs": state.get("repairs", 0) + bool(previous.get("invalid"))}
+    decision = choose_step(ctx, state["request"], state.get("steps") or [], previous.get("invalid"))
+    update = {"decision": decision, "repairs": state.get("repairs", 0) + bool(previous.get("invalid"))}
+    if decision.get("invalid"):
+        return update, "retry", decision["invalid"]
+    return update, "ok", decision["action"]
 
 
 def act_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:
-    d = state["decision"]
-    tool = next(t for t in runtime.context.tools if t.name == d["action"])
+    d, ctx = state["decision"], runtime.context
+    tool = next(t for t in ctx.tools if t.name == d["action"])
+    ctx.emit(tool_started(tool.name, d["arguments"]))
+    t0 = time.perf_counter()
     result, ok = tool.call(d["arguments"])
-    return {"steps": [{"action": d["action"], "arguments": d["arguments"], "result": result, "ok": ok}]}
+    ms = round((time.perf_counter() - t0) * 1000, 1)
+    ctx.emit(tool_finished(tool.name, result, ok, ms))
+    return {"steps": [{"action": d["action"], "arguments": d["arguments"], "result": result, "ok": ok, "ms": ms}]}
 
 
 def finish_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:
@@ -99,9 +120,9 @@ def after_act(state: AssistantState, *, max_steps: int) -> str:
 
 def build_assistant_graph(max_steps: int):
     g = StateGraph(AssistantState, context_schema=AssistantContext)
-    for name, fn in (("direct", direct_node), ("data", data_node), ("decide", decide_node), ("act", act_node),
-                     ("finish", finish_node)):
-        g.add_node(name, fn)
+    for name, fn in (("direct", direct_node), ("data", data_node), ("decide", instrument("decide", decide_step)),
+                     ("act", act_node), ("finish", finish_node)):
+        g.add_node(name, fn, input_schema=AssistantState)  # `instrument` is typed for the pipeline's state
     g.add_conditional_edges(START, after_route, ["direct", "data", "decide"])  # the route is decided by rules
     g.add_conditional_edges("decide", after_decide, ["decide", "act", "finish"])
     g.add_conditional_edges("act", lambda s: after_act(s, max_steps=max_steps), ["decide", "finish"])

@@ -3,8 +3,9 @@
 - a greeting or a question about the assistant itself gets a direct answer;
 - a request a skill clearly fits (`skills.select.STRONG`), that needs the workspace (files, scripts,
   tests), or that a knowledge-base passage matches strongly goes to the agent loop;
-- a question that asks for numbers or names the datasource goes straight to the data pipeline, with no
-  tool call, unless only a weaker skill match speaks against it;
+- a follow-up of a data answer ("只看华东区", "what about last month?": the pipeline's own follow-up rules,
+  agent/intent.py) and a question that asks for numbers or names the datasource go straight to the data
+  pipeline, with no tool call, unless only a weaker skill match speaks against it;
 - anything else goes to the agent loop, which may still call the pipeline.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from wenshu.agent.intent import CHITCHAT, DATA
+from wenshu.agent.intent import CHITCHAT, DATA, classify_rules
 from wenshu.agent.vocabulary import Vocabulary
 from wenshu.skills.select import STRONG
 
@@ -21,13 +22,16 @@ WORKSPACE = re.compile(r"\b(files?|folders?|director(y|ies)|scripts?|tests?|code
 
 
 def route(request: str, *, workspace: bool, skill_score: float | None = None,
-          vocabulary: Vocabulary | None = None, documents: bool = False) -> str:
+          vocabulary: Vocabulary | None = None, documents: bool = False, follows_data: bool = False) -> str:
     """"direct" | "data" | "agent"; `skill_score` is the best selected skill's score (None: no skill);
-    `documents`: a knowledge-base passage matches the request strongly (assistant/documents.py)."""
+    `documents`: a knowledge-base passage matches the request strongly (assistant/documents.py);
+    `follows_data`: the conversation's last answer came from the data pipeline."""
     if CHITCHAT.search(request) and not DATA.search(request):
         return "direct"
     if (skill_score is not None and skill_score >= STRONG) or (workspace and WORKSPACE.search(request)) or documents:
         return "agent"
+    if follows_data and (found := classify_rules(request, has_history=True)) is not None and found.followup:
+        return "data"
     if DATA.search(request) or (vocabulary is not None and vocabulary.mentioned(request)):
         return "data"
     return "agent"

@@ -7,10 +7,15 @@ join the built-in ones on the agent route; their servers start on the first requ
 stay connected for the assistant's life (`close` stops them). A server that cannot be used is left out
 with a warning. A search tool among them (setting `web_search`, else the first `*search` tool taking a
 `query`) is offered as `web_search`: expanded into three queries, run in parallel, merged (wenshu.search).
+
+With a conversation id the turn joins that conversation (assistant/memory.py): stored like a data turn, and
+seen by the next one. With `on_event` the steps stream out as they happen (assistant/stream.py): `route`,
+then on the data route the pipeline's own events, on the agent route `decide`, `tool` and the answer's tokens.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from wenshu.agent.response import usage_of
@@ -18,11 +23,12 @@ from wenshu.agent.service import Agent
 from wenshu.agent.vocabulary import Vocabulary
 from wenshu.assistant.documents import citations, offer_documents, open_documents
 from wenshu.assistant.graph import AssistantContext, build_assistant_graph
+from wenshu.assistant.memory import AssistantTurns, history_block
 from wenshu.assistant.route import route
 from wenshu.assistant.state import AssistantResponse, AssistantStep
 from wenshu.assistant.tools import mcp_tools, query_database_tool, web_search_tool, workspace_tools
-from wenshu.contracts import AgentRequest, AgentResponse, ErrorInfo
-from wenshu.errors import EmptyQuestion, WenshuError
+from wenshu.contracts import AgentRequest, AgentResponse, ErrorInfo, Event
+from wenshu.errors import EmptyQuestion, RunCancelled, WenshuError
 from wenshu.i18n import detect_lang
 from wenshu.mcp.client import McpHub
 from wenshu.search.web import McpSearch, WebSearch, find_search_tool
@@ -43,6 +49,7 @@ class Assistant:
         self.kb = kb or open_documents(settings, store.engine, getattr(self.agent.recall, "embedder", None))
         self.skills = SkillLibrary(settings.skills_dir, project_dir=project_dir)
         self.graph = build_assistant_graph(settings.assistant_max_steps)
+        self.turns = AssistantTurns(store)
         self.mcp = mcp if mcp is not None else McpHub.from_file(
             settings.mcp_config_path, timeout_s=settings.mcp_timeout_s, connect_timeout_s=settings.mcp_connect_timeout_s)
 
@@ -67,10 +74,10 @@ class Assistant:
         return Vocabulary.of(catalog, self.agent.semantic_model(datasource)), f"The database holds the tables: {names}."
 
     def prepare(self, request: str, *, workspace: str | Path | None = None, datasource: str | None = None,
-                earlier: tuple[str, ...] = ()) -> tuple[str, AssistantContext]:
+                conversation_id: str | None = None, user_id: str = "local", on_event=None
+                ) -> tuple[str, AssistantContext]:
         """(route, context) of a request: the skills and tools the host offers, the route the rules choose.
-        `earlier`: the conversation's earlier user questions, oldest first (documents search reads a
-        follow-up with them)."""
+        The conversation's earlier turns are its memory, and documents search reads a follow-up with them."""
         ds = datasource or self.settings.default_datasource
         embedder = getattr(self.agent.recall, "embedder", None)
         good, _ = self.skills.scan()
@@ -78,12 +85,22 @@ class Assistant:
         skills = [s for _, s in picked]
 
         def ask_data(question: str) -> AgentResponse:
-            return self.agent.ask(AgentRequest(message=question, datasource=ds))
+            """A sub-question (query_database): a step of this turn, not a conversation of the user's. The
+            pipeline stores every answer in a conversation; that one is dropped (the audit log keeps it)."""
+            resp = self.agent.ask(AgentRequest(message=question, datasource=ds, user_id=user_id))
+            self.store.conversations.delete(resp.conversation_id, user_id=user_id)
+            return resp
 
-        documents = offer_documents(self.kb, request, earlier=tuple(earlier))
+        def ask_here(question: str) -> AgentResponse:  # the request itself, in this conversation, streamed
+            return self.agent.ask(AgentRequest(message=question, datasource=ds, conversation_id=conversation_id,
+                                               user_id=user_id), on_event=on_event)  # fmt: skip
+
+        earlier = self.turns.earlier(conversation_id, user_id)
+        documents = offer_documents(self.kb, request, earlier=tuple(t.question for t in earlier))
         vocabulary, context = self._datasource_words(ds)
         way = route(request, workspace=workspace is not None, skill_score=picked[0][0] if picked else None,
-                    vocabulary=vocabulary, documents=documents.strong)  # fmt: skip
+                    vocabulary=vocabulary, documents=documents.strong,
+                    follows_data=bool(earlier) and earlier[-1].data)  # fmt: skip
         context = "\n".join(c for c in (context, documents.context) if c)
         tools = [query_database_tool(ask_data), *documents.tools]
         if workspace is not None:
@@ -99,28 +116,57 @@ class Assistant:
                 tools.append(web_search_tool(WebSearch(McpSearch(self.mcp, searcher),
                                                        max_results=self.settings.web_search_results)))
         offered = select(request, tools, k=MAX_TOOLS, embedder=embedder, floor=float("-inf"))  # the best five, always
+        history = history_block(earlier, self.settings.assistant_history_tokens)
         return way, AssistantContext(models=self.agent.models(), tools=offered, skills=skills, context=context,
-                                     ask=ask_data, max_steps=self.settings.assistant_max_steps,
-                                     warnings=warnings, passages=documents.passages)  # fmt: skip
+                                     ask=ask_data, ask_here=ask_here, max_steps=self.settings.assistant_max_steps,
+                                     warnings=warnings, passages=documents.passages, on_event=on_event,
+                                     history=history)  # fmt: skip
 
     def ask(self, message: str, *, workspace: str | Path | None = None, datasource: str | None = None,
-            earlier: tuple[str, ...] = ()) -> AssistantResponse:
+            conversation_id: str | None = None, user_id: str = "local", on_event=None) -> AssistantResponse:
+        """Answer one request; with `conversation_id` in that conversation (created when new), else in a new one."""
         request = (message or "").strip()
         if not request:
             raise EmptyQuestion()
         lang = detect_lang(request)
-        way, ctx = self.prepare(request, workspace=workspace, datasource=datasource, earlier=earlier)
-        models, offered, skills = ctx.models, ctx.tools, ctx.skills
-        state = self.graph.invoke({"request": request, "lang": lang, "route": way, "steps": [], "repairs": 0},
-                                  context=ctx)  # fmt: skip
+        emit = on_event or (lambda event: None)
+        emit(Event(type="node", node="route", status="started"))
+        t0 = time.perf_counter()
+        way, ctx = self.prepare(request, workspace=workspace, datasource=datasource, conversation_id=conversation_id,
+                                user_id=user_id, on_event=on_event)  # fmt: skip
+        emit(Event(type="node", node="route", status="ok", ms=round((time.perf_counter() - t0) * 1000, 1), data=way))
+        cid = None
+        if way != "data":  # the pipeline stores a data turn itself
+            ds = datasource or self.settings.default_datasource
+            cid = self.turns.open(AgentRequest(message=request, conversation_id=conversation_id, user_id=user_id,
+                                               datasource=ds), ds, request)  # fmt: skip
+        try:
+            state = self.graph.invoke({"request": request, "lang": lang, "route": way, "steps": [], "repairs": 0,
+                                       "trace": []}, context=ctx)  # fmt: skip
+            resp = self._response(state, way, ctx, lang)
+        except (KeyboardInterrupt, RunCancelled):  # Ctrl-C in the CLI, stop/disconnect in the server
+            if cid is not None:
+                self.turns.stopped(cid)
+            raise
+        except WenshuError as err:  # the model failed or timed out: the turn ends with the error, stored
+            if cid is None:
+                raise
+            resp = self._response({"answer": err.message(lang), "status": "error"}, way, ctx, lang)
+            resp.error = ErrorInfo(**err.to_dict(lang))
+        if cid is not None:
+            resp.conversation_id, resp.message_id = cid, self.turns.close(cid, resp)
+        elif resp.data is not None:
+            resp.conversation_id, resp.message_id = resp.data.conversation_id, resp.data.message_id
+        return resp
+
+    @staticmethod
+    def _response(state: dict, way: str, ctx: AssistantContext, lang: str) -> AssistantResponse:
         data = AgentResponse(**state["data"]) if state.get("data") else None
-        usage = usage_of(models.usage)
-        if data is not None:
-            usage = data.usage
+        usage = data.usage if data is not None else usage_of(ctx.models.usage)
         return AssistantResponse(
             answer=state.get("answer", ""), route=way, status=state.get("status", "ok"),
-            steps=[AssistantStep(**s) for s in state.get("steps") or []], tools=[t.name for t in offered],
-            skills=[s.name for s in skills], data=data, usage=usage,
+            steps=[AssistantStep(**s) for s in state.get("steps") or []], tools=[t.name for t in ctx.tools],
+            skills=[s.name for s in ctx.skills], data=data, usage=usage,
             citations=citations(ctx.passages, state.get("answer", "")),
             error=data.error if data is not None and data.error else (
                 ErrorInfo(code="unfinished", message=state.get("answer", "")) if state.get("status") == "fallback"

@@ -20,6 +20,7 @@ class AssistantState(TypedDict, total=False):
     answer: str
     status: str  # ok | fallback | error
     data: dict | None  # the pipeline's AgentResponse when the data route answered
+    trace: Annotated[list[dict], operator.add]  # the decide steps' timings (written by agent.nodes.instrument)
 
 
 class AssistantStep(BaseModel):
@@ -27,6 +28,7 @@ class AssistantStep(BaseModel):
     arguments: dict = Field(default_factory=dict)
     result: str = ""
     ok: bool = True
+    ms: float = 0.0
 
 
 class Citation(BaseModel):
@@ -41,6 +43,8 @@ class Citation(BaseModel):
 
 
 class AssistantResponse(BaseModel):
+    conversation_id: str = ""  # where the turn is stored (the data route: the pipeline's own turn)
+    message_id: int | None = None  # the stored answer
     answer: str = ""
     route: str = ""
     status: str = "ok"

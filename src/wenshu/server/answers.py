@@ -12,7 +12,7 @@ from wenshu.contracts import AgentRequest, AgentResponse, ErrorInfo
 from wenshu.errors import EmptyQuestion, NotFound, RunCancelled
 from wenshu.i18n import detect_lang
 from wenshu.server.deps import Principal, ServerState, require_datasource
-from wenshu.server.runner import Run, Sink
+from wenshu.server.runner import Answer, Run, Sink
 from wenshu.storage.conversations import ConversationRecord
 
 
@@ -38,8 +38,10 @@ def start_answer(
     create_missing: bool = True,
     sink: Sink | None = None,
     plan: dict | None = None,
+    answer: Answer | None = None,
 ) -> Run:
-    """Validate, resolve the conversation (creating it when asked to) and queue the answer."""
+    """Validate, resolve the conversation (creating it when asked to) and queue the answer (by the data
+    pipeline, or by `answer`: the general assistant's)."""
     question = (message or "").strip()
     if not question:
         raise EmptyQuestion()
@@ -53,7 +55,7 @@ def start_answer(
     require_datasource(state.store, user, name)
     cid = rec.id if rec else conv.create(user.user_id, name, conversation_id=conversation_id)
     request = AgentRequest(message=question, conversation_id=cid, user_id=user.user_id, datasource=name, plan=plan)
-    return state.runner.submit(request, user.user_id, sink=sink)
+    return state.runner.submit(request, user.user_id, sink=sink, answer=answer)
 
 
 async def answer_and_wait(state: ServerState, user: Principal, message: str, conversation_id: str | None = None,

@@ -19,14 +19,15 @@ from fastapi import FastAPI
 from wenshu.errors import WenshuError
 from wenshu.providers.base import ModelClient
 from wenshu.providers.registry import choose_provider
+from wenshu.server.assistant_host import ServerAssistant
 from wenshu.server.deps import ServerState
 from wenshu.server.errors import install_error_handlers
 from wenshu.server.kb_state import ServerKnowledgeBase
 from wenshu.server.limits import BodySizeLimit, RateLimiter
 from wenshu.server.metrics import Metrics, MetricsMiddleware
 from wenshu.server.resync import background_resync
-from wenshu.server.routes import ask, audit, conversations, datasources, examples, glossary, health, meta, openai
-from wenshu.server.routes import kb, semantic, stream, task_actions, tasks, web, webhook
+from wenshu.server.routes import ask, assistant, audit, conversations, datasources, examples, glossary, health, meta
+from wenshu.server.routes import kb, openai, semantic, stream, task_actions, tasks, web, webhook
 from wenshu.server.routes.meta import wenshu_version
 from wenshu.server.runner import Run, Runner
 from wenshu.settings import Settings, get_settings
@@ -35,7 +36,7 @@ log = logging.getLogger("wenshu.server")
 
 ROUTERS = [ask.router, conversations.router, stream.router, tasks.router, datasources.router, semantic.router,
            audit.router, examples.router, glossary.router, meta.router, health.router, web.router,
-           openai.router, webhook.router, kb.router, task_actions.router]
+           openai.router, webhook.router, kb.router, task_actions.router, assistant.router]
 REMOTE_MODEL_WORKERS = 32
 
 
@@ -73,15 +74,17 @@ def open_state(settings: Settings, models: ModelClient | None, bind_host: str, m
 
     def count(run: Run) -> None:
         usage = run.response.usage.llm_calls if run.response else 0
-        metrics.observe_answer(run.status, usage, bool(run.response and run.response.cached))
+        metrics.observe_answer(run.status, usage, bool(getattr(run.response, "cached", False)))  # assistant: no cache
 
     runner = Runner(agent, workers=answer_workers(settings, models), keep=settings.tasks_keep, on_finish=count)
     metrics.active = runner.active_count
     from wenshu.server.workspace_tasks import WorkspaceTasks
 
+    kb = ServerKnowledgeBase(settings, store.engine, agent, kb_hooks)
     return ServerState(settings=settings, store=store, agent=agent, runner=runner, metrics=metrics,
-                       limiter=limiter, bind_host=bind_host, kb=ServerKnowledgeBase(settings, store.engine, agent, kb_hooks),
-                       workspace_tasks=WorkspaceTasks(settings, agent.models))
+                       limiter=limiter, bind_host=bind_host, kb=kb,
+                       workspace_tasks=WorkspaceTasks(settings, agent.models),
+                       assistant=ServerAssistant(settings, store, agent, kb))
 
 
 def create_app(settings: Settings | None = None, *, models: ModelClient | None = None,
@@ -103,6 +106,7 @@ def create_app(settings: Settings | None = None, *, models: ModelClient | None =
         finally:
             state.workspace_tasks.close()
             state.runner.close()
+            state.assistant.close()
             state.store.close()
 
     app = FastAPI(title="Wenshu (问数) API", version=wenshu_version(), lifespan=lifespan,

@@ -37,6 +37,7 @@ class ServerState:
     bind_host: str = "127.0.0.1"
     kb: object = None  # server.kb_state.ServerKnowledgeBase: the knowledge base and its summary worker
     workspace_tasks: object = None  # server/workspace_tasks.WorkspaceTasks
+    assistant: object = None  # server/assistant_host.ServerAssistant: the general assistant, opened on first use
 
     def auth_required(self) -> bool:
         """Explicit setting first; else required off loopback or as soon as any token exists."""

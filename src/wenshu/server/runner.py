@@ -30,6 +30,8 @@ log = logging.getLogger("wenshu.server")
 
 # A sink receives ("event", Event) while the run works and ("end", None) once it is over.
 Sink = Callable[[str, Any], None]
+# What answers a run: the Agent's `ask` unless the run names another (the general assistant's).
+Answer = Callable[..., Any]  # (AgentRequest, on_event=EventCallback) -> AgentResponse | AssistantResponse
 
 QUEUE_NODE = "queue"
 
@@ -41,9 +43,10 @@ class Run:
     conversation_id: str
     request: AgentRequest
     sink: Sink | None = None
+    answer: Answer | None = None  # None: the data pipeline (Agent.ask)
     status: str = "queued"  # queued | running | done | error | cancelled
     progress: list[str] = field(default_factory=list)
-    response: AgentResponse | None = None
+    response: AgentResponse | None = None  # or the assistant's AssistantResponse
     error: WenshuError | None = None
     message_id: int | None = None
     finished_at: float | None = None
@@ -82,11 +85,12 @@ class Runner:
         self._waiting: list[Run] = []  # accepted, not yet taken by a worker, in order
         self._closed = False
 
-    def submit(self, request: AgentRequest, user_id: str, sink: Sink | None = None) -> Run:
+    def submit(self, request: AgentRequest, user_id: str, sink: Sink | None = None,
+               answer: Answer | None = None) -> Run:
         """Queue one answer; the request must carry its (existing, owned) conversation id."""
         cid = request.conversation_id
         run = Run(id=uuid.uuid4().hex, user_id=user_id, conversation_id=cid,
-                  request=request.model_copy(update={"user_id": user_id}), sink=sink)
+                  request=request.model_copy(update={"user_id": user_id}), sink=sink, answer=answer)
         with self._lock:
             if self._closed:
                 raise RunCancelled()
@@ -153,7 +157,7 @@ class Runner:
             run.status = "running"
             waited = (time.perf_counter() - run.queued_at) * 1000
             self._report(run, Event(type="node", node=QUEUE_NODE, status="ok", ms=round(waited, 1)))
-            response = self.agent.ask(run.request, on_event=lambda ev: self._on_event(run, ev))
+            response = (run.answer or self.agent.ask)(run.request, on_event=lambda ev: self._on_event(run, ev))
             run.response, run.message_id = response, response.message_id
             run.status = "error" if response.error else "done"
         except RunCancelled:  # the agent stored the turn as stopped

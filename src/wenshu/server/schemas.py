@@ -29,6 +29,13 @@ class MessageBody(BaseModel):
     plan: dict | None = Field(None, description="A query plan to run as it is, with no model call.")
 
 
+class AssistantBody(BaseModel):
+    """A request to the general assistant (docs/assistant.md)."""
+
+    message: str
+    datasource: str | None = None
+
+
 class SemanticBody(BaseModel):
     yaml: str = Field(description="The semantic model as YAML (docs/semantic.md).")
 

@@ -6,6 +6,11 @@ prepares a datasource for the first time (`{node: "generate", stage: "prefix", d
 `stage: "prefix_ready"`), then `node` events as the graph runs, interleaved with `token` (model output as it streams) and `sql`
 (after the SQL passed validation); then `result`, `chart` (when there is one), `answer`, `error` (on
 failure) and exactly one `done`. A `: ping` comment keeps an idle stream open.
+
+The general assistant's stream (routes/assistant.py) is the same stream: its steps are `node` events
+(`route`, `decide`, and `tool` with `{tool, arguments}` when it starts and `{tool, detail}` when it ends),
+its answer's `token`s, and on the data route the pipeline's own events; `answer.response` is then an
+AssistantResponse, whose `data` (the pipeline's answer) gives the `result` and `chart` events.
 """
 
 from __future__ import annotations
@@ -15,10 +20,15 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from wenshu.contracts import Event
-from wenshu.server.runner import Run, Runner
+from fastapi.responses import StreamingResponse
+
+from wenshu.assistant.state import AssistantResponse
+from wenshu.contracts import AgentResponse, Event
+from wenshu.server.answers import owned_conversation, start_answer
+from wenshu.server.runner import Answer, Run, Runner
 
 PING = ": ping\n\n"
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 def format_event(kind: str, data: Any) -> str:
@@ -41,13 +51,13 @@ class EventMapper:
             return [("progress", {"node": event.node, **(event.data if isinstance(event.data, dict) else {})})]
         if event.type != "node":
             return []
+        extra = event.data if isinstance(event.data, dict) else {}  # the queue's {ahead}, a tool's {tool, arguments}
         if event.status == "started":
             started = {"node": event.node, "status": "started"}
-            if isinstance(event.data, dict):  # e.g. the queue step's {"ahead": n}
-                started |= {k: v for k, v in event.data.items() if k not in started}
-            return [("node", started)]
-        out = [("node", {"node": event.node, "status": "finished", "outcome": event.status, "ms": event.ms,
-                         "detail": str(event.data or "")})]
+            return [("node", started | {k: v for k, v in extra.items() if k not in started})]
+        finished = {"node": event.node, "status": "finished", "outcome": event.status, "ms": event.ms,
+                    "detail": str(extra.get("detail", "") if extra else event.data or "")}
+        out = [("node", finished | {k: v for k, v in extra.items() if k not in finished})]
         if event.node == "validate" and event.status == "ok" and self._candidate:
             out.append(("sql", {"sql": self._candidate}))
             self._candidate = None
@@ -59,11 +69,12 @@ def final_events(run: Run, lang: str) -> list[tuple[str, dict]]:
     out: list[tuple[str, dict]] = []
     resp = run.response
     if run.status != "cancelled" and resp is not None:
-        if resp.sql and resp.error is None:
-            out.append(("result", {"columns": resp.columns, "rows": resp.rows, "row_count": resp.row_count,
-                                   "truncated": resp.truncated}))
-        if resp.chart:
-            out.append(("chart", {"spec": resp.chart}))
+        data = resp.data if isinstance(resp, AssistantResponse) else resp
+        if isinstance(data, AgentResponse) and data.sql and data.error is None:
+            out.append(("result", {"columns": data.columns, "rows": data.rows, "row_count": data.row_count,
+                                   "truncated": data.truncated}))
+        if isinstance(data, AgentResponse) and data.chart:
+            out.append(("chart", {"spec": data.chart}))
         out.append(("answer", {"text": resp.answer, "response": resp.model_dump(mode="json")}))
         if resp.error is not None:
             out.append(("error", resp.error.model_dump()))
@@ -119,3 +130,20 @@ async def stream_run(run: Run, bridge: StreamBridge, runner: Runner, lang: str, 
     finally:
         if not run.finished:
             runner.cancel(run)
+
+
+def sse_route(description: str) -> dict:
+    """The OpenAPI side of a route that answers with an event stream: `@router.post(path, **sse_route(...))`."""
+    return {"response_class": StreamingResponse,
+            "responses": {200: {"content": {"text/event-stream": {}}, "description": description}}}
+
+
+def answer_stream(state, user, lang: str, conversation_id: str, message: str, datasource: str | None, *,
+                  plan: dict | None = None, answer: Answer | None = None) -> StreamingResponse:
+    """The event stream of a new answer in the user's conversation (by the pipeline, or by `answer`)."""
+    owned_conversation(state, user, conversation_id)
+    bridge = StreamBridge()
+    run = start_answer(state, user, message, conversation_id, datasource, create_missing=False, sink=bridge.sink,
+                       plan=plan, answer=answer)
+    events = stream_run(run, bridge, state.runner, lang, state.settings.sse_ping_s)
+    return StreamingResponse(events, media_type="text/event-stream", headers=SSE_HEADERS)

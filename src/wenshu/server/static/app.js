@@ -38,6 +38,7 @@ const chat = createChat({
   input: $("#question"),
   sendButton: $("#send"),
   stopButton: $("#stop"),
+  modeSwitch: $("#assistant-mode"),
   state,
   onChanged: (id) => {
     setRoute(id);

@@ -1,13 +1,24 @@
-// The chat pane: the message list, the composer (send / stop) and the streaming of one answer.
+// The chat pane: the message list, the composer (send / stop) and the streaming of one answer. With the
+// assistant switch on, a message goes to the general assistant (its rules still send a data question
+// straight to the data pipeline); a chip's plan always runs on the data pipeline.
 
 import { api, ApiError } from "./api.js";
 import { label, t } from "./i18n.js";
 import { el } from "./dom.js";
 import { assistantMessage, userMessage } from "./message.js";
 
-export function createChat({ list, form, input, sendButton, stopButton, state, onChanged }) {
+const MODE_KEY = "wenshu.mode";
+
+export function createChat({ list, form, input, sendButton, stopButton, modeSwitch, state, onChanged }) {
   let controller = null; // AbortController of the running stream
   let running = null; // {id} of the conversation whose answer is streaming
+
+  if (modeSwitch) {
+    modeSwitch.checked = localStorage.getItem(MODE_KEY) === "assistant";
+    modeSwitch.addEventListener("change", () =>
+      localStorage.setItem(MODE_KEY, modeSwitch.checked ? "assistant" : "data"),
+    );
+  }
 
   function scrollDown() {
     list.scrollTop = list.scrollHeight;
@@ -72,11 +83,14 @@ export function createChat({ list, form, input, sendButton, stopButton, state, o
       const id = await ensureConversation();
       running = { id };
       onChanged(id);
-      await api.ask(id, question, state.datasource, (ev) => {
+      const onEvent = (ev) => {
         if (ev.type === "done") finished = true;
         reply.onEvent(ev);
         scrollDown();
-      }, controller.signal, plan);
+      };
+      if (modeSwitch && modeSwitch.checked && !plan) {
+        await api.assist(id, question, state.datasource, onEvent, controller.signal);
+      } else await api.ask(id, question, state.datasource, onEvent, controller.signal, plan);
       if (!finished) reply.finish("stopped");
     } catch (err) {
       if (err.name === "AbortError") reply.finish("stopped");

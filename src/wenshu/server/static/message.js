@@ -1,6 +1,7 @@
 // One chat message. A user message is a bubble of text; an assistant message has fixed slots
-// (steps, answer, SQL with copy, table, chart, error) filled from stream events as they arrive,
-// or at once from a stored AgentResponse payload when a conversation is reloaded.
+// (steps, answer, SQL with copy, table, chart, sources, error) filled from stream events as they arrive,
+// or at once from a stored payload when a conversation is reloaded: the data pipeline's AgentResponse,
+// or the general assistant's AssistantResponse (its tools, the documents it cites, the pipeline's answer).
 
 import { label } from "./i18n.js";
 import { el } from "./dom.js";
@@ -35,6 +36,15 @@ function sqlBlock(sql) {
 }
 
 // onPlan(text, plan, removed): run a changed plan (a chip was removed or swapped) in the same conversation.
+function citationList(citations) {
+  const items = citations.map((c, i) => {
+    const where = [c.section, c.page ? `p. ${c.page}` : ""].filter(Boolean).join(" · ");
+    return el("li", { title: c.passage || "" }, `[${i + 1}] ${c.document}${where ? ` · ${where}` : ""}`);
+  });
+  return el("div", { class: "citations", "data-testid": "citations" }, label(el("span"), "sources"),
+    el("ol", {}, ...items));
+}
+
 export function assistantMessage({ onPlan } = {}) {
   const steps = createSteps();
   const slots = {
@@ -44,6 +54,7 @@ export function assistantMessage({ onPlan } = {}) {
     sql: el("div", { class: "slot-sql" }),
     table: el("div", { class: "slot-table" }),
     chart: el("div", { class: "slot-chart" }),
+    cite: el("div", { class: "slot-cite" }),
     note: el("div", { class: "slot-note" }),
     status: el("p", { class: "slot-status", "data-testid": "status", role: "status" }),
   };
@@ -65,8 +76,21 @@ export function assistantMessage({ onPlan } = {}) {
     slots.note.replaceChildren(box);
   }
 
+  // The assistant's answer: the pipeline's part rendered as a data answer, then its own tools and sources.
+  function fromAssistant(resp) {
+    if (resp.data) fromResponse(resp.data);
+    if (resp.answer) setAnswer(resp.answer);
+    steps.fromTools(resp.steps);
+    if (resp.citations && resp.citations.length) slots.cite.replaceChildren(citationList(resp.citations));
+    for (const w of resp.warnings || []) {
+      slots.note.append(el("p", { class: "warning-note", "data-code": w.code }, w.message));
+    }
+    if (resp.error && !resp.answer) showError(resp.error);
+  }
+
   function fromResponse(resp) {
     if (!resp) return;
+    if ("route" in resp) return fromAssistant(resp);
     if (resp.answer) setAnswer(resp.answer);
     const sources = citationList(resp.citations);
     if (sources) slots.citations.replaceChildren(sources);
@@ -100,7 +124,7 @@ export function assistantMessage({ onPlan } = {}) {
     } else if (data.stage === "prefix_ready") setStatus(null);
   }
 
-  // One streamed event from POST /api/conversations/{id}/messages.
+  // One streamed event from POST /api/conversations/{id}/messages (or .../assistant).
   function onEvent({ type, data }) {
     if (type === "node") {
       steps.onNode(data);

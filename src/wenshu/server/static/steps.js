@@ -1,10 +1,19 @@
 // The collapsible steps panel: one row per graph node (intent → recall → SQL → validate → run →
-// explain) with its status, its time in ms and, on failure or retry, the reason.
+// explain) with its status, its time in ms and, on failure or retry, the reason. The assistant's steps
+// are rows too: its route, each decision of the model, and each tool with its arguments and result.
 
 import { label, t } from "./i18n.js";
 import { el } from "./dom.js";
 
 const FAILED = new Set(["error", "retry"]);
+const TOLD = new Set(["route", "decide", "tool"]); // the assistant's rows always show their detail
+const SUMMARY = 160;
+
+const short = (text) => {
+  const one = String(text ?? "").replace(/\s+/g, " ").trim();
+  return one.length > SUMMARY ? `${one.slice(0, SUMMARY - 1)}…` : one;
+};
+const args = (a) => (a && Object.keys(a).length ? JSON.stringify(a) : "");
 
 export function createSteps() {
   const list = el("ol", { class: "steps-list" });
@@ -25,10 +34,11 @@ export function createSteps() {
     return name;
   }
 
-  function row(node) {
+  // `shown`: the name on the row when it is not the node's (a tool's own name).
+  function row(node, shown) {
     const item = el("li", { class: "step", "data-node": node });
     item.append(
-      stepName(node),
+      stepName(shown || node),
       el("span", { class: "step-status" }),
       el("span", { class: "step-ms" }),
       el("div", { class: "step-detail" }),
@@ -42,8 +52,13 @@ export function createSteps() {
     label(item.querySelector(".step-status"), `status.${status}`);
     item.querySelector(".step-ms").textContent = ms == null ? "" : `${Math.round(ms)} ms`;
     const reason = item.querySelector(".step-detail");
-    reason.textContent = detail && (FAILED.has(status) || status === "skipped") ? String(detail) : "";
+    const told = FAILED.has(status) || status === "skipped" || TOLD.has(item.dataset.node);
+    if (item.dataset.node === "route" && detail) detail = t(`route.${detail}`);
+    reason.textContent = detail && told ? String(detail) : "";
   }
+
+  // A tool's detail: its arguments, then (once it finished) a summary of its result.
+  const toolDetail = (item, result) => [item.dataset.args, result && short(result)].filter(Boolean).join(" → ");
 
   function updateTotal() {
     let sum = 0;
@@ -55,14 +70,15 @@ export function createSteps() {
   function onNode(ev) {
     if (!ev || !ev.node) return;
     if (ev.status === "started") {
-      current = row(ev.node);
-      set(current, "started", null, null);
+      current = row(ev.node, ev.tool);
+      current.dataset.args = args(ev.arguments);
+      set(current, "started", null, ev.tool ? toolDetail(current) : null);
       return;
     }
     const open = [...list.querySelectorAll(`.step[data-node="${CSS.escape(ev.node)}"]`)].pop();
-    const item = open && open.dataset.status === "started" ? open : row(ev.node);
+    const item = open && open.dataset.status === "started" ? open : row(ev.node, ev.tool);
     const status = ev.status === "finished" ? ev.outcome || (ev.error ? "error" : "ok") : ev.status;
-    set(item, status, ev.ms, ev.detail ?? ev.error ?? ev.reason);
+    set(item, status, ev.ms, ev.tool ? toolDetail(item, ev.detail) : ev.detail ?? ev.error ?? ev.reason);
     if (FAILED.has(status)) panel.open = true;
     updateTotal();
   }
@@ -76,6 +92,17 @@ export function createSteps() {
     updateTotal();
   }
 
+  // The tools of a stored AssistantResponse ({action, arguments, result, ok, ms}), when nothing was streamed.
+  function fromTools(tools) {
+    if (!tools || !tools.length || list.children.length) return;
+    for (const s of tools) {
+      const item = row("tool", s.action);
+      item.dataset.args = args(s.arguments);
+      set(item, s.ok ? "ok" : "error", s.ms, toolDetail(item, s.result));
+    }
+    updateTotal();
+  }
+
   // A stopped or failed stream leaves running steps as they were: mark them.
   function finish(status) {
     for (const item of list.querySelectorAll('.step[data-status="started"]')) set(item, status, null, null);
@@ -83,5 +110,5 @@ export function createSteps() {
     panel.open = status !== "ok" || failed !== null;
   }
 
-  return { element: panel, onNode, fromTrace, finish };
+  return { element: panel, onNode, fromTrace, fromTools, finish };
 }

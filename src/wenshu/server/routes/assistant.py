@@ -1,0 +1,28 @@
+"""POST /api/conversations/{id}/assistant (Server-Sent Events): the general assistant, in a conversation.
+
+The same stream, checks and runner as POST /api/conversations/{id}/messages (routes/stream.py): the user's
+own conversation, the datasource grant, one answer at a time per conversation, POST .../stop to stop it.
+The assistant's rules send a data question straight to the data pipeline (no model call added); other
+requests go to its tools and skills, whose steps stream as `node` events (docs/api.md).
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import StreamingResponse
+
+from wenshu.server.deps import CurrentUser, LangDep, StateDep
+from wenshu.server.schemas import AssistantBody
+from wenshu.server.sse import answer_stream, sse_route
+
+router = APIRouter(prefix="/api/conversations", tags=["assistant"])
+EVENTS = ("node (route, decide, tool and the data pipeline's), token, sql, result, chart, answer (an "
+          "AssistantResponse), error and one final done event (docs/api.md)")
+
+
+@router.post("/{conversation_id}/assistant", operation_id="conversation_assistant_stream", **sse_route(EVENTS))
+async def assistant_message(conversation_id: str, body: AssistantBody, state: StateDep, user: CurrentUser,
+                            lang: LangDep) -> StreamingResponse:
+    """Ask the general assistant in this conversation and stream its steps and answer as they happen."""
+    return answer_stream(state, user, lang, conversation_id, body.message, body.datasource,
+                         answer=state.assistant.answer)
