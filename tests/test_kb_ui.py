@@ -34,7 +34,7 @@ def files(tmp_path_factory):
 
 
 def toast(page, name: str, status: str):
-    return page.wait_for_selector(f'.kb-toast[data-name="{name}"][data-status="{status}"]', timeout=30_000)
+    return page.wait_for_selector(f'.kb-toast[data-name="{name}"][data-status="{status}"]', timeout=90_000)  # ingests queue one by one
 
 
 def doc_row(page, name: str):

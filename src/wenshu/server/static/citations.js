@@ -59,6 +59,7 @@ export function citationList(citations) {
     });
     return el("li", {}, link);
   });
-  return el("div", { class: "citations" }, label(el("span", { class: "citations-title" }), "kbSources"),
+  return el("div", { class: "citations", "data-testid": "citations" },
+    label(el("span", { class: "citations-title" }), "kbSources"),
     el("ol", {}, ...items));
 }

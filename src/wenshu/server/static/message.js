@@ -36,15 +36,6 @@ function sqlBlock(sql) {
 }
 
 // onPlan(text, plan, removed): run a changed plan (a chip was removed or swapped) in the same conversation.
-function citationList(citations) {
-  const items = citations.map((c, i) => {
-    const where = [c.section, c.page ? `p. ${c.page}` : ""].filter(Boolean).join(" · ");
-    return el("li", { title: c.passage || "" }, `[${i + 1}] ${c.document}${where ? ` · ${where}` : ""}`);
-  });
-  return el("div", { class: "citations", "data-testid": "citations" }, label(el("span"), "sources"),
-    el("ol", {}, ...items));
-}
-
 export function assistantMessage({ onPlan } = {}) {
   const steps = createSteps();
   const slots = {
@@ -54,7 +45,6 @@ export function assistantMessage({ onPlan } = {}) {
     sql: el("div", { class: "slot-sql" }),
     table: el("div", { class: "slot-table" }),
     chart: el("div", { class: "slot-chart" }),
-    cite: el("div", { class: "slot-cite" }),
     note: el("div", { class: "slot-note" }),
     status: el("p", { class: "slot-status", "data-testid": "status", role: "status" }),
   };
@@ -81,7 +71,8 @@ export function assistantMessage({ onPlan } = {}) {
     if (resp.data) fromResponse(resp.data);
     if (resp.answer) setAnswer(resp.answer);
     steps.fromTools(resp.steps);
-    if (resp.citations && resp.citations.length) slots.cite.replaceChildren(citationList(resp.citations));
+    const sources = citationList(resp.citations);
+    if (sources) slots.citations.replaceChildren(sources);
     for (const w of resp.warnings || []) {
       slots.note.append(el("p", { class: "warning-note", "data-code": w.code }, w.message));
     }
