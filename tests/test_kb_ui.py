@@ -33,8 +33,8 @@ def files(tmp_path_factory):
     return {p.name: p for p in [*good_set(folder / "good"), *bad_set(folder / "bad").values()]}
 
 
-def toast(page, name: str, status: str):
-    return page.wait_for_selector(f'.kb-toast[data-name="{name}"][data-status="{status}"]', timeout=90_000)  # ingests queue one by one
+def toast(page, name: str, status: str):  # files are ingested one by one: a busy machine takes a while
+    return page.wait_for_selector(f'.kb-toast[data-name="{name}"][data-status="{status}"]', timeout=90_000)
 
 
 def doc_row(page, name: str):
