@@ -69,6 +69,8 @@ def test_periods_to_date_since_a_start_and_the_last_full_period(question, phrase
     ("units sold month to month in 2025", "units_sold", {"grain": "month", "compare": "none"}),
     ("page views for each of the last four full quarters", "pv", {"grain": "quarter"}),
     ("units sold in each of the 6 complete months before this one", "units_sold", {"grain": "month"}),
+    ("did visitors rise in the most recent full week against the week prior?", "uv",
+     {"compare": "previous", "limit": None}),  # "most recent" is a time, not a rank
     ("refunds by refund reason: number and percentage of each", "refund_count", {"share": True}),
     ("visitors by channel with percent change vs last week", "uv", {"share": False, "compare": "previous"}),
     ("units sold this month against the month prior", "units_sold", {"compare": "previous"}),
