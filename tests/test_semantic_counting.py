@@ -1,5 +1,6 @@
 """A count asked of rows or units without naming a measure ("成交了多少单", "多少笔已支付订单", "取消的订单有
-多少"): the semantic model's units and records say what is counted, the values named say which count.
+多少"): the semantic model's units and records say what is counted, the values named say which count; a
+count measure said with a dimension's other word ("clients who bought" for customers who bought).
 Pure functions on the demo's bundled model; the compiled count is checked against SQL written by hand on a
 real demo database. The questions are written here."""
 
@@ -68,3 +69,19 @@ def test_the_cancelled_count_compiles_to_the_cancelled_orders_of_the_window(demo
         expected = "SELECT COUNT(*) FROM orders WHERE status = 2 AND order_date >= ? AND order_date < ?"
         assert conn.execute(compile_plan(MODEL, got.plan).sql).fetchall()[0][-1] == \
             conn.execute(expected, (start, end)).fetchone()[0] > 0
+
+
+def test_a_measure_named_with_a_dimensions_other_word_backs_the_models_choice():
+    question = "how many distinct clients bought anything last week?"  # "client" is a word of the customer dimension
+    got = ground(QueryPlan.model_validate({"measures": ["buyers"]}), MODEL, question)
+    assert got.plan is not None and got.plan.measures == ["buyers"], got.reason
+    assert read(MODEL, "上周下单会员数").measures == ["buyers"]  # 下单客户数, with 会员 for 客户
+
+
+def test_a_name_that_is_no_more_than_a_dimension_is_not_said_in_its_other_words():
+    from wenshu.semantic.variants import entry_words
+
+    buyers = next(x for x in MODEL.measures if x.id == "buyers")
+    words = entry_words(MODEL, buyers)
+    assert "shoppers who bought" in words and "paying clients" in words
+    assert "customers" not in words and "客户数" not in words  # from "buyers" / 买家数: the customers themselves

@@ -28,6 +28,7 @@ from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.paths import measure_tables, reachable, reaches, value_filters
 from wenshu.semantic.plan import Filter, QueryPlan
 from wenshu.semantic.ratios import share_of_whole
+from wenshu.semantic.variants import entry_words
 
 _CJK = re.compile(r"[\u3400-\u9fff]+")
 
@@ -50,7 +51,7 @@ def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str)
     chosen = [x for x in plan.measures if x in named]
     if not named and len(plan.measures) == 1:
         entry = next((e for e in [*model.measures, *model.ratios] if e.id == plan.measures[0]), None)
-        if entry is not None and any(_backs(w, question) for w in entry.words()):
+        if entry is not None and any(_backs(w, question) for w in entry_words(model, entry)):
             return _distinct_counts(list(plan.measures), m, model)
     measures = list(dict.fromkeys(chosen + [x for x in named if x not in chosen]))[:3]
     return _distinct_counts(_money(measures, model, question), m, model)
@@ -216,7 +217,7 @@ def unanswerable(model: SemanticModel, m: Mentions, question: str) -> str | None
     if thresholds(question):  # "orders over 8,000 yuan": a bound on rows, which a plan of totals cannot hold
         return "the question bounds row values (more than N): free SQL answers"
     if not m.measures and not _money_of_rows(m, model, question) \
-            and not any(_backs(w, question) for e in [*model.measures, *model.ratios] for w in e.words()):
+            and not any(_backs(w, question) for e in [*model.measures, *model.ratios] for w in entry_words(model, e)):
         return "the question names none of the semantic model's measures"
     return None
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from wenshu.semantic import counting, ratios
 from wenshu.semantic.model import Dimension, SemanticModel
 from wenshu.semantic.spans import Spans
+from wenshu.semantic.variants import entry_words
 
 _NUM = r"(\d+|[一二两三四五六七八九十]{1,3})"
 _NOT_PERIOD = r"(?!月|星期|季度|小时|周|工作日|年)"  # 前一个月, 一个季度: a period, not a count of members
@@ -219,7 +220,7 @@ def _blank(question: str, spans: list[tuple[int, int]]) -> str:
 
 def read(model: SemanticModel, question: str, value_hits: list[dict] | None = None) -> Mentions:
     # measures and records longest first together: "order lines" names the lines, not the orders count
-    words = {**{e.id: e.words() for e in [*model.measures, *model.ratios]},
+    words = {**{e.id: entry_words(model, e) for e in [*model.measures, *model.ratios]},
              **{f"record:{r.id}": r.words() for r in model.records}}
     # a measure's word inside a longer dimension name is the dimension's ("refund reason" is no refund count),
     # and "order … by" at the start of a request is a verb

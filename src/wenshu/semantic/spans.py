@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 
 def _ascii_pattern(word: str) -> str:
@@ -32,6 +33,11 @@ def _plural(word: str) -> str:
     return re.escape(word) + "(?:es|s)?"
 
 
+@lru_cache(maxsize=8192)  # a model's words outnumber `re`'s own cache: compiled once, not per question
+def _compiled(word: str) -> re.Pattern:
+    return re.compile(rf"(?<![a-z0-9]){_ascii_pattern(word)}(?![a-z0-9])" if word.isascii() else re.escape(word))
+
+
 @dataclass
 class Spans:
     """Matches of a set of entries' words, longest first, each stretch of the question used once."""
@@ -51,8 +57,7 @@ class Spans:
             owners.setdefault(word, []).append(eid)
         others: dict[str, list[str]] = {}
         for word, eid in pairs:
-            pat = rf"(?<![a-z0-9]){_ascii_pattern(word)}(?![a-z0-9])" if word.isascii() else re.escape(word)
-            for m in re.finditer(pat, q):
+            for m in _compiled(word).finditer(q):
                 span = m.span()
                 if not any(span[0] < e and s < span[1] for s, e in used):
                     used.append(span)

@@ -1,0 +1,65 @@
+"""A measure's names said with a dimension's other words: the semantic model already says that a shopper
+is a customer, so "customers who bought" is also "shoppers who bought" and 下单客户数 is also 下单用户数.
+
+Only a dimension's own word found whole inside a longer measure name is swapped (an English word on
+word boundaries, singular or plural, its plural kept, in a name of two words or more; a Chinese word of
+two characters or more, in a name at least two characters longer), and only for the dimension's other
+words, so no name is invented that the model does not imply, and a name that is no more than the
+dimension ("buyers", 买家数) does not turn into the dimension's other words.
+"""
+
+from __future__ import annotations
+
+import re
+
+from wenshu.semantic.model import Entry, SemanticModel
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def _plural(word: str) -> str:
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + ("es" if word.endswith(("s", "x", "ch", "sh")) else "s")
+
+
+def _swaps(name: str, word: str, others: list[str]) -> list[str]:
+    if _CJK.search(word):  # 下单客户数 -> 下单用户数; 买家数 is no more than the dimension counted: kept as it is
+        ok = len(word) >= 2 and word in name and len(name) - len(word) >= 2
+        return [name.replace(word, o) for o in others if _CJK.search(o)] if ok else []
+    if not word.isascii() or " " in word or " " not in name.strip():  # "buyers" alone is kept as it is
+        return []
+    out = []
+    for m in re.finditer(rf"(?<![a-z]){re.escape(word.casefold())}(s|es)?(?![a-z])", name.casefold()):
+        for o in (o for o in others if o.isascii() and not _CJK.search(o)):
+            said = _plural(o) if m.group(1) else o
+            out.append(name[:m.start()] + said + name[m.end():])
+    return out
+
+
+def _expanded(model: SemanticModel, entry: Entry) -> list[str]:
+    words = [w for w in entry.words() if w]
+    extra = []
+    for d in model.dimensions:
+        names = [w for w in d.words() if w]
+        for name in words:
+            for word in names:
+                extra += _swaps(name, word, [o for o in names if o != word])
+    return list(dict.fromkeys(words + extra))
+
+
+_SEEN: dict[int, tuple[SemanticModel, dict[str, list[str]]]] = {}  # id -> (the model, entry id -> words)
+
+
+def entry_words(model: SemanticModel, entry: Entry) -> list[str]:
+    """`entry`'s words, and each with a dimension's word inside it said in that dimension's other words
+    (worked out once per model object: a question reads them several times)."""
+    seen = _SEEN.get(id(model))
+    if seen is None or seen[0] is not model:
+        if len(_SEEN) >= 16:
+            _SEEN.clear()
+        seen = _SEEN[id(model)] = (model, {})
+    found = seen[1].get(entry.id)
+    if found is None:
+        found = seen[1][entry.id] = _expanded(model, entry)
+    return found
