@@ -85,3 +85,18 @@ def test_a_name_that_is_no_more_than_a_dimension_is_not_said_in_its_other_words(
     words = entry_words(MODEL, buyers)
     assert "shoppers who bought" in words and "paying clients" in words
     assert "customers" not in words and "客户数" not in words  # from "buyers" / 买家数: the customers themselves
+
+
+@pytest.mark.parametrize(("question", "measures"), [
+    ("revenue and transaction count per region last month", ["gmv", "paid_orders"]),  # the count beside a measure
+    ("上个月有多少单，销售额多少", ["paid_orders", "gmv"]),
+    ("paid transactions this week versus last week", ["paid_orders"]),  # compared: the rows are counted
+    ("how many orders and what GMV by channel", ["paid_orders", "gmv"]),  # a count named: no second one
+])  # fmt: skip
+def test_a_count_is_added_beside_the_measures_named_in_the_order_asked(question, measures):
+    assert read(MODEL, question).measures == measures
+
+
+def test_a_label_that_is_a_common_word_is_not_read_inside_a_phrase():
+    m = read(MODEL, "app and web next to each other on revenue last month")
+    assert "city_tier" not in m.values and m.values.get("channel") == ["app", "web"]

@@ -27,9 +27,9 @@ _CLAUSE_END = r"[，。？！；,.?!;]"
 # "多少笔已支付订单", "how many paid orders": the count word before the rows, in the same clause
 _BEFORE = re.compile(r"(?:" + _HOW_MANY + r"[^，。？！；,.?!;]{0,8}|\b(?:how many|number of|count of)\s+(?:[\w-]+\s+){0,3})$",
                      re.I)
-# "取消的订单有多少": the rows, then the count word at the end of the clause
+# "取消的订单有多少", "purchase count": the rows, then the count word (at the end of the clause)
 _AFTER = re.compile(r"^\s*(?:的)?(?:有|是|共|一共|总共|合计|总计)*\s*" + _HOW_MANY + r"\s*(?:个|笔|单|条|张)?\s*了?\s*(?:"
-                    + _CLAUSE_END + r"|$)")
+                    + _CLAUSE_END + r"|$)|^\s+(?:count|total)\b", re.I)  # "purchase count"
 
 
 def own_filter(measure: Measure) -> dict[str, set[str]] | None:
@@ -64,15 +64,44 @@ def _fit(measure: Measure, named: dict[str, set[str]]) -> int | None:
     return 2 if any(own.get(col) == codes for col, codes in named.items()) else 1
 
 
+def with_counts(model: SemanticModel, question: str, values: dict[str, list[str]],
+                records: dict[str, list[tuple[int, int]]], measures: list[str], alternatives: dict[str, list[str]],
+                aggregate: bool, spans: dict[str, list[tuple[int, int]]]) -> tuple[list[str], dict[str, list[str]]]:
+    """`measures` (and their alternatives) with the count the question asks for: in place of none, or
+    beside the ones named ("paid purchase count and revenue"), unless one of the same rows' counts is
+    already named. `aggregate`: the question compares, trends or shares, so rows it names without a
+    count word are counted too ("paid purchases last week versus the week before"). `spans`: where each
+    named measure is said."""
+    if not (re.search(_HOW_MANY, question) or re.search(r"\b(how many|number of|count of|count|total)\b", question, re.I)
+            or aggregate and not measures):
+        return measures, alternatives
+    found = counted(model, question, values, records, anywhere=aggregate and not measures)
+    if not found:
+        return measures, alternatives
+    if not measures:
+        return found[:1], {found[0]: found[1:]}
+    count = next(x for x in model.measures if x.id == found[0])
+    if count.table.lower() in {x.table.lower() for x in model.measures
+                               if x.id in measures and x.agg in ("count", "count_distinct")}:
+        return measures, alternatives
+    # in the order the question names them: "paid purchase count and revenue" is the count first
+    said = [s for r in model.records if r.table.lower() == count.table.lower() for s, _ in records.get(r.id, [])]
+    said += [m.start() for m in re.finditer(_HOW_MANY + r"\s*(\S)", question) if m.group(1) == count.unit]
+    at = min(said, default=len(question))
+    before = [x for x in measures if min((s for s, _ in spans.get(x, [])), default=0) < at]
+    return [*before, found[0], *measures[len(before):]], {**alternatives, found[0]: found[1:]}
+
+
 def counted(model: SemanticModel, question: str, values: dict[str, list[str]],
-            records: dict[str, list[tuple[int, int]]]) -> list[str]:
-    """The count measures the question asks for by a unit or by the rows it counts, the one to use first."""
+            records: dict[str, list[tuple[int, int]]], anywhere: bool = False) -> list[str]:
+    """The count measures the question asks for by a unit or by the rows it counts, the one to use first
+    (`anywhere`: rows named anywhere in the question are counted, not only next to a count word)."""
     counts = [x for x in model.measures if x.agg in ("count", "count_distinct")]
     named = {r.table.lower() for r in model.records if r.id in records}
     units = {x.id for x in counts for m in re.finditer(_HOW_MANY + r"\s*(\S)", question)
              if x.unit == m.group(1) and (not named or x.table.lower() in named)}  # "订单有多少笔": not refunds
-    tables = {r.table.lower() for r in model.records if r.id in records
-              and any(_BEFORE.search(question[:s]) or _AFTER.match(question[e:]) for s, e in records[r.id])}
+    tables = {r.table.lower() for r in model.records if r.id in records and (anywhere or any(
+        _BEFORE.search(question[:s]) or _AFTER.match(question[e:]) for s, e in records[r.id]))}
     rows = {x.id for x in counts if x.agg == "count" and x.table.lower() in tables}
     pool = (rows & units) or rows or units
     fits = []

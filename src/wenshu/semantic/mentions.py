@@ -272,9 +272,9 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     measure_words = {x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}
     measures = ratios.averaged(model, question, metrics.ids(), measure_words)  # "average spend per order"
     alternatives = metrics.others
-    if not measures and cue("count", question):  # "上周一共成交了多少单": a count of rows the model can count
-        if found := counting.counted(model, question, values, records.hits):
-            measures, alternatives = found[:1], {found[0]: found[1:]}
+    measures, alternatives = counting.with_counts(model, question, values, records.hits, measures, alternatives,
+                                                  compare != "none" or cue("trend", question) or cue("share", question),
+                                                  metrics.hits)
     return Mentions(
         measures=measures, alternatives=alternatives, dimensions=named, split=split, counted=counted,
         values=values,
