@@ -100,3 +100,17 @@ def test_a_count_is_added_beside_the_measures_named_in_the_order_asked(question,
 def test_a_label_that_is_a_common_word_is_not_read_inside_a_phrase():
     m = read(MODEL, "app and web next to each other on revenue last month")
     assert "city_tier" not in m.values and m.values.get("channel") == ["app", "web"]
+
+
+@pytest.mark.parametrize(("question", "filled", "measures"), [
+    ("Returns by refund reason this month: how much money went back for each?", ["refund_count", "refund_amount"],
+     ["refund_amount"]),  # the rows the money is asked of, not a count
+    ("refund amount per refund reason, with each reason's share of all refunds", ["refund_amount", "refund_count"],
+     ["refund_amount"]),  # the whole of the share
+    ("how many refunds, and how much money went back, per refund reason", ["refund_count"],
+     ["refund_count", "refund_amount"]),  # a count asked for stays, beside the money
+    ("GMV and orders by region", ["gmv", "paid_orders"], ["gmv", "paid_orders"]),
+])  # fmt: skip
+def test_a_count_that_only_names_the_rows_money_is_asked_of_is_dropped(question, filled, measures):
+    got = ground(QueryPlan.model_validate({"measures": filled}), MODEL, question)
+    assert got.plan is not None and got.plan.measures == measures, got.reason

@@ -25,8 +25,8 @@ from wenshu.semantic.model import Measure, SemanticModel
 _HOW_MANY = r"(?:多少|几)"
 _CLAUSE_END = r"[，。？！；,.?!;]"
 # "多少笔已支付订单", "how many paid orders": the count word before the rows, in the same clause
-_BEFORE = re.compile(r"(?:" + _HOW_MANY + r"[^，。？！；,.?!;]{0,8}|\b(?:how many|number of|count of)\s+(?:[\w-]+\s+){0,3})$",
-                     re.I)
+_BEFORE = re.compile(r"(?:" + _HOW_MANY + r"[^，。？！；,.?!;]{0,8}"
+                     r"|\b(?:how many|number of|count of)\s+(?:[\w-]+\s+){0,3})$", re.I)
 # "取消的订单有多少", "purchase count": the rows, then the count word (at the end of the clause)
 _AFTER = re.compile(r"^\s*(?:的)?(?:有|是|共|一共|总共|合计|总计)*\s*" + _HOW_MANY + r"\s*(?:个|笔|单|条|张)?\s*了?\s*(?:"
                     + _CLAUSE_END + r"|$)|^\s+(?:count|total)\b", re.I)  # "purchase count"
@@ -72,8 +72,8 @@ def with_counts(model: SemanticModel, question: str, values: dict[str, list[str]
     already named. `aggregate`: the question compares, trends or shares, so rows it names without a
     count word are counted too ("paid purchases last week versus the week before"). `spans`: where each
     named measure is said."""
-    if not (re.search(_HOW_MANY, question) or re.search(r"\b(how many|number of|count of|count|total)\b", question, re.I)
-            or aggregate and not measures):
+    words = re.search(_HOW_MANY + r"|\b(how many|number of|count of|count|total)\b", question, re.I)
+    if not (words or aggregate and not measures):
         return measures, alternatives
     found = counted(model, question, values, records, anywhere=aggregate and not measures)
     if not found:
@@ -111,3 +111,34 @@ def counted(model: SemanticModel, question: str, values: dict[str, list[str]],
         if (fit := _fit(x, named)) is not None:
             fits.append((-fit, x.id))
     return [mid for _, mid in sorted(fits, key=lambda f: f[0])]
+
+
+_ASKED = re.compile(r"\b(how many|number of|count of|count)\b|(多少|几)\s*(笔|单|个|次|件|位|人)", re.I)
+
+
+def asked(question: str) -> bool:
+    """Whether the question asks how many ("how many refunds", "多少笔"), not only how much."""
+    return _ASKED.search(question) is not None
+
+
+_SHARE_OF = r"\b(?:percentage|percent|share|proportion|%)\s+of\s+(?:all|the total|total|the|all the)?\s*"
+
+
+def not_asked(measures: list[str], words: dict[str, list[str]], model: SemanticModel, question: str,
+              money_asked: bool) -> list[str]:
+    """`measures` without a count that names the rows the money of the same rows is asked of: the topic of
+    "Refunds by reason: how much money went back for each" (`money_asked`), or the whole of "the refunded
+    amount per reason with each one's percentage of all refunds". A count asked for ("how many refunds and
+    how much money") stays."""
+    by_id = {x.id: x for x in model.measures}
+    sums = [by_id[x] for x in measures if x in by_id and by_id[x].agg == "sum"]
+    if not sums or asked(question):
+        return measures
+    out = []
+    for x in measures:
+        me = by_id.get(x)
+        twin = me is not None and me.agg == "count" and any(s.table == me.table and s.filter == me.filter for s in sums)
+        base = any(re.search(_SHARE_OF + re.escape(w), question, re.I) for w in words.get(x, []))
+        if not (twin and (money_asked or base)):
+            out.append(x)
+    return out

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from wenshu.semantic.counting import asked, not_asked
 from wenshu.semantic.fields import thresholds
 from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import Mentions, cue, label_words, not_the_measures_own, oriented, read
@@ -54,7 +55,8 @@ def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str)
         if entry is not None and any(_backs(w, question) for w in entry_words(model, entry)):
             return _distinct_counts(list(plan.measures), m, model)
     measures = list(dict.fromkeys(chosen + [x for x in named if x not in chosen]))[:3]
-    return _distinct_counts(_money(measures, model, question), m, model)
+    measures = not_asked(_money(measures, model, question), m.measure_words, model, question, cue("money", question))
+    return _distinct_counts(measures, m, model)
 
 
 _MONEY_UNITS = {"元", "¥", "￥", "yuan", "rmb", "cny", "$", "usd", "dollars", "€", "eur"}
@@ -84,7 +86,8 @@ def _money(measures: list[str], model: SemanticModel, question: str) -> list[str
         me = by_id.get(mid)
         twin = next((x for x in money if me is not None and me.agg == "count" and x.table.lower() == me.table.lower()
                      and x.filter == me.filter), None)
-        out.append(twin.id if twin else mid)
+        # "how many refunds, and how much money": both; "how much money went back in refunds": the money
+        out += [mid] if twin is None else [mid, twin.id] if asked(question) else [twin.id]
     return list(dict.fromkeys(out))
 
 
