@@ -72,6 +72,10 @@ class Settings(BaseSettings):
     workspace_command_timeout_s: float = Field(120.0, description="Time limit of one workspace command.")
     workspace_path: str = Field("/usr/local/bin:/usr/bin:/bin", description="PATH the workspace's commands are "
                                 "looked up on (never the workspace itself).")
+    workspace_roots: list[Path] = Field(
+        default_factory=list, description="Folders the server may work in: a workspace task over HTTP (and the web "
+        "UI's task panel, which lists them and their subfolders) must name one of them or a folder inside one, "
+        "links resolved. Empty: the server runs no workspace task (the CLI is not limited).")
     # MCP servers whose tools the assistant may use (wenshu.mcp; servers listed in WENSHU_HOME/mcp.json)
     mcp_timeout_s: float = Field(20.0, description="Time limit of one MCP tool call or tool listing; past it the "
                                  "call is stopped and the assistant gets a refusal instead of an answer.")

@@ -36,7 +36,8 @@ log = logging.getLogger("wenshu.server")
 
 ROUTERS = [ask.router, conversations.router, stream.router, tasks.router, datasources.router, semantic.router,
            audit.router, examples.router, glossary.router, meta.router, health.router, web.router,
-           openai.router, webhook.router, kb.router, task_actions.router, assistant.router]
+           openai.router, webhook.router, kb.router, task_actions.router, task_actions.folders_router,
+           assistant.router]
 REMOTE_MODEL_WORKERS = 32
 
 

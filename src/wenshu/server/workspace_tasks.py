@@ -5,7 +5,7 @@ The tasks live in the same store as the CLI's (WENSHU_HOME/tasks), so `wenshu ta
 started over HTTP and the API can poll a task the CLI runs. A task records who started it; another user
 gets 404, exactly as for an unknown id. Workspace tasks read and test a folder on the server's own disk
 and run code the model wrote there, so only an admin (the local user, or a token with every grant) may
-start or change one (docs/tasks.md).
+start or change one (docs/tasks.md), and only in a folder of `workspace_roots` (workspace/roots.py).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from wenshu.tasks.endings import TaskBusy, TaskNotFound, TaskNotResumable
 from wenshu.tasks.loop import apply_task, run_task
 from wenshu.tasks.record import RESUMABLE, TaskRecord
 from wenshu.tasks.store import TaskStore
+from wenshu.workspace.roots import WorkspaceRoots
 
 log = logging.getLogger("wenshu.server")
 
@@ -45,9 +46,13 @@ class WorkspaceTasks:
     def config(self, max_steps: int | None = None) -> TaskConfig:
         return TaskConfig.from_settings(self.settings, **{**self.overrides, "max_steps": max_steps})
 
+    def roots(self) -> WorkspaceRoots:
+        return WorkspaceRoots(self.settings.workspace_roots)  # read each time: a root made later counts
+
     def start(self, user_id: str, workspace: str, goal: str, max_steps: int | None = None) -> TaskRecord:
         config = self.config(max_steps)
-        task = self.store.create(workspace, goal, step_limit=config.max_steps, test_command=config.test_command,
+        folder = self.roots().check(workspace)
+        task = self.store.create(folder, goal, step_limit=config.max_steps, test_command=config.test_command,
                                  max_copy_mb=config.max_copy_mb, user_id=user_id)  # fmt: skip
         self._submit(task.id, config)
         return task
@@ -121,22 +126,39 @@ def task_out(task: TaskRecord, lang: str, running: bool) -> dict:
     return out
 
 
+def task_summary(task: TaskRecord, lang: str, running: bool) -> dict:
+    """A workspace task in GET /api/tasks's list: what it is and how it stands, without steps or diff."""
+    last = task.result.verify if task.result else None
+    return {"task_id": task.id, "kind": task.kind, "goal": task.goal, "workspace": task.workspace,
+            "status": task.status, "message": task.message(lang), "running": running, "steps": len(task.steps),
+            "verify": last, "created_at": task.created_at, "updated_at": task.updated_at}
+
+
 async def step_events(tasks: WorkspaceTasks, task_id: str, user_id: str, lang: str, ping_s: float,
                       poll_s: float = 0.2) -> AsyncIterator[tuple[str, dict | None]]:
-    """("step", step) for every step, those already taken first, then ("done", task) once it ended;
-    ("ping", None) after `ping_s` without a step. Read from the store, so a CLI run can be watched too."""
-    sent, quiet = 0, 0.0
+    """For every step, ("decision", {n, action, target, reason}) as soon as it is being taken, then ("step",
+    step) with its result (those already taken first); ("done", task) once the task ended; ("ping", None)
+    after `ping_s` without an event. Read from the store, so a CLI run can be watched too; a step taken
+    between two looks (`poll_s`) gets its decision just before its result."""
+    sent, announced, quiet = 0, 0, 0.0
     while True:
         task = tasks.get(task_id, user_id)
         if task is None:
             return
         for step in task.steps[sent:]:
+            if step.n > announced:
+                yield "decision", {"n": step.n, "action": step.action, "target": step.target, "reason": step.reason}
             yield "step", step.model_dump(mode="json")
             quiet = 0.0
         sent = len(task.steps)
+        announced = max(announced, sent)
         if task.status not in ("queued", "running") and not tasks.running(task_id):
             yield "done", task_out(task, lang, False)
             return
+        if task.current and task.current.get("n", 0) > announced:
+            announced = task.current["n"]
+            yield "decision", task.current
+            quiet = 0.0
         await asyncio.sleep(poll_s)
         quiet += poll_s
         if quiet >= ping_s:

@@ -49,6 +49,7 @@ def view(task: TaskRecord, ws: Workspace, config: TaskConfig) -> dict:
 
 
 def _step(task: TaskRecord, action: str, target: str, reason: str, out: Outcome, t0: float) -> TaskStep:
+    task.current = None
     step = TaskStep(n=len(task.steps) + 1, action=action, target=target, reason=reason, ok=out.ok,
                     summary=out.summary, code=out.code, failure=out.failure, outcome=out.outcome,
                     seconds=round(time.perf_counter() - t0, 2))  # fmt: skip
@@ -75,6 +76,11 @@ def run_task(store: TaskStore, task_id: str, models, config: TaskConfig, *, on_s
     store.save(task)
     meter, before = models.usage, vars(models.usage).copy()
 
+    def taking(action: str, target: str, reason: str = "") -> None:
+        """Store the step about to be taken, so a watcher sees the decision before its result."""
+        task.current = {"n": len(task.steps) + 1, "action": action, "target": target, "reason": reason}
+        store.save(task)
+
     def record(action: str, target: str, reason: str, out: Outcome, t0: float) -> None:
         step = _step(task, action, target, reason, out, t0)
         store.save(task)
@@ -84,6 +90,7 @@ def run_task(store: TaskStore, task_id: str, models, config: TaskConfig, *, on_s
     try:
         if config.baseline and not task.steps:
             t0 = time.perf_counter()
+            taking("verify", "baseline")
             first = _verify(task, ws, config)
             task.opened = [*task.opened, *code_under_test(ws.work.path, first.summary)]  # what the tests import
             record("verify", "baseline", "", first, t0)
@@ -95,11 +102,13 @@ def run_task(store: TaskStore, task_id: str, models, config: TaskConfig, *, on_s
             t0 = time.perf_counter()
             if move == "decide":
                 d, _ = decide(models, view(task, ws, config), max_tokens=config.step_tokens)
+                taking(d.action, d.target, d.reason)
                 record(d.action, d.target, d.reason, execute(d, ws, task, config), t0)
             elif move == "verify":
+                taking("verify", "finish")
                 record("verify", "finish", "", _verify(task, ws, config), t0)
             else:
-                _end(task, ws, config, move, record)
+                _end(task, ws, config, move, record, taking)
                 break
     except KeyboardInterrupt:
         task.end("interrupted", Interrupted())
@@ -107,15 +116,17 @@ def run_task(store: TaskStore, task_id: str, models, config: TaskConfig, *, on_s
     except WenshuError as err:  # the model failed or timed out: the task can be resumed
         task.end("failed", err)
     finally:
+        task.current = None
         task.usage = {k: round(task.usage.get(k, 0) + v - before.get(k, 0), 2) for k, v in vars(meter).items()}
         task.result = result_of(task, ws)
         store.save(task)
     return task
 
 
-def _end(task: TaskRecord, ws: Workspace, config: TaskConfig, move: str, record) -> None:
+def _end(task: TaskRecord, ws: Workspace, config: TaskConfig, move: str, record, taking) -> None:
     repeated = control.stuck(task.steps)  # before a final verify adds a step
     if move in ("stuck", "max_steps") and control.needs_final_verify(task.steps):
+        taking("verify", "final")
         record("verify", "final", "", _verify(task, ws, config), time.perf_counter())
     if move == "solved":
         task.end("solved", Solved(len(diff.changes(ws.original, ws.work, task.written))))

@@ -51,6 +51,7 @@ class TaskRecord(BaseModel):
     step_limit: int = 10  # model decisions allowed in all (a resume raises it)
     test_command: str = ""
     steps: list[TaskStep] = Field(default_factory=list)
+    current: dict | None = None  # the step being taken, {n, action, target, reason}, until it is recorded
     written: list[str] = Field(default_factory=list)  # files the agent wrote, in first-write order
     opened: list[str] = Field(default_factory=list)  # files read or written, most recent last
     partial: list[str] = Field(default_factory=list)  # files shown only in part

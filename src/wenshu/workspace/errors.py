@@ -52,3 +52,22 @@ class FolderTooLarge(InputError):
         super().__init__(f"The folder '{folder}' is larger than {limit_mb} MB (caches and virtual environments "
                          "left out); a task works on a copy of it. Use a smaller folder.",
                          f"文件夹「{folder}」超过 {limit_mb} MB（不含缓存和虚拟环境）；任务需要复制它。请使用更小的文件夹。")
+
+
+class WorkspaceNotAllowed(InputError):
+    code = "workspace_not_allowed"
+    http_status = 403
+
+    def __init__(self, folder: str):
+        super().__init__(f"The folder '{folder}' is not one this server may work in: choose one of its workspace "
+                         "folders (the setting workspace_roots lists them).",
+                         f"服务器不允许在文件夹「{folder}」中工作：请选择它的工作区文件夹之一（由设置 workspace_roots 指定）。")
+
+
+class NoWorkspaceRoots(InputError):
+    code = "workspace_roots_unset"
+    http_status = 403
+    en = ("This server allows no workspace folder: list the folders tasks may work in as workspace_roots "
+          "(wenshu.toml, or WENSHU_WORKSPACE_ROOTS as a JSON list), or run the task with `wenshu task run`.")
+    zh = ("该服务器未允许任何工作区文件夹：请在 workspace_roots 中列出任务可以使用的文件夹（wenshu.toml，"
+          "或以 JSON 列表设置 WENSHU_WORKSPACE_ROOTS），或用 `wenshu task run` 运行任务。")

@@ -1,21 +1,23 @@
 """Workspace tasks over HTTP (docs/tasks.md, docs/api.md): `POST /api/tasks` with `kind: "workspace"`
 starts one (routes/tasks.py hands it here), `GET /api/tasks/{id}` polls it with its steps, `DELETE`
-stops it; this router adds its events, resume, apply and discard."""
+stops it; this router adds the list, its events, resume, apply and discard, and `GET /api/workspaces`
+the folders a task may work in."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
 from wenshu.server.deps import CurrentUser, LangDep, StateDep
-from wenshu.server.sse import PING, format_event
-from wenshu.server.workspace_tasks import WorkspaceTasks, step_events, task_out
+from wenshu.server.sse import PING, SSE_HEADERS, format_event, sse_route
+from wenshu.server.workspace_tasks import WorkspaceTasks, step_events, task_out, task_summary
 from wenshu.tasks.endings import TaskNotFound
 
 router = APIRouter(prefix="/api/tasks", tags=["tasks"])
+folders_router = APIRouter(prefix="/api/workspaces", tags=["tasks"])
 
 
 class WorkspaceTaskBody(BaseModel):
@@ -69,10 +71,28 @@ def _owned(state, user, task_id: str):
     return task
 
 
-@router.get("/{task_id}/events", operation_id="tasks_events", response_class=StreamingResponse,
-            responses={200: {"content": {"text/event-stream": {}}, "description": "step events, then one done"}})
+@folders_router.get("", operation_id="workspaces_list")
+def list_workspaces(state: StateDep, user: CurrentUser) -> dict:
+    """The folders a workspace task may work in: each of `workspace_roots` and its subfolders."""
+    manager(state).require_admin(user)
+    return {"folders": manager(state).roots().folders()}
+
+
+@router.get("", operation_id="tasks_list")
+def list_tasks(state: StateDep, user: CurrentUser, lang: LangDep, kind: Literal["workspace"] = "workspace",
+               limit: int = Query(50, ge=1, le=500)) -> dict:
+    """The caller's workspace tasks, newest first, without their steps and diff (question tasks are not kept
+    on disk and are not listed)."""
+    tasks = manager(state)
+    tasks.require_admin(user)
+    return {"items": [task_summary(t, lang, tasks.running(t.id)) for t in tasks.store.list(user.user_id)[:limit]]}
+
+
+@router.get("/{task_id}/events", operation_id="tasks_events",
+            **sse_route("decision and step events, then one done with the task"))
 async def task_events(task_id: str, state: StateDep, user: CurrentUser, lang: LangDep) -> StreamingResponse:
-    """A workspace task's steps as they are taken (those already taken first), then `done` with the task."""
+    """A workspace task's steps as they are taken (those already taken first): `decision` when a step starts
+    (action, target, reason), `step` with its result; then `done` with the task (ending, diff, verify)."""
     if manager(state).get(task_id, user.user_id) is None:
         raise TaskNotFound(task_id)
 
@@ -80,8 +100,7 @@ async def task_events(task_id: str, state: StateDep, user: CurrentUser, lang: La
         async for kind, data in step_events(manager(state), task_id, user.user_id, lang, state.settings.sse_ping_s):
             yield PING if kind == "ping" else format_event(kind, data)
 
-    return StreamingResponse(events(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return StreamingResponse(events(), media_type="text/event-stream", headers=SSE_HEADERS)
 
 
 @router.post("/{task_id}/resume", operation_id="tasks_resume", status_code=202)

@@ -92,9 +92,9 @@ export function parseSse(buffer) {
   return [events, rest];
 }
 
-// POST a body and call onEvent({type, data}) for each streamed event until the stream ends.
-export async function stream(path, body, onEvent, signal) {
-  const res = await send("POST", path, body, signal);
+// POST a body (or GET, without one) and call onEvent({type, data}) for each streamed event until the stream ends.
+export async function stream(path, body, onEvent, signal, method = "POST") {
+  const res = await send(method, path, body, signal);
   if (!res.ok) throw await errorFrom(res);
   const reader = res.body.getReader();
   const decoder = new TextDecoder();

@@ -6,6 +6,7 @@ import { applyI18n, getLang, label, setLang } from "./i18n.js";
 import { createSidebar } from "./sidebar.js";
 import { createChat } from "./chat.js";
 import { setupKnowledgeBase } from "./kb.js";
+import { setupTasks } from "./tasks.js";
 
 const $ = (sel) => document.querySelector(sel);
 const state = { conversationId: null, datasource: null, meta: null };
@@ -104,6 +105,7 @@ async function boot() {
 applyI18n();
 setupSettings();
 setupKnowledgeBase({ button: $("#kb-open"), onError: showBanner });
+setupTasks({ button: $("#tasks-open") });
 $("#new-chat").addEventListener("click", () => {
   sidebar.closeDrawer();
   openConversation(null);
