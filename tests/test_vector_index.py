@@ -1,5 +1,5 @@
-"""Vector index conformance (every implementation runs the same tests), sqlite-vec in the app DB,
-migration 6 and the embedding cache."""
+"""Vector index conformance (every implementation runs the same tests), sqlite-vec in the app DB
+and the embedding cache. (The vector tables of stores from before the baseline: test_storage_migrations.py.)"""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from wenshu.knowledge.documents import build_documents
 from wenshu.knowledge.recall_index import sync_vectors
 from wenshu.providers.embeddings import USEEmbedder
 from wenshu.storage.db import make_engine, open_store
-from wenshu.storage.migrations import migrate
+from wenshu.storage.migrations import current_revision, head_revision
 from wenshu.storage.vectors import EmbeddingCache, MemoryVectorIndex, TableVectorIndex, open_vector_index, top_k
 from wenshu.storage.vectors_sqlitevec import SqliteVecIndex, sqlite_dbapi, sqlite_vec_available
 
@@ -153,29 +153,12 @@ def test_sqlite_vec_picks_up_what_the_exact_index_wrote(tmp_path):
         engine.dispose()
 
 
-def test_migration_6_adopts_vector_tables_created_on_use(tmp_path):
-    """Before migration 6 the index created its tables itself; upgrading keeps their rows."""
-    engine = make_engine(f"sqlite:///{tmp_path / 'app.db'}")
-    try:
-        migrate(engine, target=5)
-        with engine.begin() as conn:
-            conn.exec_driver_sql("CREATE TABLE vector_items (datasource VARCHAR(64) NOT NULL, doc_id VARCHAR(512) NOT NULL, "
-                                 "hash VARCHAR(64) NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL, "
-                                 "PRIMARY KEY (datasource, doc_id))")
-            conn.exec_driver_sql("INSERT INTO vector_items VALUES ('a', 'x', 'h', 2, ?)", (_unit(1, 0).tobytes(),))
-        assert migrate(engine, target=6) == [6]
-        assert TableVectorIndex(engine).hashes("a") == {"x": "h"}
-        assert "embedding_cache" in sa.inspect(engine).get_table_names()
-    finally:
-        engine.dispose()
-
-
 def test_a_bare_engine_is_migrated_by_the_index(tmp_path):
     engine = make_engine(f"sqlite:///{tmp_path / 'app.db'}")
     try:
         EmbeddingCache(engine)
         with engine.connect() as conn:
-            assert conn.exec_driver_sql("SELECT max(version) FROM schema_version").scalar() >= 6
+            assert current_revision(conn) == head_revision()
     finally:
         engine.dispose()
 

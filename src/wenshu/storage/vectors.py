@@ -14,8 +14,8 @@ one by its registered name (`wenshu.vector_indexes` entry points; docs/plugins.m
   `WENSHU_VECTOR_INDEX=exact`. Exact search over a few thousand 512-d vectors takes a millisecond or two.
 
 Rows carry the content hash of their document, so a rebuild only re-embeds what changed.
-The plain tables (`vector_items`, `embedding_cache`) are migration 6 (storage/migrations.py) and are
-defined in storage/schema.py; opening an index on an engine that is not yet an app store migrates it.
+The plain tables (`vector_items`, `embedding_cache`) are app-store tables (storage/schema.py, created
+by the migrations); opening an index on an engine that is not yet an app store migrates it.
 sqlite-vec's virtual tables are created on first use (see vectors_sqlitevec.py).
 """
 

@@ -12,7 +12,7 @@ second engine; it loads the extension lazily on each pooled connection of the ap
 Vectors live in one `vec0` virtual table per dimension (`vec_index_<dim>`), partitioned by
 datasource, cosine distance, with the doc id and content hash as auxiliary columns; a row's rowid is
 a 63-bit hash of (datasource, doc id), so replacing or deleting a row is a point operation.
-`vector_items` (migration 6) stays the source of truth: ids, hashes and a copy of every vector.
+`vector_items` (an app-store table) stays the source of truth: ids, hashes and a copy of every vector.
 The `vec0` tables are not migrations (they exist only where the extension loads): they are created on
 first use, and on the first search of a datasource in a process they are reconciled with
 `vector_items`, so a store filled by the exact index (another Python, `WENSHU_VECTOR_INDEX=exact`)
