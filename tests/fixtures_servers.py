@@ -328,6 +328,20 @@ def pg_database(pg_server):
         server.dispose()
 
 
+@pytest.fixture
+def pgvector_database(pg_database):
+    """A fresh database whose server has the pgvector extension (scripts/system-deps.sh installs it)."""
+    engine = sa.create_engine(pg_database, poolclass=sa.pool.NullPool)
+    try:
+        with engine.begin() as conn:
+            conn.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS vector")
+    except sa.exc.DBAPIError as err:
+        missing(f"pgvector is not installed for this PostgreSQL (make system-deps): {str(err.orig).strip()}")
+    finally:
+        engine.dispose()
+    return pg_database
+
+
 @pytest.fixture(scope="session")
 def mariadb_server():
     try:

@@ -32,10 +32,10 @@ def url(request):
 
 
 @pytest.fixture
-def engine(url):
+def engine(url, request):
     engine = make_engine(url)
-    yield engine
-    engine.dispose()
+    request.addfinalizer(engine.dispose)
+    return engine
 
 
 def test_fresh_store_is_at_head_and_equals_the_metadata(url):

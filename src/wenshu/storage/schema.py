@@ -4,9 +4,8 @@ Only portable column types are used (String, Text, Integer, Float, Boolean, Date
 the same definitions work on SQLite and PostgreSQL. Timestamps are stored in UTC and always come
 back timezone-aware (SQLite drops the offset, so `UTCDateTime` puts it back).
 
-This module describes the *latest* schema; the Alembic revisions in `storage/alembic/versions/`
-(run by `migrations.py`) build it step by step. A test checks that the two agree: a change here
-goes with a new revision.
+This module describes the *latest* schema; the Alembic revisions in `storage/alembic/versions/` build
+it step by step (a change here goes with a new revision). A test checks that the two agree.
 """
 
 from __future__ import annotations

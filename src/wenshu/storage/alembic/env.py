@@ -3,7 +3,7 @@
 `migrations.migrate()` opens the connection, takes the lock and the transaction, and hands the
 connection over in `config.attributes["connection"]`; every revision then runs inside that one
 transaction, so a failed upgrade leaves the database as it was. `schema.metadata` is the target of
-autogenerate (`wenshu store revision -m ...`) and of the test that compares a migrated database with it.
+autogenerate (docs/storage.md) and of the test that compares a migrated database with it.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from wenshu.storage.schema import metadata
 
 
 def include_object(obj, name, type_, reflected, compare_to) -> bool:
-    """Tables the vector indexes create on first use (sqlite-vec's vec0, pgvector's) are not the
-    migrations' business."""
+    """Tables the vector indexes create on first use (sqlite-vec's `vec_index_<dim>`, pgvector's
+    `pgvector_items`) are not the migrations' business."""
     return not (type_ == "table" and reflected and compare_to is None and name.startswith(("vec_index_", "pgvector_")))
 
 
