@@ -310,6 +310,38 @@ def pg_server():
         shutil.rmtree(server.base, ignore_errors=True)
 
 
+@pytest.fixture
+def pg_database(pg_server):
+    """The URL of a fresh, empty database on the PostgreSQL server the tests start, dropped afterwards."""
+    import uuid
+
+    base = pg_server.admin_url
+    server = sa.create_engine(base, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
+    name = f"wenshu_test_{uuid.uuid4().hex[:12]}"
+    with server.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    try:
+        yield sa.make_url(base).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with server.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        server.dispose()
+
+
+@pytest.fixture
+def pgvector_database(pg_database):
+    """A fresh database whose server has the pgvector extension (scripts/system-deps.sh installs it)."""
+    engine = sa.create_engine(pg_database, poolclass=sa.pool.NullPool)
+    try:
+        with engine.begin() as conn:
+            conn.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS vector")
+    except sa.exc.DBAPIError as err:
+        missing(f"pgvector is not installed for this PostgreSQL (make system-deps): {str(err.orig).strip()}")
+    finally:
+        engine.dispose()
+    return pg_database
+
+
 @pytest.fixture(scope="session")
 def mariadb_server():
     try:

@@ -1,13 +1,17 @@
-"""Schema migrations: fresh install, upgrade from version 1, idempotence, atomicity."""
+"""Schema migrations (Alembic), on SQLite and PostgreSQL alike: a fresh store equals schema.py, every
+hand-written version upgrades with its rows, a failed upgrade and a newer store leave the database as
+it was, and two processes migrating at once end with one correct schema."""
 
 from __future__ import annotations
 
 import pytest
 import sqlalchemy as sa
+from store_migrations_support import (
+    LEGACY_TABLES, build_legacy, differences, extra_revision, fill, migrate_in_processes, rows, schema_versions,
+)
 
-from wenshu.storage import migrations
 from wenshu.storage.db import make_engine, open_store
-from wenshu.storage.migrations import LATEST_VERSION, current_version, migrate
+from wenshu.storage.migrations import BASELINE, SchemaTooNew, current_revision, head_revision, migrate
 from wenshu.storage.schema import metadata, schema_version, utcnow
 
 
@@ -15,109 +19,141 @@ def _url(tmp_path) -> str:
     return f"sqlite:///{tmp_path / 'app.db'}"
 
 
-def _version_rows(engine) -> list[int]:
+def _new_store(request, backend: str) -> str:
+    """A new, empty app store: a SQLite file, or a database on the PostgreSQL server the tests start."""
+    if backend == "postgres":
+        return request.getfixturevalue("pg_database")
+    return _url(request.getfixturevalue("tmp_path"))
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def url(request):
+    return _new_store(request, request.param)
+
+
+@pytest.fixture
+def engine(url, request):
+    engine = make_engine(url)
+    request.addfinalizer(engine.dispose)
+    return engine
+
+
+def test_fresh_store_is_at_head_and_equals_the_metadata(url):
+    with open_store(url) as store:
+        with store.engine.connect() as conn:
+            assert current_revision(conn) == head_revision()
+        assert differences(store.engine) == []
+        assert set(sa.inspect(store.engine).get_table_names()) == set(metadata.tables) | {"alembic_version"}
+        assert schema_versions(store.engine) == [9]  # a Wenshu from before Alembic refuses this store
+
+
+def test_the_comparison_sees_a_difference(engine):
+    migrate(engine)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("ALTER TABLE messages ADD COLUMN extra TEXT")
+        conn.exec_driver_sql("DROP INDEX ix_audit_log_ts")
+    found = {(d[0], getattr(d[-1], "name", None)) for d in differences(engine)}
+    assert found == {("remove_column", "extra"), ("add_index", "ix_audit_log_ts")}
+
+
+# every version on SQLite; the oldest and the latest on PostgreSQL
+@pytest.mark.parametrize(("backend", "version"), [("sqlite", v) for v in sorted(LEGACY_TABLES)]
+                         + [("postgres", min(LEGACY_TABLES)), ("postgres", max(LEGACY_TABLES))])
+def test_upgrade_from_every_hand_written_version_keeps_every_row(request, backend, version):
+    engine = make_engine(_new_store(request, backend))
+    request.addfinalizer(engine.dispose)
+    build_legacy(engine, version)
+    assert schema_versions(engine) == list(range(1, version + 1))
+    old = fill(engine)
+    assert set(old) == {t for v, names in LEGACY_TABLES.items() if v <= version for t in names}
+    before = rows(engine, old)
+
+    assert migrate(engine) == [BASELINE]
+    assert rows(engine, old) == before
+    assert differences(engine) == []
+    assert schema_versions(engine) == [*range(1, version + 1), 9]
+    with open_store(str(engine.url)) as store:  # and the store works on it
+        assert store.datasources.get("x").options == {"k": [1, "二"]}
+        assert store.audit.record(question="q") > 0
+
+
+def test_vector_tables_created_on_use_before_version_6_are_adopted(tmp_path):
+    """Before version 6 the vector index created its tables itself (SQLite); the upgrade keeps their rows."""
+    engine = make_engine(_url(tmp_path))
+    build_legacy(engine, 5)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE vector_items (datasource VARCHAR(64) NOT NULL, doc_id VARCHAR(512) NOT NULL, "
+                             "hash VARCHAR(64) NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL, "
+                             "PRIMARY KEY (datasource, doc_id))")
+        conn.exec_driver_sql("INSERT INTO vector_items VALUES ('a', 'x', 'h', 2, x'0000803f00000000')")
+    assert migrate(engine) == [BASELINE]
+    assert rows(engine, ["vector_items"])["vector_items"] == ["('a', 'x', 'h', 2, b'\\x00\\x00\\x80?\\x00\\x00\\x00\\x00')"]
+    assert differences(engine) == []
+    engine.dispose()
+
+
+def test_opening_again_is_a_no_op(engine):
+    assert migrate(engine) == [BASELINE]
     with engine.connect() as conn:
-        return list(
-            conn.exec_driver_sql("SELECT version FROM schema_version ORDER BY version").scalars()
-        )
+        before = conn.exec_driver_sql("SELECT applied_at FROM schema_version").all()
+    assert migrate(engine) == []
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT applied_at FROM schema_version").all() == before
 
 
-def test_fresh_store_is_at_latest_and_matches_metadata(tmp_path):
-    store = open_store(_url(tmp_path))
+def test_a_failed_migration_leaves_the_database_as_it_was(engine, tmp_path):
+    migrate(engine)
+    filled = fill(engine)
+    before = rows(engine, filled)
+    with pytest.raises(RuntimeError, match="boom"):
+        migrate(engine, versions=extra_revision(tmp_path / "more", "0099_broken", "half_done", fail=True))
+    assert "half_done" not in sa.inspect(engine).get_table_names()
+    with engine.connect() as conn:
+        assert current_revision(conn) == head_revision()
+        if engine.dialect.name == "sqlite":
+            assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1  # switched back on after the upgrade
+    assert rows(engine, filled) == before
+
+
+def test_a_store_from_a_newer_wenshu_is_refused_untouched(engine, tmp_path):
+    newer = extra_revision(tmp_path / "more", "0099_future", "future_things")
+    assert migrate(engine, versions=newer) == [BASELINE, "0099_future"]
+    tables = sa.inspect(engine).get_table_names()
+    with pytest.raises(SchemaTooNew) as err:
+        migrate(engine)
+    assert err.value.code == "schema_too_new"
+    assert "0099_future" in err.value.en and "升级问数" in err.value.zh
+    assert sa.inspect(engine).get_table_names() == tables
+    with engine.connect() as conn:
+        assert current_revision(conn) == "0099_future"
+
+
+def test_a_hand_written_version_newer_than_alembic_is_refused(engine):
+    build_legacy(engine, 8)
+    with engine.begin() as conn:
+        conn.execute(schema_version.insert().values(version=10, applied_at=utcnow()))
+    with pytest.raises(SchemaTooNew):
+        migrate(engine)
+    assert "alembic_version" not in sa.inspect(engine).get_table_names()
+
+
+def test_two_processes_migrating_a_fresh_store_at_once(url):
+    assert migrate_in_processes(url) == [[], [BASELINE]]  # one migrated, the other waited and found it done
+    engine = make_engine(url)
     try:
-        assert LATEST_VERSION >= 2
-        assert _version_rows(store.engine) == list(range(1, LATEST_VERSION + 1))
-        insp = sa.inspect(store.engine)
-        assert set(insp.get_table_names()) == set(metadata.tables)
-        for table in metadata.sorted_tables:
-            got = {c["name"]: c["nullable"] for c in insp.get_columns(table.name)}
-            want = {c.name: c.nullable for c in table.columns}
-            assert got == want, table.name
-            got_ix = {ix["name"] for ix in insp.get_indexes(table.name)}
-            assert got_ix == {ix.name for ix in table.indexes}, table.name
+        assert differences(engine) == []
+        assert schema_versions(engine) == [9]
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalars().all() == [head_revision()]
     finally:
-        store.close()
+        engine.dispose()
 
 
 def test_sqlite_engine_settings(tmp_path):
-    store = open_store(_url(tmp_path))
-    try:
-        with store.engine.connect() as conn:
-            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
-            assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
-            assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() > 0
-    finally:
-        store.close()
-
-
-def test_upgrade_from_version_1_keeps_data(tmp_path):
-    engine = make_engine(_url(tmp_path))
-    assert migrate(engine, target=1) == [1]
-    insp = sa.inspect(engine)
-    assert "datasources" in insp.get_table_names()
-    assert "audit_log" not in insp.get_table_names()
-    with engine.begin() as conn:
-        conn.execute(
-            sa.text(
-                "INSERT INTO datasources (name, url, dialect, created_at) "
-                "VALUES ('old', 'sqlite:///old.db', 'sqlite', '2024-01-02 03:04:05.000000')"
-            )
-        )
-    engine.dispose()
-
-    store = open_store(_url(tmp_path))
-    try:
-        assert _version_rows(store.engine) == list(range(1, LATEST_VERSION + 1))
-        assert store.datasources.get("old").url == "sqlite:///old.db"
-        assert store.audit.record(question="q") > 0
-    finally:
-        store.close()
-
-
-def test_opening_twice_is_a_no_op(tmp_path):
-    open_store(_url(tmp_path)).close()
-    engine = make_engine(_url(tmp_path))
-    try:
-        before = _version_rows(engine)
-        assert migrate(engine) == []
-        assert _version_rows(engine) == before
-    finally:
-        engine.dispose()
-    store = open_store(_url(tmp_path))
-    try:
-        with store.engine.connect() as conn:
-            assert current_version(conn) == LATEST_VERSION
-    finally:
-        store.close()
-
-
-def test_failed_migration_leaves_nothing_behind(tmp_path, monkeypatch):
-    def broken(conn):
-        conn.execute(sa.text("CREATE TABLE half_done (x INTEGER)"))
-        raise RuntimeError("boom")
-
-    engine = make_engine(_url(tmp_path))
-    try:
-        migrate(engine, target=1)
-        monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS[:1], (2, broken)])
-        with pytest.raises(RuntimeError):
-            migrate(engine, target=2)
-        assert "half_done" not in sa.inspect(engine).get_table_names()
-        assert _version_rows(engine) == [1]
-    finally:
-        engine.dispose()
-
-
-def test_newer_schema_is_refused(tmp_path):
-    engine = make_engine(_url(tmp_path))
-    try:
-        migrate(engine)
-        with engine.begin() as conn:
-            conn.execute(schema_version.insert().values(version=999, applied_at=utcnow()))
-        with pytest.raises(migrations.SchemaTooNew):
-            migrate(engine)
-    finally:
-        engine.dispose()
+    with open_store(_url(tmp_path)) as store, store.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() > 0
 
 
 def test_default_url_is_sqlite_in_wenshu_home(tmp_path, monkeypatch):
@@ -126,27 +162,23 @@ def test_default_url_is_sqlite_in_wenshu_home(tmp_path, monkeypatch):
 
     home = tmp_path / "home"
     monkeypatch.delenv("WENSHU_APP_DB_URL", raising=False)
-    store = open_configured(Settings(home=home))
-    store.close()
+    open_configured(Settings(home=home)).close()
     assert (home / "wenshu.db").exists()
 
 
 def test_in_memory_store_is_shared_across_threads():
     import threading
 
-    store = open_store("sqlite://")
-    try:
+    with open_store("sqlite://") as store:
         store.datasources.add("mem", "sqlite://")
         seen = []
         th = threading.Thread(target=lambda: seen.append(store.datasources.get("mem").name))
         th.start()
         th.join()
         assert seen == ["mem"]
-    finally:
-        store.close()
 
 
-def test_concurrent_first_opens_migrate_once(tmp_path):
+def test_concurrent_first_opens_in_threads(tmp_path):
     import threading
 
     stores, errors = [], []
@@ -164,7 +196,7 @@ def test_concurrent_first_opens_migrate_once(tmp_path):
         th.join()
     try:
         assert errors == []
-        assert _version_rows(stores[0].engine) == list(range(1, LATEST_VERSION + 1))
+        assert schema_versions(stores[0].engine) == [9]
     finally:
         for s in stores:
             s.close()

@@ -1,59 +1,24 @@
 """The same store on PostgreSQL: only a URL change.
 
-Runs against WENSHU_TEST_PG_URL when set (a server where the user may create databases, e.g.
-postgresql+psycopg://postgres@127.0.0.1:5432/postgres), else against the throwaway PostgreSQL
-server the test fixtures start (`pg_server`, tests/fixtures_servers.py). Each test gets a fresh
-database, dropped afterwards.
+Runs against the throwaway PostgreSQL server the test fixtures start; each test gets a fresh
+database (`pg_database`, tests/fixtures_servers.py), dropped afterwards. The migrations on PostgreSQL: tests/test_storage_migrations.py.
 """
 
 from __future__ import annotations
 
-import os
-import uuid
 from datetime import timedelta
 
 import pytest
 import sqlalchemy as sa
 
-PG_URL = os.environ.get("WENSHU_TEST_PG_URL")
-
-from wenshu.errors import InputError, UnknownDatasource  # noqa: E402
-from wenshu.storage.conversations import Turn  # noqa: E402
-from wenshu.storage.db import make_engine, open_store  # noqa: E402
-from wenshu.storage.migrations import LATEST_VERSION, migrate  # noqa: E402
-from wenshu.storage.schema import result_cache, utcnow  # noqa: E402
+from wenshu.errors import InputError, UnknownDatasource
+from wenshu.storage.conversations import Turn
+from wenshu.storage.db import open_store
+from wenshu.storage.schema import result_cache, utcnow
 
 
-@pytest.fixture
-def pg_url(request):
-    base = PG_URL or request.getfixturevalue("pg_server").admin_url
-    server = sa.create_engine(base, isolation_level="AUTOCOMMIT")
-    name = f"wenshu_test_{uuid.uuid4().hex[:12]}"
-    with server.connect() as conn:
-        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    try:
-        yield sa.make_url(base).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with server.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        server.dispose()
-
-
-def test_migrations_on_postgres(pg_url):
-    engine = make_engine(pg_url)
-    assert migrate(engine, target=1) == [1]
-    engine.dispose()
-    with open_store(pg_url) as store:
-        assert migrate(store.engine) == []
-        with store.engine.connect() as conn:
-            versions = conn.execute(
-                sa.text("SELECT version FROM schema_version ORDER BY 1")
-            ).scalars()
-            assert list(versions) == list(range(1, LATEST_VERSION + 1))
-
-
-def test_repositories_on_postgres(pg_url):
-    with open_store(pg_url) as store:
+def test_repositories_on_postgres(pg_database):
+    with open_store(pg_database) as store:
         store.datasources.add("demo", "sqlite:////tmp/demo.db", {"a": 1})
         with pytest.raises(InputError):
             store.datasources.add("demo", "sqlite:////tmp/other.db")

@@ -1,5 +1,5 @@
-"""Vector index conformance (every implementation runs the same tests), sqlite-vec in the app DB,
-migration 6 and the embedding cache."""
+"""Vector index conformance (every implementation runs the same tests), sqlite-vec in the app DB
+and the embedding cache. (The vector tables of stores from before the baseline: test_storage_migrations.py.)"""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from wenshu.knowledge.documents import build_documents
 from wenshu.knowledge.recall_index import sync_vectors
 from wenshu.providers.embeddings import USEEmbedder
 from wenshu.storage.db import make_engine, open_store
-from wenshu.storage.migrations import migrate
+from wenshu.storage.migrations import current_revision, head_revision
 from wenshu.storage.vectors import EmbeddingCache, MemoryVectorIndex, TableVectorIndex, open_vector_index, top_k
+from wenshu.storage.vectors_pgvector import PgVectorIndex
 from wenshu.storage.vectors_sqlitevec import SqliteVecIndex, sqlite_dbapi, sqlite_vec_available
 
 
@@ -24,13 +25,17 @@ def _unit(*xs):
     return v / np.linalg.norm(v)
 
 
-@pytest.fixture(params=["table", "memory", "sqlite-vec"])
+@pytest.fixture(params=["table", "memory", "sqlite-vec", "pgvector"])
 def index(request, tmp_path):
     if request.param == "memory":
         yield MemoryVectorIndex()
         return
-    engine = make_engine(f"sqlite:///{tmp_path / 'app.db'}")
-    yield SqliteVecIndex(engine) if request.param == "sqlite-vec" else TableVectorIndex(engine)
+    if request.param == "pgvector":  # on the PostgreSQL server the tests start (pgvector: make system-deps)
+        engine = make_engine(request.getfixturevalue("pgvector_database"))
+        yield PgVectorIndex(engine)
+    else:
+        engine = make_engine(f"sqlite:///{tmp_path / 'app.db'}")
+        yield SqliteVecIndex(engine) if request.param == "sqlite-vec" else TableVectorIndex(engine)
     engine.dispose()
 
 
@@ -153,21 +158,58 @@ def test_sqlite_vec_picks_up_what_the_exact_index_wrote(tmp_path):
         engine.dispose()
 
 
-def test_migration_6_adopts_vector_tables_created_on_use(tmp_path):
-    """Before migration 6 the index created its tables itself; upgrading keeps their rows."""
-    engine = make_engine(f"sqlite:///{tmp_path / 'app.db'}")
+# -- pgvector in a PostgreSQL app DB -------------------------------------------------------------------
+
+
+def test_postgres_app_store_gets_pgvector_by_default(pgvector_database):
+    with open_store(pgvector_database) as store:
+        index = open_vector_index(store.engine, "auto")
+        assert isinstance(index, PgVectorIndex) and index.describe().startswith("pgvector 0.")
+        assert type(open_vector_index(store.engine, "exact")) is TableVectorIndex
+        index.upsert("shop", ["t:orders", "t:users"], np.vstack([_unit(1, 2, 3), _unit(3, 2, 1)]), ["h1", "h2"])
+        with store.engine.connect() as conn:
+            assert conn.exec_driver_sql("SELECT count(*) FROM pgvector_items WHERE datasource = 'shop'").scalar() == 2
+        assert PgVectorIndex(store.engine).search(_unit(3, 2, 1.1), 1, "shop")[0][0] == "t:users"  # another process
+
+
+def test_pgvector_picks_up_what_the_exact_index_wrote(pgvector_database):
+    engine = make_engine(pgvector_database)
     try:
-        migrate(engine, target=5)
-        with engine.begin() as conn:
-            conn.exec_driver_sql("CREATE TABLE vector_items (datasource VARCHAR(64) NOT NULL, doc_id VARCHAR(512) NOT NULL, "
-                                 "hash VARCHAR(64) NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL, "
-                                 "PRIMARY KEY (datasource, doc_id))")
-            conn.exec_driver_sql("INSERT INTO vector_items VALUES ('a', 'x', 'h', 2, ?)", (_unit(1, 0).tobytes(),))
-        assert migrate(engine, target=6) == [6]
-        assert TableVectorIndex(engine).hashes("a") == {"x": "h"}
-        assert "embedding_cache" in sa.inspect(engine).get_table_names()
+        exact = TableVectorIndex(engine)
+        exact.upsert("a", ["x", "y", "z"], np.vstack([_unit(1, 0, 0), _unit(0, 1, 0), _unit(0, 0, 1)]), ["1", "2", "3"])
+        vec = PgVectorIndex(engine)
+        assert [h[0] for h in vec.search(_unit(0, 1, 0.2), 3, "a")] == ["y", "z", "x"]
+        exact.upsert("a", ["x"], np.vstack([_unit(0, 1, 0.1)]), ["1b"])  # changed behind pgvector's back
+        exact.delete("a", ["z"])
+        later = PgVectorIndex(engine)  # next process: reconciles on its first search
+        assert [h[0] for h in later.search(_unit(0, 1, 0), 3, "a")] == ["y", "x"]
+        assert later.reconcile("a") == {"removed": 0, "added": 0}
     finally:
         engine.dispose()
+
+
+@pytest.mark.usefixtures("pgvector_database")  # the server has pgvector: only the right to create it is missing
+def test_postgres_without_the_right_to_create_pgvector_falls_back_to_exact(pg_server):
+    """A role that may not CREATE EXTENSION (not a superuser) on a database where nobody did it yet."""
+    admin = sa.create_engine(pg_server.admin_url, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
+    with admin.connect() as conn:
+        conn.exec_driver_sql("DROP DATABASE IF EXISTS wenshu_novec WITH (FORCE)")
+        conn.exec_driver_sql("DROP ROLE IF EXISTS wenshu_app")
+        conn.exec_driver_sql("CREATE ROLE wenshu_app LOGIN PASSWORD 'pw'")
+        conn.exec_driver_sql("CREATE DATABASE wenshu_novec OWNER wenshu_app")
+    url = sa.make_url(pg_server.admin_url).set(username="wenshu_app", password="pw", database="wenshu_novec")
+    try:
+        with open_store(url.render_as_string(hide_password=False)) as store:
+            index = open_vector_index(store.engine, "auto")
+            assert type(index) is TableVectorIndex
+            assert "pgvector is not available" in index.describe() and "permission denied" in index.describe()
+            index.upsert("a", ["x"], np.vstack([_unit(1, 0)]), ["h"])
+            assert index.search(_unit(1, 0), 1, "a")[0][0] == "x"
+    finally:
+        with admin.connect() as conn:
+            conn.exec_driver_sql("DROP DATABASE IF EXISTS wenshu_novec WITH (FORCE)")
+            conn.exec_driver_sql("DROP ROLE IF EXISTS wenshu_app")
+        admin.dispose()
 
 
 def test_a_bare_engine_is_migrated_by_the_index(tmp_path):
@@ -175,7 +217,7 @@ def test_a_bare_engine_is_migrated_by_the_index(tmp_path):
     try:
         EmbeddingCache(engine)
         with engine.connect() as conn:
-            assert conn.exec_driver_sql("SELECT max(version) FROM schema_version").scalar() >= 6
+            assert current_revision(conn) == head_revision()
     finally:
         engine.dispose()
 

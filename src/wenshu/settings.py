@@ -135,8 +135,9 @@ class Settings(BaseSettings):
         "line per column) or \"ddl\" (CREATE TABLE with key lines and a few sample rows; docs/accuracy.md).")
     embed_provider: str = "embedded"  # a registered embedder (embedded, openai, a plugin's) or "none"
     vector_index: str = Field(
-        "auto", description="A registered vector index: auto (sqlite-vec in a SQLite app DB when it loads, else "
-                            "exact), exact (always numpy), or a plugin's.")
+        "auto", description="A registered vector index: auto (sqlite-vec in a SQLite app DB when it loads, pgvector "
+                            "in a PostgreSQL one when the server has it, else exact), exact (always numpy), or a "
+                            "plugin's.")
     embed_base_url: str | None = None
     embed_model: str | None = None
     embed_api_key: str | None = None

@@ -8,10 +8,9 @@ from wenshu.storage.cache import CachedResult, ResultCache, make_key, normalize_
 from wenshu.storage.conversations import ConversationRecord, Conversations, MessageRecord, Turn
 from wenshu.storage.datasources import DatasourceRecord, Datasources, normalize_url
 from wenshu.storage.db import Store, make_engine, metadata, open_store
-from wenshu.storage.migrations import LATEST_VERSION, migrate
+from wenshu.storage.migrations import current_revision, head_revision, migrate
 
 __all__ = [
-    "LATEST_VERSION",
     "AuditLog",
     "CachedResult",
     "ConversationRecord",
@@ -22,7 +21,9 @@ __all__ = [
     "ResultCache",
     "Store",
     "Turn",
+    "current_revision",
     "make_engine",
+    "head_revision",
     "make_key",
     "metadata",
     "migrate",

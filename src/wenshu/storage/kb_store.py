@@ -1,4 +1,4 @@
-"""The knowledge base's documents, chunks and segment summaries (tables in storage/schema.py, migration 8).
+"""The knowledge base's documents, chunks and segment summaries (tables in storage/schema.py).
 
 A document row exists from the moment its ingest starts; its chunks are written by `publish`, in the
 same transaction that moves it to a searchable status. Readers that search only see chunks of

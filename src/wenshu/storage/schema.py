@@ -4,8 +4,8 @@ Only portable column types are used (String, Text, Integer, Float, Boolean, Date
 the same definitions work on SQLite and PostgreSQL. Timestamps are stored in UTC and always come
 back timezone-aware (SQLite drops the offset, so `UTCDateTime` puts it back).
 
-This module describes the *latest* schema; `migrations.py` holds frozen, versioned copies that
-build it step by step. A test checks that the two agree.
+This module describes the *latest* schema; the Alembic revisions in `storage/alembic/versions/` build
+it step by step (a change here goes with a new revision). A test checks that the two agree.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ def JSONColumn() -> sa.JSON:  # noqa: N802 - reads like a type in table definiti
 
 metadata = sa.MetaData()
 
+# The hand-written migrations' version (1..8); since Alembic it holds 9, which older Wenshus refuse.
 schema_version = sa.Table(
     "schema_version",
     metadata,

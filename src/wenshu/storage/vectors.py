@@ -1,21 +1,22 @@
 """The vector index: document vectors per datasource, searched by cosine similarity.
 
 These are the implementations of `VectorIndex`, the interface its consumer declares
-(`wenshu.knowledge.recall_index`; pgvector implements it later). `open_vector_index(engine, name)` opens
-one by its registered name (`wenshu.vector_indexes` entry points; docs/plugins.md); `auto` returns:
+(`wenshu.knowledge.recall_index`). `open_vector_index(engine, name)` opens one by its registered name
+(`wenshu.vector_indexes` entry points; docs/plugins.md); `auto` returns:
 
 - `SqliteVecIndex` (storage/vectors_sqlitevec.py) when the app DB is SQLite and the app engine's
   `sqlite3` module loads the sqlite-vec extension (storage/db.py opens SQLite through
   `vectors_sqlitevec.sqlite_dbapi()`, which falls back to the `sqlean.py` package where the Python
   build cannot load extensions);
+- `PgVectorIndex` (storage/vectors_pgvector.py) when the app DB is PostgreSQL and the server has the
+  pgvector extension (created on first use);
 - else `TableVectorIndex`: vectors in a plain app-DB table and an exact numpy search over the
   datasource's rows, cached in memory. This is what runs when neither stdlib `sqlite3` nor `sqlean`
-  can load extensions, when the app DB is PostgreSQL (before pgvector lands), or with
-  `WENSHU_VECTOR_INDEX=exact`. Exact search over a few thousand 512-d vectors takes a millisecond or two.
+  can load extensions, on a PostgreSQL without pgvector, or with `WENSHU_VECTOR_INDEX=exact`. Exact search over a few thousand 512-d vectors takes a millisecond or two.
 
 Rows carry the content hash of their document, so a rebuild only re-embeds what changed.
-The plain tables (`vector_items`, `embedding_cache`) are migration 6 (storage/migrations.py) and are
-defined in storage/schema.py; opening an index on an engine that is not yet an app store migrates it.
+The plain tables (`vector_items`, `embedding_cache`) are app-store tables (storage/schema.py, created
+by the migrations); opening an index on an engine that is not yet an app store migrates it.
 sqlite-vec's virtual tables are created on first use (see vectors_sqlitevec.py).
 """
 
@@ -48,6 +49,16 @@ def ensure_tables(engine: Engine) -> None:
         from wenshu.storage.migrations import migrate
 
         migrate(engine)
+
+
+def delete_rows(conn, table: sa.Table, datasource: str, ids: list[str] | None) -> None:
+    """Delete a datasource's rows from a table keyed by (datasource, doc_id): these ids, or all (None)."""
+    where = table.c.datasource == datasource
+    if ids is None:
+        conn.execute(table.delete().where(where))
+        return
+    for start in range(0, len(ids), CHUNK):
+        conn.execute(table.delete().where(where, table.c.doc_id.in_(ids[start : start + CHUNK])))
 
 
 def top_k(matrix: np.ndarray, ids: list[str], vector: np.ndarray, k: int) -> list[tuple[str, float]]:
@@ -84,10 +95,7 @@ class TableVectorIndex:
         self._forget(datasource)
 
     def _upsert_rows(self, conn, datasource, ids, vectors, hashes) -> None:
-        for start in range(0, len(ids), CHUNK):
-            chunk = ids[start : start + CHUNK]
-            conn.execute(vector_items.delete().where(
-                vector_items.c.datasource == datasource, vector_items.c.doc_id.in_(chunk)))
+        delete_rows(conn, vector_items, datasource, ids)
         rows = [{"datasource": datasource, "doc_id": i, "hash": h, "dim": int(v.shape[0]), "vector": to_blob(v)}
                 for i, v, h in zip(ids, vectors, hashes, strict=True)]
         for start in range(0, len(rows), CHUNK):
@@ -104,12 +112,7 @@ class TableVectorIndex:
         self._forget(datasource)
 
     def _delete_rows(self, conn, datasource: str, ids: list[str] | None) -> None:
-        where = vector_items.c.datasource == datasource
-        if ids is None:
-            conn.execute(vector_items.delete().where(where))
-            return
-        for start in range(0, len(ids), CHUNK):
-            conn.execute(vector_items.delete().where(where, vector_items.c.doc_id.in_(ids[start : start + CHUNK])))
+        delete_rows(conn, vector_items, datasource, ids)
 
     def search(self, vector: np.ndarray, k: int, datasource: str) -> list[tuple[str, float]]:
         ids, matrix = self._matrix(datasource)
@@ -163,9 +166,18 @@ class EmbeddingCache:
 
 
 def open_auto(engine: Engine):
-    """sqlite-vec inside a SQLite app DB when the extension loads; else the exact table index."""
+    """sqlite-vec inside a SQLite app DB when the extension loads, pgvector inside a PostgreSQL one when
+    the server has it; else the exact table index."""
+    if engine.dialect.name == "postgresql":
+        from wenshu.storage.vectors_pgvector import PgVectorIndex, PgVectorUnavailable
+
+        try:
+            return PgVectorIndex(engine)
+        except PgVectorUnavailable as exc:
+            return TableVectorIndex(engine, f"pgvector is not available on this PostgreSQL ({exc}); install "
+                                            "postgresql-NN-pgvector on the server, or CREATE EXTENSION vector as a superuser")
     if engine.dialect.name != "sqlite":
-        return TableVectorIndex(engine, f"sqlite-vec needs a SQLite app DB, this one is {engine.dialect.name}")
+        return TableVectorIndex(engine, f"no vector extension for a {engine.dialect.name} app DB")
     from wenshu.storage.vectors_sqlitevec import SqliteVecIndex, engine_loads_sqlite_vec, sqlite_vec_available
 
     if engine_loads_sqlite_vec(engine):

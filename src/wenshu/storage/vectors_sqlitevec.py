@@ -11,12 +11,9 @@ second engine; it loads the extension lazily on each pooled connection of the ap
 
 Vectors live in one `vec0` virtual table per dimension (`vec_index_<dim>`), partitioned by
 datasource, cosine distance, with the doc id and content hash as auxiliary columns; a row's rowid is
-a 63-bit hash of (datasource, doc id), so replacing or deleting a row is a point operation.
-`vector_items` (migration 6) stays the source of truth: ids, hashes and a copy of every vector.
-The `vec0` tables are not migrations (they exist only where the extension loads): they are created on
-first use, and on the first search of a datasource in a process they are reconciled with
-`vector_items`, so a store filled by the exact index (another Python, `WENSHU_VECTOR_INDEX=exact`)
-is picked up without re-embedding.
+a 63-bit hash of (datasource, doc id), so replacing or deleting a row is a point operation. The
+`vec0` tables mirror `vector_items`, created on first use and reconciled with it
+(storage/vectors_mirror.py).
 """
 
 from __future__ import annotations
@@ -28,7 +25,8 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from wenshu.storage.vectors import CHUNK, TableVectorIndex, to_blob, vector_items
+from wenshu.storage.vectors import to_blob
+from wenshu.storage.vectors_mirror import MirroredVectorIndex, Row
 
 PREFIX = "vec_index_"
 MAX_K = 4096  # sqlite-vec's limit on k
@@ -107,12 +105,8 @@ def _rowid(datasource: str, doc_id: str) -> int:
     return int.from_bytes(digest, "big") >> 1  # 63 bits: a positive SQLite integer
 
 
-class SqliteVecIndex(TableVectorIndex):
+class SqliteVecIndex(MirroredVectorIndex):
     kind = "sqlite-vec"
-
-    def __init__(self, engine: Engine):
-        super().__init__(engine)
-        self._in_step: set[str] = set()  # datasources whose vec0 rows are known to match vector_items
 
     def describe(self) -> str:
         with self.engine.connect() as conn:
@@ -120,7 +114,6 @@ class SqliteVecIndex(TableVectorIndex):
         module = self.engine.dialect.loaded_dbapi
         return f"sqlite-vec {version} in the app DB ({module.__name__}, SQLite {module.sqlite_version})"
 
-    # -- vec0 tables ---------------------------------------------------------------------------
     @staticmethod
     def _create(conn: Connection, dim: int) -> str:
         name = f"{PREFIX}{int(dim)}"
@@ -136,77 +129,36 @@ class SqliteVecIndex(TableVectorIndex):
         parts = [r[0][len(PREFIX):].split("_")[0] for r in rows]
         return sorted({int(p) for p in parts if p.isdigit()})
 
-    def _vec_delete(self, conn: Connection, datasource: str, ids: list[str]) -> None:
-        keys = [(_rowid(datasource, i),) for i in ids]
-        for dim in self._dims(conn):
-            conn.exec_driver_sql(f"DELETE FROM {PREFIX}{dim} WHERE rowid = ?", keys)
+    # -- the mirror (storage/vectors_mirror.py) ---------------------------------------------------
+    def _prepare(self, conn: Connection) -> None:
+        ensure_loaded(conn)
 
-    def _vec_insert(self, conn: Connection, datasource: str, rows: list[tuple[str, str, bytes, int]]) -> None:
-        """rows: (doc id, hash, float32 blob, dim)."""
+    def _mirror_remove(self, conn: Connection, datasource: str, ids: list[str] | None) -> None:
+        for dim in self._dims(conn):
+            if ids is None:
+                conn.exec_driver_sql(f"DELETE FROM {PREFIX}{dim} WHERE datasource = ?", (datasource,))
+            else:
+                conn.exec_driver_sql(f"DELETE FROM {PREFIX}{dim} WHERE rowid = ?", [(_rowid(datasource, i),) for i in ids])
+
+    def _mirror_add(self, conn: Connection, datasource: str, rows: list[Row]) -> None:
         for dim in sorted({r[3] for r in rows}):
             name = self._create(conn, dim)
             conn.exec_driver_sql(
                 f"INSERT INTO {name} (rowid, datasource, embedding, doc_id, hash) VALUES (?, ?, ?, ?, ?)",
                 [(_rowid(datasource, i), datasource, blob, i, h) for i, h, blob, d in rows if d == dim])
 
-    # -- the interface -------------------------------------------------------------------------
-    def upsert(self, datasource: str, ids: list[str], vectors: np.ndarray, hashes: list[str]) -> None:
-        if not ids:
-            return
-        vectors = np.asarray(vectors, dtype=np.float32)
-        with self.engine.begin() as conn:
-            ensure_loaded(conn)
-            self._upsert_rows(conn, datasource, ids, vectors, hashes)
-            self._vec_delete(conn, datasource, ids)
-            dim = int(vectors.shape[1])
-            self._vec_insert(conn, datasource, [(i, h, to_blob(v), dim)
-                                                for i, v, h in zip(ids, vectors, hashes, strict=True)])
+    def _mirror_rows(self, conn: Connection, datasource: str) -> dict[str, tuple[str, int]]:
+        have: dict[str, tuple[str, int]] = {}
+        for dim in self._dims(conn):
+            sql = f"SELECT doc_id, hash FROM {PREFIX}{dim} WHERE datasource = ?"
+            have.update({i: (h, dim) for i, h in conn.exec_driver_sql(sql, (datasource,))})
+        return have
 
-    def delete(self, datasource: str, ids: list[str] | None = None) -> None:
-        with self.engine.begin() as conn:
-            ensure_loaded(conn)
-            self._delete_rows(conn, datasource, ids)
-            if ids is not None:
-                self._vec_delete(conn, datasource, ids)
-                return
-            for dim in self._dims(conn):
-                conn.exec_driver_sql(f"DELETE FROM {PREFIX}{dim} WHERE datasource = ?", (datasource,))
-
-    def search(self, vector: np.ndarray, k: int, datasource: str) -> list[tuple[str, float]]:
-        vector = np.asarray(vector, dtype=np.float32)
-        if k <= 0:
-            return []
-        if datasource not in self._in_step:
-            self.reconcile(datasource)
+    def _mirror_search(self, conn: Connection, vector: np.ndarray, k: int, datasource: str) -> list[tuple[str, float]]:
         dim = int(vector.shape[0])
-        with self.engine.connect() as conn:
-            ensure_loaded(conn)
-            if dim not in self._dims(conn):
-                return []
-            rows = conn.exec_driver_sql(
-                f"SELECT doc_id, distance FROM {PREFIX}{dim} WHERE embedding MATCH ? AND k = ? AND datasource = ? "
-                "ORDER BY distance", (to_blob(vector), min(int(k), MAX_K), datasource)).all()
+        if dim not in self._dims(conn):
+            return []
+        rows = conn.exec_driver_sql(
+            f"SELECT doc_id, distance FROM {PREFIX}{dim} WHERE embedding MATCH ? AND k = ? AND datasource = ? "
+            "ORDER BY distance", (to_blob(vector), min(k, MAX_K), datasource)).all()
         return [(doc_id, 1.0 - float(dist)) for doc_id, dist in rows]
-
-    # -- keeping vec0 in step with vector_items ---------------------------------------------------
-    def reconcile(self, datasource: str) -> dict:
-        """Make the datasource's vec0 rows match `vector_items`; returns how many were removed and added."""
-        with self.engine.begin() as conn:
-            ensure_loaded(conn)
-            q = sa.select(vector_items.c.doc_id, vector_items.c.hash, vector_items.c.dim).where(
-                vector_items.c.datasource == datasource)
-            want = {i: (h, d) for i, h, d in conn.execute(q)}
-            have: dict[str, tuple[str, int]] = {}
-            for dim in self._dims(conn):
-                sql = f"SELECT doc_id, hash FROM {PREFIX}{dim} WHERE datasource = ?"
-                have.update({i: (h, dim) for i, h in conn.exec_driver_sql(sql, (datasource,))})
-            stale = [i for i, row in have.items() if want.get(i) != row]
-            missing = [i for i in want if have.get(i) != want[i]]
-            if stale:
-                self._vec_delete(conn, datasource, stale)
-            for start in range(0, len(missing), CHUNK):
-                q = sa.select(vector_items.c.doc_id, vector_items.c.hash, vector_items.c.vector, vector_items.c.dim).where(
-                    vector_items.c.datasource == datasource, vector_items.c.doc_id.in_(missing[start : start + CHUNK]))
-                self._vec_insert(conn, datasource, [tuple(r) for r in conn.execute(q)])
-        self._in_step.add(datasource)
-        return {"removed": len(stale), "added": len(missing)}
