@@ -11,7 +11,7 @@ import sqlite3
 import pytest
 
 from wenshu.semantic.compile import compile_plan
-from wenshu.semantic.counting import own_filter
+from wenshu.semantic.counting import counted, own_filter
 from wenshu.semantic.grounding import ground
 from wenshu.semantic.library import bundled_text
 from wenshu.semantic.mentions import read
@@ -43,10 +43,15 @@ def test_no_count_measure_where_the_question_counts_no_rows(question):
     assert read(MODEL, question).measures == []
 
 
-def test_a_measure_whose_filter_excludes_the_value_named_is_never_offered():
-    m = read(MODEL, "本月被取消的订单一共有多少？")
-    offered = [m.measures[0], *m.alternatives[m.measures[0]]]
-    assert "paid_orders" not in offered and "all_orders" in offered
+def test_the_default_count_stands_against_the_plan_models_other_choice():
+    question = "这个月到现在一共卖出去多少单？"
+    assert read(MODEL, question).alternatives == {}
+    got = ground(QueryPlan.model_validate({"measures": ["all_orders"]}), MODEL, question)  # no word of "orders placed"
+    assert got.plan is not None and got.plan.measures == ["paid_orders"], got.reason
+    cancelled = "本月被取消的订单一共有多少？"  # paid orders (status 1) can never count the cancelled ones
+    at = cancelled.index("订单")
+    assert counted(MODEL, cancelled, {"order_status": ["2"]}, {"order": [(at, at + 2)]}) == \
+        ["cancelled_orders", "all_orders"]
 
 
 @pytest.mark.parametrize(("filter_sql", "expected"), [

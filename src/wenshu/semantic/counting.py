@@ -10,7 +10,9 @@ The semantic model says what can be counted:
 Among several, the values the question names decide: a measure whose own filter is the value named
 ("取消的" is status 2: the cancelled orders count) comes first; one whose filter excludes a value named
 is left out ("paid orders" cannot count cancelled ones); otherwise the model's own order decides, so
-the count declared first is the default one. The others stay as alternatives the answer can offer.
+the count declared first is the default one. The others are not offered to the plan's model as
+alternatives: a unit or a row name is no word of theirs, and the default must not turn into "orders
+placed" because a small model liked that name better.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ def with_counts(model: SemanticModel, question: str, values: dict[str, list[str]
     if not found:
         return measures, alternatives
     if not measures:
-        return found[:1], {found[0]: found[1:]}
+        return found[:1], alternatives
     count = next(x for x in model.measures if x.id == found[0])
     if count.table.lower() in {x.table.lower() for x in model.measures
                                if x.id in measures and x.agg in ("count", "count_distinct")}:
@@ -89,7 +91,7 @@ def with_counts(model: SemanticModel, question: str, values: dict[str, list[str]
     said += [m.start() for m in re.finditer(_HOW_MANY + r"\s*(\S)", question) if m.group(1) == count.unit]
     at = min(said, default=len(question))
     before = [x for x in measures if min((s for s, _ in spans.get(x, [])), default=0) < at]
-    return [*before, found[0], *measures[len(before):]], {**alternatives, found[0]: found[1:]}
+    return [*before, found[0], *measures[len(before):]], alternatives
 
 
 def counted(model: SemanticModel, question: str, values: dict[str, list[str]],
