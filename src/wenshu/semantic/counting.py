@@ -1,5 +1,5 @@
-"""A count of rows or units asked for without naming a measure: "上周一共成交了多少单", "上个月一共有多少笔
-已支付订单", "上个月取消的订单有多少" are counts of orders, though none says 订单量.
+"""A count of rows or units asked for without naming a measure: "这周一共卖出去多少单", "上个月一共有多少笔
+付了款的订单", "上个月取消的订单有多少" are counts of orders, though none says 订单量.
 
 The semantic model says what can be counted:
 - a count measure's `unit` (单, 笔, 人, 件): "多少单" names the count measures whose unit is 单 (of the
