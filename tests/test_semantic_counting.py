@@ -38,6 +38,7 @@ def test_a_count_of_rows_or_units_names_the_count_measure_the_values_select(ques
     "上个月被取消的订单有哪些？",  # a list, not a count
     "上个月华东的订单金额是多少",  # how much, of an amount: no row count
     "一共有多少个城市",  # a count of a dimension's members, not of rows a record holds
+    "what was the transaction total by region last month?",  # a total of rows is their money, not a count
 ])  # fmt: skip
 def test_no_count_measure_where_the_question_counts_no_rows(question):
     assert read(MODEL, question).measures == []

@@ -31,7 +31,7 @@ _BEFORE = re.compile(r"(?:" + _HOW_MANY + r"[^，。？！；,.?!;]{0,8}"
                      r"|\b(?:how many|number of|count of)\s+(?:[\w-]+\s+){0,3})$", re.I)
 # "取消的订单有多少", "purchase count": the rows, then the count word (at the end of the clause)
 _AFTER = re.compile(r"^\s*(?:的)?(?:有|是|共|一共|总共|合计|总计)*\s*" + _HOW_MANY + r"\s*(?:个|笔|单|条|张)?\s*了?\s*(?:"
-                    + _CLAUSE_END + r"|$)|^\s+(?:count|total)\b", re.I)  # "purchase count"
+                    + _CLAUSE_END + r"|$)|^\s+count\b", re.I)  # "purchase count" ("purchase total" is money)
 
 
 def own_filter(measure: Measure) -> dict[str, set[str]] | None:
