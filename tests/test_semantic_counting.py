@@ -103,7 +103,7 @@ def test_a_count_is_added_beside_the_measures_named_in_the_order_asked(question,
     assert read(MODEL, question).measures == measures
 
 
-def test_a_label_that_is_a_common_word_is_not_read_inside_a_phrase():
+def test_a_label_that_is_a_common_word_is_not_read_inside_each_other():
     m = read(MODEL, "app and web next to each other on revenue last month")
     assert "city_tier" not in m.values and m.values.get("channel") == ["app", "web"]
 

@@ -210,6 +210,11 @@ def oriented(m: Mentions, model: SemanticModel, measure: str | None) -> str | No
     return m.order
 
 
+def _reciprocal(question: str) -> list[tuple[int, int]]:
+    """"next to each other": no label ("other") of any dimension."""
+    return [m.span() for m in re.finditer(r"\b(each other|one another)\b", question, re.I)]
+
+
 def _blank(question: str, spans: list[tuple[int, int]]) -> str:
     """The question with the given stretches blanked out, so words inside a name are not read as operators."""
     chars = list(question)
@@ -234,7 +239,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     values: dict[str, list[str]] = {}
     value_spans: list[tuple[int, int]] = []
     for d in model.dimensions:
-        found = Spans.find(question, label_words(d), metrics.spans())
+        found = Spans.find(question, label_words(d), metrics.spans() + _reciprocal(question))
         for code in found.ids():
             values.setdefault(d.id, []).append(code)
         value_spans += found.spans()
