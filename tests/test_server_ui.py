@@ -268,7 +268,8 @@ def test_api_errors_show_as_readable_messages(open_page):
 
 
 def test_db_in_the_address_selects_that_datasource(open_page, server, tmp_path):
-    """`wenshu desktop --db NAME` opens `/?db=NAME`: the picker starts on NAME; an unknown name keeps the default."""
+    """`wenshu desktop --db NAME` opens `/?db=NAME`: the picker starts on NAME; an unknown name keeps the
+    default."""
     import httpx
 
     shop = tmp_path / "shop.sqlite"

@@ -290,12 +290,12 @@ class GuiBackendMissing(WenshuError):
     code = "gui_backend_missing"
 
     def __init__(self, en_detail: str, zh_detail: str):
-        fix = ("pip install 'wenshu[desktop]' (on Debian/Ubuntu first: apt-get install gir1.2-webkit2-4.1 "
-               "libgirepository1.0-dev libcairo2-dev)")
+        apt = "apt-get install gir1.2-webkit2-4.1 libgirepository1.0-dev libcairo2-dev pkg-config"
         super().__init__(
-            f"The desktop window needs a GUI backend: {en_detail}. Install it with `{fix}`, or run `wenshu serve` "
-            "and use a browser.",
-            f"桌面窗口需要图形界面组件：{zh_detail}。请用 `{fix}` 安装，或运行 `wenshu serve` 后使用浏览器。",
+            f"The desktop window needs a GUI backend: {en_detail}. Install it with `pip install 'wenshu[desktop]'` "
+            f"(on Debian/Ubuntu first `{apt}`), or run `wenshu serve` and use a browser.",
+            f"桌面窗口需要图形界面组件：{zh_detail}。请用 `pip install 'wenshu[desktop]'` 安装（Debian/Ubuntu 上先运行 "
+            f"`{apt}`），或运行 `wenshu serve` 后使用浏览器。",
         )
 
 
