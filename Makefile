@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 LLAMA_BUILD ?= portable
 LLAMA_FLAGS := $(if $(filter native,$(LLAMA_BUILD)),--native,)
 
-.PHONY: run test install runtime system-deps model doctor check-runtime bench-perf clean
+.PHONY: run desktop test install runtime system-deps model doctor check-runtime bench-perf clean
 
 $(STAMP): pyproject.toml scripts/build_llama.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,16 @@ $(STAMP): pyproject.toml scripts/build_llama.py
 	@touch $(STAMP)
 
 install: $(STAMP)
+
+# The desktop window's extra (pywebview + PyGObject, which builds against the Debian headers system-deps installs).
+DESKTOP_STAMP := $(VENV)/.desktop-stamp
+$(DESKTOP_STAMP): $(STAMP) pyproject.toml | system-deps
+	$(BIN)/pip install --disable-pip-version-check --progress-bar on -e '.[desktop]'
+	@touch $(DESKTOP_STAMP)
+
+# The web UI in a native window (`wenshu desktop`), on the server it starts or one already running.
+desktop: check-runtime $(DESKTOP_STAMP)
+	$(BIN)/wenshu desktop $(DESKTOP_ARGS)
 
 # Rebuild the runtime (e.g. `make runtime LLAMA_BUILD=native`), then check it.
 runtime:
@@ -42,11 +52,12 @@ run: check-runtime
 doctor: $(STAMP)
 	$(BIN)/wenshu doctor
 
-# PostgreSQL, MariaDB and Chromium from Debian: the guard and browser tests use the real thing.
+# PostgreSQL, MariaDB, Chromium, Xvfb and WebKit2GTK from Debian: the guard, browser and window tests use the
+# real thing.
 system-deps:
 	bash scripts/system-deps.sh
 
-test: check-runtime system-deps
+test: check-runtime system-deps $(DESKTOP_STAMP)
 	$(BIN)/lint-imports --no-cache --no-logo
 	WENSHU_REQUIRE_MODEL=1 WENSHU_REQUIRE_SERVERS=1 \
 	WENSHU_TEST_MODEL_PATH="$$($(BIN)/wenshu model status --json | $(BIN)/python -c 'import json,sys; print(json.load(sys.stdin)["path"])')" \

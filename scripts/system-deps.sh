@@ -2,10 +2,13 @@
 # Debian packages the test suite uses: PostgreSQL and MariaDB servers (the SQL guard is proven
 # against real engines, started by the test fixtures in temporary directories), pgvector for the
 # PostgreSQL app store's vector index, Java for Spark SQL in local mode, Chromium for the browser
-# tests, and CJK fonts so Chinese renders in screenshots and chart images.
+# tests, CJK fonts so Chinese renders in screenshots and chart images, and for `wenshu desktop`: GTK 3 +
+# WebKit2GTK's typelibs, the headers PyGObject and pycairo build against (the `desktop` extra), and Xvfb
+# for the window test.
 # Installs only what is missing; needs root or sudo. Safe to run again.
 set -euo pipefail
-PACKAGES=(postgresql mariadb-server openjdk-17-jre-headless chromium fonts-noto-cjk)
+PACKAGES=(postgresql mariadb-server openjdk-17-jre-headless chromium fonts-noto-cjk
+          gir1.2-webkit2-4.1 libgirepository1.0-dev libcairo2-dev pkg-config xvfb)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -267,6 +267,28 @@ def test_api_errors_show_as_readable_messages(open_page):
     page.wait_for_selector(".welcome")
 
 
+def test_db_in_the_address_selects_that_datasource(open_page, server, tmp_path):
+    """`wenshu desktop --db NAME` opens `/?db=NAME`: the picker starts on NAME; an unknown name keeps the
+    default."""
+    import httpx
+
+    shop = tmp_path / "shop.sqlite"
+    with sqlite3.connect(shop) as conn:
+        conn.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT)")
+    with httpx.Client(base_url=server[0], timeout=30) as http:
+        made = http.post("/api/datasources", json={"name": "shop", "url": f"sqlite:///{shop}"})
+        assert made.status_code == 201, made.text
+        try:
+            page = open_page()
+            assert page.locator("#datasource").input_value() == "demo"  # the server's default
+            for asked, shown in (("shop", "shop"), ("nope", "demo")):
+                page.goto(f"{server[0]}/?db={asked}")
+                page.wait_for_selector("#datasource option", state="attached")
+                assert page.locator("#datasource").input_value() == shown
+        finally:
+            http.delete("/api/datasources/shop")
+
+
 def test_a_failed_answer_shows_the_error_in_the_chat(open_page, fake):
     fake.queue(*["DELETE FROM orders"] * 3)  # refused three times: the graph falls back
     page = open_page()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from wenshu.cli import (ask, assist, common, db, doctor, examples, glossary, log, mcp, model, policy, recall,
-                        semantic, serve, skills, sql, token)
+from wenshu.cli import (ask, assist, common, db, desktop, doctor, examples, glossary, log, mcp, model, policy,
+                        recall, semantic, serve, skills, sql, token)
 from wenshu.cli import kb as kb_cli
 from wenshu.cli import task as task_cli
 
@@ -29,6 +29,7 @@ app.command("assist")(assist.assist)
 app.command("doctor")(doctor.doctor)
 app.command("log")(log.log)
 app.command("serve")(serve.serve)
+app.command("desktop")(desktop.desktop)
 db.app.command("recall")(recall.recall)
 db.app.command("policy")(policy.policy)
 app.add_typer(db.app, name="db")

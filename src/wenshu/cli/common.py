@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
 from wenshu.errors import WenshuError
@@ -36,7 +37,8 @@ def report(err: BaseException, lang: str = "en", as_json: bool = False) -> None:
     if as_json:
         print(json.dumps({"error": err.to_dict(lang)}, ensure_ascii=False))
     else:
-        err_console.print(f"[bold red]{err.message(lang)}[/] [dim]({err.code})[/]", highlight=False, soft_wrap=True)
+        err_console.print(f"[bold red]{escape(err.message(lang))}[/] [dim]({err.code})[/]", highlight=False,
+                          soft_wrap=True)  # escaped: a message may name `pip install 'wenshu[desktop]'`
 
 
 def fail(err: BaseException, lang: str = "en", as_json: bool = False) -> None:

@@ -13,7 +13,7 @@ def _display_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def _check_ready(s, host: str) -> None:
+def check_ready(s, host: str) -> None:
     """Build the demo DB, make sure a model is configured and that a public bind has auth."""
     from wenshu.bootstrap import ensure_demo, open_store
     from wenshu.errors import AuthNotConfigured
@@ -32,31 +32,36 @@ def _check_ready(s, host: str) -> None:
     choose_provider(s)  # ModelMissing with the exact fix when no model is available
 
 
+def build_server(s, host: str, port: int, stops_it: str):
+    """The uvicorn server of the app (not started); once listening it prints its address and `stops_it`."""
+    import uvicorn
+
+    from wenshu.server import create_app
+
+    url = f"http://{_display_host(host)}:{port}/"
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets=None) -> None:
+            await super().startup(sockets)
+            if self.started:
+                console.print(f"Wenshu (问数) is running at [bold]{url}[/]  (API: {url}docs) — {stops_it}",
+                              highlight=False, soft_wrap=True)  # one line, so the URL is never broken
+
+    config = uvicorn.Config(create_app(s, bind_host=host), host=host, port=port, log_level="warning",
+                            timeout_graceful_shutdown=10)
+    return Server(config)
+
+
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind; anything but loopback needs a token."),
     port: int = typer.Option(8765, "--port", help="TCP port."),
 ) -> None:
     """Start the HTTP server (REST + Server-Sent Events + the web UI); Ctrl-C stops it."""
-    import uvicorn
-
-    from wenshu.server import create_app
-
     lang = ui_lang()
     s = settings()
     with guarded(lang):
-        _check_ready(s, host)
-        url = f"http://{_display_host(host)}:{port}/"
-
-        class Server(uvicorn.Server):
-            async def startup(self, sockets=None) -> None:
-                await super().startup(sockets)
-                if self.started:
-                    console.print(f"Wenshu (问数) is running at [bold]{url}[/]  (API: {url}docs) — Ctrl-C stops it.",
-                                  highlight=False)
-
-        config = uvicorn.Config(create_app(s, bind_host=host), host=host, port=port, log_level="warning",
-                                timeout_graceful_shutdown=10)
-        server = Server(config)
+        check_ready(s, host)
+        server = build_server(s, host, port, "Ctrl-C stops it.")
         server.run()
         if not server.started:
             raise SystemExit(1)

@@ -96,7 +96,10 @@ async function boot() {
   } catch (err) {
     showBanner(err);
   }
-  await sidebar.loadDatasources(state.meta && state.meta.default_datasource);
+  // `?db=NAME` (as `wenshu desktop --db NAME` opens the page) picks a datasource the caller may see.
+  const asked = new URLSearchParams(location.search).get("db");
+  const visible = (state.meta && state.meta.datasources) || [];
+  await sidebar.loadDatasources(visible.includes(asked) ? asked : state.meta && state.meta.default_datasource);
   await sidebar.refresh();
   const match = location.hash.match(/^#c=(.+)$/);
   await openConversation(match ? decodeURIComponent(match[1]) : null);
