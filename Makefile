@@ -42,7 +42,7 @@ run: check-runtime
 doctor: $(STAMP)
 	$(BIN)/wenshu doctor
 
-# PostgreSQL, MariaDB and Chromium from Debian: the guard and browser tests use the real thing.
+# PostgreSQL, MariaDB, Redis and Chromium from Debian: the guard, store and browser tests use the real thing.
 system-deps:
 	bash scripts/system-deps.sh
 
