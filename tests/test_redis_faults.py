@@ -11,24 +11,14 @@ import time
 import pytest
 
 from fixtures_servers import free_port
-from wenshu.errors import RateLimited, RedisUnusable
+from test_rate_limits import allowed
+from wenshu.errors import RedisUnusable
 from wenshu.server.limits_redis import RedisRateLimiter
 from wenshu.storage.cache import make_key
 from wenshu.storage.cache_redis import RedisResultCache
 from wenshu.storage.redis_link import RedisLink, check_redis, redact, too_old
 
 RETRY_S = 0.05
-
-
-def _allowed(limiter, key: str, n: int) -> int:
-    ok = 0
-    for _ in range(n):
-        try:
-            limiter.check(key)
-            ok += 1
-        except RateLimited:
-            pass
-    return ok
 
 
 def _put(cache, key: str) -> None:
@@ -45,7 +35,7 @@ def test_an_outage_degrades_to_no_cache_and_local_limits_then_recovers(redis_fac
     cache, limiter = RedisResultCache(link, ttl_s=60), RedisRateLimiter(link, 3)
     key = make_key("demo", "select 1", 1)
     _put(cache, key)
-    assert cache.get(key).hits == 1 and _allowed(limiter, "token:1", 1) == 1 and link.available
+    assert cache.get(key).hits == 1 and allowed(limiter, "token:1", 1) == 1 and link.available
 
     server.stop()
     with caplog.at_level(logging.WARNING, logger="wenshu.redis"):
@@ -55,7 +45,7 @@ def test_an_outage_degrades_to_no_cache_and_local_limits_then_recovers(redis_fac
             _put(cache, key)
         assert cache.clear() == 0 and cache.evict_older_than(0) == 0
         assert not link.available
-        assert _allowed(limiter, "token:1", 5) == 3  # this process's own bucket, full: the same limit
+        assert allowed(limiter, "token:1", 5) == 3  # this process's own bucket, full: the same limit
         assert len(_messages(caplog, "unreachable")) == 1  # once per outage, not per request
 
         server.start()
@@ -63,7 +53,7 @@ def test_an_outage_degrades_to_no_cache_and_local_limits_then_recovers(redis_fac
         _put(cache, key)
         assert cache.get(key).hits == 1 and link.available
         assert len(_messages(caplog, "is back")) == 1
-        assert _allowed(limiter, "token:1", 5) == 3  # the shared bucket again (the restarted Redis is empty)
+        assert allowed(limiter, "token:1", 5) == 3  # the shared bucket again (the restarted Redis is empty)
         assert link.client.exists("rate:token:1") == 1
     link.close()
 
@@ -77,7 +67,7 @@ def test_a_closed_port_from_the_start_is_an_outage_too(caplog):
             _put(cache, make_key("demo", f"select {i}", 1))
             assert cache.get(make_key("demo", f"select {i}", 1)) is None
         assert time.monotonic() - started < 2.0  # after the first refusal it waits for the retry, not per call
-        assert _allowed(limiter, "client:x", 4) == 2
+        assert allowed(limiter, "client:x", 4) == 2
         assert not link.ping()
     assert len(_messages(caplog, "unreachable")) == 1
     link.close()

@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from wenshu.storage.cache import CachedResult, ResultCache, make_key
+from wenshu.storage.cache import CachedResult, CacheWrites, ResultCache
 from wenshu.storage.json_values import json_dumps
 from wenshu.storage.redis_link import RedisLink
 
@@ -35,9 +35,7 @@ return {redis.call('HGET', KEYS[1], 'entry'), created, hits}
 """
 
 
-class RedisResultCache:
-    make_key = staticmethod(make_key)
-
+class RedisResultCache(CacheWrites):
     def __init__(self, link: RedisLink, ttl_s: float):
         self.link = link
         self.ttl_ms = max(1, int(ttl_s * 1000))
@@ -53,32 +51,17 @@ class RedisResultCache:
         created_at = datetime.fromtimestamp(float(created), UTC)
         return CachedResult(key=key, created_at=created_at, hits=int(hits), **json.loads(entry))
 
-    def put(
-        self,
-        key: str,
-        *,
-        datasource: str,
-        sql: str,
-        data_version: Any,
-        columns: list[str],
-        rows: list[list[Any]],
-        row_count: int | None = None,
-        truncated: bool = False,
-    ) -> None:
-        """Store (or replace) a result; hits restart at 0. Skipped while Redis is down."""
-        entry = json_dumps(dict(
-            datasource=datasource, sql=sql, data_version=str(data_version), columns=list(columns),
-            rows=[list(r) for r in rows], row_count=len(rows) if row_count is None else row_count,
-            truncated=bool(truncated),
-        ))
+    def _store(self, key: str, entry: dict[str, Any]) -> None:
+        """`put`'s storing (storage/cache.py): skipped while Redis is down."""
+        blob = json_dumps(entry)
 
         def store(r) -> None:
             pipe = r.pipeline(transaction=True)
             pipe.delete(PREFIX + key)
-            pipe.hset(PREFIX + key, mapping={"entry": entry, "created": repr(time.time()), "hits": 0})
+            pipe.hset(PREFIX + key, mapping={"entry": blob, "created": repr(time.time()), "hits": 0})
             pipe.pexpire(PREFIX + key, self.ttl_ms)
-            pipe.sadd(DS_PREFIX + datasource, key)
-            pipe.pexpire(DS_PREFIX + datasource, self.ttl_ms)  # as long as its newest entry
+            pipe.sadd(DS_PREFIX + entry["datasource"], key)
+            pipe.pexpire(DS_PREFIX + entry["datasource"], self.ttl_ms)  # as long as its newest entry
             pipe.execute()
 
         self.link.run(store, lambda: None)
