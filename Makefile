@@ -52,8 +52,8 @@ run: check-runtime
 doctor: $(STAMP)
 	$(BIN)/wenshu doctor
 
-# PostgreSQL, MariaDB, Chromium, Xvfb and WebKit2GTK from Debian: the guard, browser and window tests use the
-# real thing.
+# PostgreSQL, MariaDB, Redis, Chromium, Xvfb and WebKit2GTK from Debian: the guard, store, browser and
+# window tests use the real thing.
 system-deps:
 	bash scripts/system-deps.sh
 

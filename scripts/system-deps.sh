@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Debian packages the test suite uses: PostgreSQL and MariaDB servers (the SQL guard is proven
-# against real engines, started by the test fixtures in temporary directories), pgvector for the
+# against real engines, started by the test fixtures in temporary directories), Redis (the shared result
+# cache, rate limits and session memory, tests/fixtures_redis.py), pgvector for the
 # PostgreSQL app store's vector index, Java for Spark SQL in local mode, Chromium for the browser
 # tests, CJK fonts so Chinese renders in screenshots and chart images, and for `wenshu desktop`: GTK 3 +
 # WebKit2GTK's typelibs, the headers PyGObject and pycairo build against (the `desktop` extra), and Xvfb
 # for the window test.
 # Installs only what is missing; needs root or sudo. Safe to run again.
 set -euo pipefail
-PACKAGES=(postgresql mariadb-server openjdk-17-jre-headless chromium fonts-noto-cjk
+PACKAGES=(postgresql mariadb-server redis-server openjdk-17-jre-headless chromium fonts-noto-cjk
           gir1.2-webkit2-4.1 libgirepository1.0-dev libcairo2-dev pkg-config xvfb)
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -28,7 +29,7 @@ if [ ${#missing[@]} -ne 0 ]; then
   $SUDO apt-get update -q
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
   # The packaged services are not used (the tests start their own servers); keep them from running.
-  $SUDO systemctl disable --now postgresql mariadb >/dev/null 2>&1 || true
+  $SUDO systemctl disable --now postgresql mariadb redis-server >/dev/null 2>&1 || true
 fi
 # pgvector for the newest installed PostgreSQL (the one the tests start): Debian's
 # postgresql-NN-pgvector where the release has it, else built from Debian's source package.

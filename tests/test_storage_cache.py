@@ -1,7 +1,9 @@
-"""Result cache: key normalization, put/get, hits and eviction."""
+"""Result cache: key normalization, put/get, hits and eviction, the same for the app store's table and its
+Redis twin (storage/cache_redis.py, on the real redis-server the tests start); Redis's own TTL."""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from decimal import Decimal
 
@@ -9,7 +11,9 @@ import pytest
 import sqlalchemy as sa
 
 from wenshu.storage.cache import make_key, normalize_sql
+from wenshu.storage.cache_redis import RedisResultCache
 from wenshu.storage.db import open_store
+from wenshu.storage.redis_link import RedisLink
 from wenshu.storage.schema import result_cache, utcnow
 
 
@@ -18,6 +22,29 @@ def store(tmp_path):
     s = open_store(f"sqlite:///{tmp_path / 'app.db'}")
     yield s
     s.close()
+
+
+@pytest.fixture(params=["table", "redis"])
+def cache(request, store):
+    """The store's cache: its table, or (with a Redis link, as the server opens it) the shared Redis."""
+    if request.param == "table":
+        yield store.cache
+        return
+    link = RedisLink(request.getfixturevalue("redis_url"))
+    shared = open_store(str(store.engine.url), redis=link, cache_ttl_s=60)
+    assert isinstance(shared.cache, RedisResultCache)
+    yield shared.cache
+    shared.close()
+
+
+def backdate(cache, key: str, seconds: float) -> None:
+    """Make the entry `key` look `seconds` old, wherever it is stored."""
+    if isinstance(cache, RedisResultCache):
+        cache.link.client.hset("cache:" + key, "created", repr(time.time() - seconds))
+        return
+    with cache.engine.begin() as conn:
+        conn.execute(sa.update(result_cache).where(result_cache.c.key == key)
+                     .values(created_at=utcnow() - timedelta(seconds=seconds)))
 
 
 BASE = "SELECT city, count(*) FROM orders WHERE status = 'Paid' GROUP BY city"
@@ -73,8 +100,7 @@ def test_normalize_sql_keeps_quoted_text():
     assert normalize_sql("SELECT 'unterminated ;") == "select 'unterminated ;"
 
 
-def test_put_get_hits(store):
-    cache = store.cache
+def test_put_get_hits(cache):
     key = cache.make_key("demo", BASE, 7)
     assert cache.get(key) is None
     cache.put(
@@ -106,20 +132,48 @@ def test_put_get_hits(store):
     assert (again.rows, again.row_count, again.hits) == ([[1]], 99, 1)
 
 
-def test_evict_and_max_age(store):
-    cache = store.cache
+def test_evict_and_max_age(cache):
     old, new = make_key("demo", "select 1", 1), make_key("demo", "select 2", 1)
     for k in (old, new):
         cache.put(k, datasource="demo", sql="select", data_version=1, columns=["a"], rows=[[1]])
-    with store.engine.begin() as conn:
-        conn.execute(
-            sa.update(result_cache)
-            .where(result_cache.c.key == old)
-            .values(created_at=utcnow() - timedelta(hours=2))
-        )
+    backdate(cache, old, 7200)
     assert cache.get(old, max_age_s=3600) is None
     assert cache.get(new, max_age_s=3600) is not None
     assert cache.evict_older_than(3600) == 1
     assert cache.get(old) is None and cache.get(new) is not None
     assert cache.clear("other") == 0
     assert cache.clear("demo") == 1
+
+
+def test_clear_everything_and_what_it_counts(cache):
+    for i, ds in enumerate(["demo", "demo", "shop"]):
+        cache.put(make_key(ds, f"select {i}", 1), datasource=ds, sql=f"select {i}", data_version=1, columns=["a"],
+                  rows=[[i]])
+    assert cache.get(make_key("shop", "select 2", 1)).rows == [[2]]
+    assert cache.clear() == 3
+    assert cache.get(make_key("shop", "select 2", 1)) is None and cache.clear() == 0
+
+
+def test_redis_entries_expire_after_their_ttl(redis_url):
+    link = RedisLink(redis_url)
+    cache = RedisResultCache(link, ttl_s=0.3)
+    key = make_key("demo", "select 1", 1)
+    cache.put(key, datasource="demo", sql="select 1", data_version=1, columns=["a"], rows=[[1]])
+    assert cache.get(key).hits == 1 and 0 < link.client.pttl("cache:" + key) <= 300
+    time.sleep(0.45)
+    assert cache.get(key) is None
+    assert link.client.keys("*") == []  # the datasource's index expired with its newest entry
+    link.close()
+
+
+def test_two_links_share_one_redis_cache(redis_url):
+    """Two processes each open their own link: what one stores, the other finds, and hits add up."""
+    first, second = RedisLink(redis_url), RedisLink(redis_url)
+    a, b = RedisResultCache(first, ttl_s=60), RedisResultCache(second, ttl_s=60)
+    key = make_key("demo", BASE, 3)
+    a.put(key, datasource="demo", sql=BASE, data_version=3, columns=["city", "n"], rows=[["上海", 3]])
+    assert b.get(key).rows == [["上海", 3]]
+    assert a.get(key).hits == 2
+    assert b.clear("demo") == 1 and a.get(key) is None
+    first.close()
+    second.close()

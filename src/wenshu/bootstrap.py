@@ -14,11 +14,15 @@ def demo_path(settings: Settings) -> Path:
     return settings.data_dir / "demo.sqlite"
 
 
-def open_store(settings: Settings):
+def open_store(settings: Settings, redis=None):
+    """The app store; its result cache in the Redis of `redis` (a storage.redis_link.RedisLink, e.g. the
+    server's), else of `settings.redis_url` when set, else in the store itself."""
     from wenshu.storage.db import open_store as _open
+    from wenshu.storage.redis_link import open_redis_link
 
     settings.ensure_home()
-    return _open(settings.resolved_app_db_url)
+    link = redis if redis is not None else open_redis_link(settings.redis_url)
+    return _open(settings.resolved_app_db_url, redis=link, cache_ttl_s=settings.cache_ttl_s)
 
 
 def ensure_demo(settings: Settings, store, progress: Callable[[str, int, int], None] | None = None) -> Path:

@@ -192,6 +192,28 @@ class ConversationBusy(WenshuError):
     zh = "该会话仍在回答中，请等待或先停止。"
 
 
+class RedisUnusable(WenshuError):
+    """WENSHU_REDIS_URL names no usable Redis (checked at start by `wenshu serve` and `wenshu doctor`)."""
+
+    code = "redis_unreachable"
+
+    def __init__(self, code: str, detail: str):
+        en, zh = {
+            "redis_bad_url": (f"WENSHU_REDIS_URL is not a Redis URL ({detail}); write redis://host:6379/0 "
+                              "(rediss:// for TLS, unix:///path/to/redis.sock), or leave it empty for the "
+                              "embedded defaults.",
+                              f"WENSHU_REDIS_URL 不是 Redis 地址（{detail}）；请写成 redis://host:6379/0（TLS 用 "
+                              "rediss://，套接字用 unix:///path/to/redis.sock），或留空以使用内置默认。"),
+            "redis_unreachable": (f"Cannot reach Redis ({detail}): start it, correct WENSHU_REDIS_URL, or leave it "
+                                  "empty for the embedded defaults.",
+                                  f"无法连接 Redis（{detail}）：请启动它、修正 WENSHU_REDIS_URL，或留空以使用内置默认。"),
+            "redis_too_old": (f"Redis {detail} is too old: Wenshu needs Redis 5.0 or newer (Debian 12's "
+                              "redis-server is 7.0).",
+                              f"Redis {detail} 版本过旧：问数需要 Redis 5.0 或更新版本（Debian 12 的 redis-server 为 7.0）。"),
+        }[code]
+        super().__init__(en, zh, code=code)
+
+
 class RunCancelled(WenshuError):
     """Raised inside a running answer when it is stopped (by the user, a disconnect or shutdown)."""
 

@@ -38,6 +38,11 @@ class Settings(BaseSettings):
 
     home: Path = Field(default_factory=wenshu_home, description="Where Wenshu keeps its files.")
     app_db_url: str | None = Field(None, description="App store URL; default SQLite in home.")
+    redis_url: str = Field("", description="Redis shared by every process (result cache, rate limits, session "
+                           "memory), e.g. redis://host:6379/0; empty: the embedded defaults (docs/storage.md).")
+    cache_ttl_s: float = Field(86400, gt=0, description="Seconds a result stays in the Redis result cache.")
+    session_ttl_s: float = Field(8 * 3600, gt=0, description="Seconds a conversation's session memory stays in "
+                                 "Redis after its last use.")
     default_datasource: str = "demo"
 
     # Model provider by name: "auto", or a registered provider (built in: embedded llama.cpp, any

@@ -8,11 +8,8 @@ answer and hands it to the audit hook. Channels (CLI, HTTP, bots) call
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from datetime import date
-
-from langgraph.checkpoint.sqlite import SqliteSaver
 
 from wenshu.agent.context import AgentContext, CatalogSource, EventCallback, build_recall
 from wenshu.agent.checks import require_known
@@ -31,6 +28,7 @@ from wenshu.knowledge.recall import SchemaRecall
 from wenshu.providers.base import ModelClient
 from wenshu.providers.registry import resolve
 from wenshu.settings import Settings
+from wenshu.storage.session_redis import open_session_memory
 
 
 class Agent:
@@ -50,8 +48,9 @@ class Agent:
         self.recall = recall or build_recall(settings, store)
         self.catalogs = CatalogSource(load_catalog, store=store)
         settings.ensure_home()
-        conn = sqlite3.connect(settings.checkpoint_path, check_same_thread=False)
-        self.checkpointer = SqliteSaver(conn)
+        # Session memory: the SQLite file in home, or Redis shared by every process (storage/session_redis.py).
+        self.checkpointer = open_session_memory(settings.checkpoint_path, getattr(store, "redis", None),
+                                                settings.session_ttl_s)
         disabled = require_known(settings.disabled_checks)
         self.graph = build_graph(
             max_retries=0 if "retry" in disabled else settings.max_validate_retries,

@@ -46,6 +46,18 @@ def _vector_index(s) -> str:
         store.close()
 
 
+def _redis_line(s) -> tuple[str, str | None]:
+    """The shared Redis: not configured (the embedded defaults), its version, or why it cannot be used (a fix)."""
+    from wenshu.storage.redis_link import check_redis, redact
+
+    if not s.redis_url:
+        return "not set: cache, rate limits and session memory are this process's own (WENSHU_REDIS_URL)", None
+    try:
+        return f"[green]ok[/] (Redis {check_redis(s.redis_url)} at {redact(s.redis_url)})", None
+    except Exception as exc:
+        return "[red]unusable[/]", f"{getattr(exc, 'en', exc)} ({getattr(exc, 'code', 'error')})"
+
+
 def _runtime_line(s) -> str:
     """Probe the embedded runtime; raises RuntimeCrashed / RuntimeUnsupportedCPU / ModelMissing."""
     from wenshu.providers.runtime import build_info, cpu_flags, probe
@@ -77,6 +89,7 @@ def doctor(runtime: bool = typer.Option(False, "--runtime", help="Only check the
     with guarded():
         from wenshu.providers.install import model_status
         from wenshu.providers.registry import choose_provider
+        from wenshu.storage.redis_link import redact
 
         s = settings()
         fixes: list[str] = []
@@ -84,6 +97,8 @@ def doctor(runtime: bool = typer.Option(False, "--runtime", help="Only check the
         for key, value in s.model_dump().items():
             if key == "llm_api_key" and value:
                 value = "***"
+            elif key == "redis_url" and value:
+                value = redact(value)
             cfg.add_row(key, str(value))
         console.print(cfg)
 
@@ -110,9 +125,13 @@ def doctor(runtime: bool = typer.Option(False, "--runtime", help="Only check the
         elif provider == "openai":
             console.print(f"Endpoint: {s.llm_base_url} (fast: {s.fast_model_name}, strong: {s.strong_model_name})")
 
-        console.print(f"Vector index / 向量索引: [bold]{_vector_index(s)}[/]")
+        redis_state, redis_fix = _redis_line(s)
+        console.print(f"Redis / 共享缓存与限流: {redis_state}")
+        fixes += [redis_fix] if redis_fix else []
+        local = s.model_copy(update={"redis_url": ""})  # the checks below need the store, not Redis (reported above)
+        console.print(f"Vector index / 向量索引: [bold]{_vector_index(local)}[/]")
 
-        rows, ds_fixes = _check_datasources(s)
+        rows, ds_fixes = _check_datasources(local)
         fixes += ds_fixes
         table = Table("datasource", "dialect", "status", title="Datasources")
         for row in rows:

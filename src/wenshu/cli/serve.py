@@ -14,12 +14,16 @@ def _display_host(host: str) -> str:
 
 
 def check_ready(s, host: str) -> None:
-    """Build the demo DB, make sure a model is configured and that a public bind has auth."""
+    """Check the shared Redis (when set), build the demo DB, make sure a model is configured and that a public
+    bind has auth."""
     from wenshu.bootstrap import ensure_demo, open_store
     from wenshu.errors import AuthNotConfigured
     from wenshu.providers.registry import choose_provider
     from wenshu.server.auth import is_loopback
+    from wenshu.storage.redis_link import check_redis
 
+    if s.redis_url:
+        check_redis(s.redis_url)  # RedisUnusable: a bad URL, no answer, or a Redis older than 5.0
     store = open_store(s)
     try:
         with progress_bar() as progress:

@@ -23,7 +23,8 @@ from wenshu.server.assistant_host import ServerAssistant
 from wenshu.server.deps import ServerState
 from wenshu.server.errors import install_error_handlers
 from wenshu.server.kb_state import ServerKnowledgeBase
-from wenshu.server.limits import BodySizeLimit, RateLimiter
+from wenshu.server.limits import BodySizeLimit, Limiter
+from wenshu.server.limits_redis import open_rate_limiter
 from wenshu.server.metrics import Metrics, MetricsMiddleware
 from wenshu.server.resync import background_resync
 from wenshu.server.routes import ask, assistant, audit, conversations, datasources, examples, glossary, health, meta
@@ -31,6 +32,7 @@ from wenshu.server.routes import kb, openai, semantic, stream, task_actions, tas
 from wenshu.server.routes.meta import wenshu_version
 from wenshu.server.runner import Run, Runner
 from wenshu.settings import Settings, get_settings
+from wenshu.storage.redis_link import open_redis_link
 
 log = logging.getLogger("wenshu.server")
 
@@ -60,12 +62,13 @@ def answer_workers(settings: Settings, models: ModelClient | None = None) -> int
 
 
 def open_state(settings: Settings, models: ModelClient | None, bind_host: str, metrics: Metrics,
-               limiter: RateLimiter, kb_hooks=None) -> ServerState:
-    """Open the store (building the demo database if needed), the Agent and the runner."""
+               limiter: Limiter, kb_hooks=None, redis=None) -> ServerState:
+    """Open the store (building the demo database if needed; its result cache in `redis`, a
+    storage.redis_link.RedisLink, when there is one), the Agent and the runner."""
     from wenshu.agent.service import Agent
     from wenshu.bootstrap import ensure_demo, open_store
 
-    store = open_store(settings)
+    store = open_store(settings, redis=redis)
     try:
         ensure_demo(settings, store)
         agent = Agent(settings, store, models=models)
@@ -83,7 +86,7 @@ def open_state(settings: Settings, models: ModelClient | None, bind_host: str, m
 
     kb = ServerKnowledgeBase(settings, store.engine, agent, kb_hooks)
     return ServerState(settings=settings, store=store, agent=agent, runner=runner, metrics=metrics,
-                       limiter=limiter, bind_host=bind_host, kb=kb,
+                       limiter=limiter, bind_host=bind_host, kb=kb, redis=redis,
                        workspace_tasks=WorkspaceTasks(settings, agent.models),
                        assistant=ServerAssistant(settings, store, agent, kb))
 
@@ -94,11 +97,13 @@ def create_app(settings: Settings | None = None, *, models: ModelClient | None =
     are the knowledge base's test seams (wenshu.kb.ingest.Hooks)."""
     settings = settings or get_settings()
     metrics = Metrics()
-    limiter = RateLimiter(settings.rate_limit_per_minute)
+    redis = open_redis_link(settings.redis_url)  # None: the embedded defaults (docs/storage.md)
+    limiter = open_rate_limiter(settings.rate_limit_per_minute, redis)
+    metrics.redis_up = (lambda: int(redis.available)) if redis is not None else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        state = open_state(settings, models, bind_host, metrics, limiter, kb_hooks)
+        state = open_state(settings, models, bind_host, metrics, limiter, kb_hooks, redis)
         app.state.wenshu = state
         state.kb.resume()  # documents a crash left unfinished, in the background
         try:

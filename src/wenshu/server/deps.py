@@ -16,7 +16,7 @@ from wenshu.agent.service import Agent
 from wenshu.errors import Forbidden, UnknownDatasource
 from wenshu.server import auth
 from wenshu.server.auth import Principal
-from wenshu.server.limits import RateLimiter
+from wenshu.server.limits import Limiter
 from wenshu.server.metrics import Metrics
 from wenshu.server.runner import Runner
 from wenshu.settings import Settings
@@ -33,11 +33,12 @@ class ServerState:
     agent: Agent
     runner: Runner
     metrics: Metrics
-    limiter: RateLimiter
+    limiter: Limiter
     bind_host: str = "127.0.0.1"
     kb: object = None  # server.kb_state.ServerKnowledgeBase: the knowledge base and its summary worker
     workspace_tasks: object = None  # server/workspace_tasks.WorkspaceTasks
     assistant: object = None  # server/assistant_host.ServerAssistant: the general assistant, opened on first use
+    redis: object = None  # storage.redis_link.RedisLink: the shared Redis, when WENSHU_REDIS_URL is set
 
     def auth_required(self) -> bool:
         """Explicit setting first; else required off loopback or as soon as any token exists."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from typing import Protocol
 
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -59,6 +60,12 @@ class BodySizeLimit:
         response = error_response(PayloadTooLarge(limit), request_lang(Request(scope)), 413)
         response.headers["Connection"] = "close"  # the unread body must not be taken for a request
         await response(scope, receive, send)
+
+
+class Limiter(Protocol):
+    """What the routes call: `RateLimiter` (this process) or `RedisRateLimiter` (shared, server/limits_redis.py)."""
+
+    def check(self, key: str) -> None: ...
 
 
 class RateLimiter:

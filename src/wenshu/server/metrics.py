@@ -31,6 +31,7 @@ class Metrics:
         self.model_calls = 0
         self.cache_hits = 0
         self.active: Callable[[], int] = lambda: 0
+        self.redis_up: Callable[[], int] | None = None  # set when a shared Redis is configured
 
     def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
         with self._lock:
@@ -70,6 +71,10 @@ class Metrics:
                     "# TYPE wenshu_cache_hits_total counter", f"wenshu_cache_hits_total {self.cache_hits}"]
         out += ["# HELP wenshu_running_answers Answers running or queued now.", "# TYPE wenshu_running_answers gauge",
                 f"wenshu_running_answers {self.active()}"]
+        if self.redis_up is not None:
+            out += ["# HELP wenshu_redis_up Whether the shared Redis answered the last command (0: down, answers go "
+                    "on without the shared cache).", "# TYPE wenshu_redis_up gauge",
+                    f"wenshu_redis_up {self.redis_up()}"]
         return "\n".join(out) + "\n"
 
 

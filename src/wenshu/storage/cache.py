@@ -92,22 +92,11 @@ class CachedResult:
     hits: int
 
 
-class ResultCache:
+class CacheWrites:
+    """`put` for every result cache (this table, the Redis twin in storage/cache_redis.py): the arguments made
+    plain (a tuple row becomes a list, the version text), then the twin's own `_store`."""
+
     make_key = staticmethod(make_key)
-
-    def __init__(self, engine: Engine):
-        self.engine = engine
-
-    def get(self, key: str, max_age_s: float | None = None) -> CachedResult | None:
-        """The cached result (counting the hit), or None; entries older than max_age_s miss."""
-        cond = t.c.key == key
-        if max_age_s is not None:
-            cond = sa.and_(cond, t.c.created_at >= utcnow() - timedelta(seconds=max_age_s))
-        with self.engine.begin() as conn:
-            if not conn.execute(t.update().where(cond).values(hits=t.c.hits + 1)).rowcount:
-                return None
-            row = conn.execute(sa.select(t).where(t.c.key == key)).first()
-        return None if row is None else CachedResult(**row._mapping)
 
     def put(
         self,
@@ -122,8 +111,7 @@ class ResultCache:
         truncated: bool = False,
     ) -> None:
         """Store (or replace) a result; hits restart at 0."""
-        values = dict(
-            key=key,
+        self._store(key, dict(
             datasource=datasource,
             sql=sql,
             data_version=str(data_version),
@@ -131,13 +119,32 @@ class ResultCache:
             rows=[list(r) for r in rows],
             row_count=len(rows) if row_count is None else row_count,
             truncated=bool(truncated),
-            created_at=utcnow(),
-            hits=0,
-        )
+        ))
+
+    def _store(self, key: str, entry: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+
+class ResultCache(CacheWrites):
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    def get(self, key: str, max_age_s: float | None = None) -> CachedResult | None:
+        """The cached result (counting the hit), or None; entries older than max_age_s miss."""
+        cond = t.c.key == key
+        if max_age_s is not None:
+            cond = sa.and_(cond, t.c.created_at >= utcnow() - timedelta(seconds=max_age_s))
+        with self.engine.begin() as conn:
+            if not conn.execute(t.update().where(cond).values(hits=t.c.hits + 1)).rowcount:
+                return None
+            row = conn.execute(sa.select(t).where(t.c.key == key)).first()
+        return None if row is None else CachedResult(**row._mapping)
+
+    def _store(self, key: str, entry: dict[str, Any]) -> None:
         try:
             with self.engine.begin() as conn:
                 conn.execute(t.delete().where(t.c.key == key))
-                conn.execute(t.insert().values(**values))
+                conn.execute(t.insert().values(key=key, created_at=utcnow(), hits=0, **entry))
         except IntegrityError:
             pass  # a concurrent writer stored the same key first; its result is as good
 

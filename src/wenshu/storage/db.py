@@ -9,12 +9,8 @@ The default is a SQLite file in WENSHU_HOME; PostgreSQL is only a different URL.
 
 from __future__ import annotations
 
-import datetime as dt
-import decimal
-import json
 import sqlite3
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,40 +21,22 @@ from sqlalchemy.pool import StaticPool
 
 from wenshu.storage.audit import AuditLog
 from wenshu.storage.cache import ResultCache
+from wenshu.storage.cache_redis import RedisResultCache, open_result_cache
 from wenshu.storage.catalog_store import CatalogStore
 from wenshu.storage.conversations import Conversations
 from wenshu.storage.datasources import Datasources
 from wenshu.storage.examples_store import Examples
 from wenshu.storage.glossary_store import Glossary
+from wenshu.storage.json_values import json_dumps
 from wenshu.storage.semantic_store import SemanticModels
 from wenshu.storage.migrations import migrate
+from wenshu.storage.redis_link import RedisLink
 from wenshu.storage.schema import metadata
 from wenshu.storage.users_store import Users
 
 __all__ = ["Store", "make_engine", "metadata", "open_store"]
 
 SQLITE_BUSY_TIMEOUT_S = 30.0
-
-
-def _json_default(value: Any) -> Any:
-    """Make the usual database values JSON-friendly (cached rows, payloads)."""
-    if isinstance(value, decimal.Decimal):
-        if value.is_finite() and value == value.to_integral_value():
-            return int(value)
-        return float(value)
-    if isinstance(value, dt.datetime | dt.date | dt.time):
-        return value.isoformat()
-    if isinstance(value, bytes | bytearray | memoryview):
-        return bytes(value).hex()
-    if isinstance(value, uuid.UUID | Path):
-        return str(value)
-    if isinstance(value, set | frozenset | tuple):
-        return list(value)
-    return str(value)
-
-
-def _json_dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=_json_default)
 
 
 def _is_sqlite_memory(url: sa.URL) -> bool:
@@ -90,7 +68,7 @@ def _set_wal(cur) -> None:
 def make_engine(url: str) -> Engine:
     """An engine for the app store; SQLite gets WAL, foreign keys and a busy timeout."""
     parsed = make_url(url)
-    kwargs: dict[str, Any] = {"json_serializer": _json_dumps}
+    kwargs: dict[str, Any] = {"json_serializer": json_dumps}
     if parsed.get_backend_name() != "sqlite":
         return sa.create_engine(parsed, pool_pre_ping=True, **kwargs)
 
@@ -124,30 +102,34 @@ class Store:
     datasources: Datasources
     conversations: Conversations
     audit: AuditLog
-    cache: ResultCache
+    cache: ResultCache | RedisResultCache
     catalogs: CatalogStore
     users: Users
     examples: Examples
     glossary: Glossary
     semantic: SemanticModels
+    redis: RedisLink | None = None  # the shared Redis the cache uses (storage/redis_link.py), if any
 
     @classmethod
-    def from_engine(cls, engine: Engine) -> Store:
+    def from_engine(cls, engine: Engine, redis: RedisLink | None = None, cache_ttl_s: float = 86400) -> Store:
         return cls(
             engine=engine,
             datasources=Datasources(engine),
             conversations=Conversations(engine),
             audit=AuditLog(engine),
-            cache=ResultCache(engine),
+            cache=open_result_cache(engine, redis, cache_ttl_s),
             catalogs=CatalogStore(engine),
             users=Users(engine),
             examples=Examples(engine),
             glossary=Glossary(engine),
             semantic=SemanticModels(engine),
+            redis=redis,
         )
 
     def close(self) -> None:
         self.engine.dispose()
+        if self.redis is not None:
+            self.redis.close()
 
     def __enter__(self) -> Store:
         return self
@@ -156,13 +138,13 @@ class Store:
         self.close()
 
 
-def open_store(url: str) -> Store:
+def open_store(url: str, *, redis: RedisLink | None = None, cache_ttl_s: float = 86400) -> Store:
     """Open (creating or upgrading as needed) the app store at `url` (`Settings.resolved_app_db_url`;
-    `wenshu.bootstrap.open_store(settings)` passes it)."""
+    `wenshu.bootstrap.open_store(settings)` passes it); with a Redis link the result cache lives there."""
     engine = make_engine(url)
     try:
         migrate(engine)
     except Exception:
         engine.dispose()
         raise
-    return Store.from_engine(engine)
+    return Store.from_engine(engine, redis, cache_ttl_s)
