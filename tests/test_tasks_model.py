@@ -31,8 +31,9 @@ def test_the_embedded_model_fixes_a_wrong_operator(real_model_path, tmp_path):
     (case / "next_to_it.txt").write_text("untouched\n")
     original = files_of(case / "project")
     settings = Settings(home=tmp_path / "home", model_path=real_model_path, llm_provider="embedded")
-    # four decisions: enough to read, write and finish; the loop's guarantees hold at any step limit
-    config = dataclasses.replace(TaskConfig.from_settings(settings, path=PATH, env=ENV), max_steps=4)
+    # two decisions: the host has opened calc.py, so enough to write and finish; the loop's guarantees hold at
+    # any step limit, and each decision costs the suite about ten seconds
+    config = dataclasses.replace(TaskConfig.from_settings(settings, path=PATH, env=ENV), max_steps=2)
     store = TaskStore(settings.home / "tasks")
     task = store.create(case / "project", "Make the failing test pass.", step_limit=config.max_steps,
                         test_command=config.test_command, max_copy_mb=config.max_copy_mb)
