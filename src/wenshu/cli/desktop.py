@@ -20,7 +20,7 @@ import typer
 from wenshu.cli.common import console, guarded, settings, ui_lang
 from wenshu.cli.serve import build_server, check_ready
 from wenshu.cli.window import gui_backend, open_window
-from wenshu.errors import PortInUse
+from wenshu.cli.window_errors import PortInUse
 
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 120.0  # the app's startup (store, catalog, KB resume) before the port listens

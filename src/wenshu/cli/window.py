@@ -13,7 +13,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from wenshu.errors import GuiBackendMissing, NoDisplay
+from wenshu.cli.window_errors import GuiBackendMissing, NoDisplay
 
 TITLE = "Wenshu (问数)"
 
