@@ -25,9 +25,10 @@ from sqlglot import exp
 from wenshu.semantic.model import Measure, SemanticModel
 
 _HOW_MANY = r"(?:多少|几)"
-_CLAUSE_END = r"[，。？！；,.?!;]"
+_PUNCT = "，。？！；,.?!;"
+_CLAUSE_END = f"[{_PUNCT}]"
 # "多少笔已支付订单", "how many paid orders": the count word before the rows, in the same clause
-_BEFORE = re.compile(r"(?:" + _HOW_MANY + r"[^，。？！；,.?!;]{0,8}"
+_BEFORE = re.compile(r"(?:" + _HOW_MANY + f"[^{_PUNCT}]{{0,8}}"
                      r"|\b(?:how many|number of|count of)\s+(?:[\w-]+\s+){0,3})$", re.I)
 # "取消的订单有多少", "purchase count": the rows, then the count word (at the end of the clause)
 _AFTER = re.compile(r"^\s*(?:的)?(?:有|是|共|一共|总共|合计|总计)*\s*" + _HOW_MANY + r"\s*(?:个|笔|单|条|张)?\s*了?\s*(?:"
