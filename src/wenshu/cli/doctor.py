@@ -97,7 +97,7 @@ def doctor(runtime: bool = typer.Option(False, "--runtime", help="Only check the
         for key, value in s.model_dump().items():
             if key == "llm_api_key" and value:
                 value = "***"
-            elif key == "redis_url" and value:
+            elif key in ("redis_url", "app_db_url") and value:
                 value = redact(value)
             cfg.add_row(key, str(value))
         console.print(cfg)
