@@ -59,7 +59,9 @@ class Settings(BaseSettings):
     llm_api_key: str | None = None
     llm_fast_model: str | None = Field(None, description="Model for intent/evaluation; default llm_model.")
     llm_strong_model: str | None = Field(None, description="Model for SQL; default llm_model.")
-    llm_timeout_s: float = 120.0
+    llm_timeout_s: float = Field(120.0, gt=0, description="Seconds one request to the model endpoint may take.")
+    llm_max_retries: int = Field(2, ge=0, description="Retries of a model endpoint request that timed out or got a "
+                                 "5xx/429 answer, with exponential backoff (0.5 s, 1 s, 2 s ... up to 8 s).")
 
     model_path: Path | None = Field(None, description="A GGUF file; default the installed Qwen model.")
     model_sha256: str | None = Field(None, description="Expected SHA-256 of model_path, if known.")
