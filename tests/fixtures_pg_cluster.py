@@ -12,14 +12,13 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
-from fixtures_servers import _as_user, _owned_tempdir, _pg_bin, _run, _wait_ready, free_port, missing
+from fixtures_servers import _as_user, _owned_tempdir, _pg_bin, _run, _stop_postgres, _wait_ready, free_port, missing
 
 PASSWORD = "pw-for-tests"
 
@@ -83,6 +82,5 @@ def pg_cluster():
     try:
         yield cluster
     finally:
-        subprocess.run(_as_user("postgres") + [str(_pg_bin() / "pg_ctl"), "-D", str(cluster.data), "-m", "immediate",
-                                               "-w", "stop"], capture_output=True, timeout=60)  # fmt: skip
+        _stop_postgres(cluster.base)
         shutil.rmtree(cluster.base, ignore_errors=True)

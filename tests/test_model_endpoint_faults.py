@@ -5,22 +5,20 @@ clear error with a stable code, in English and Chinese."""
 
 from __future__ import annotations
 
-import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 import pytest
 
+from test_openai_provider import _Handler as OpenAICompatible
 from wenshu.agent.service import Agent
 from wenshu.contracts import AgentRequest
 from wenshu.settings import Settings
 
-SQL = "SELECT COUNT(*) AS n FROM regions"
-
 
 class Endpoint(ThreadingHTTPServer):
-    """Fails the first `failures` requests (HTTP 500, or a sleep of `sleep_s` when set), then streams SQL."""
+    """Fails the first `failures` requests (HTTP 500, or a sleep of `sleep_s` when set), then answers."""
 
     daemon_threads = True
 
@@ -35,32 +33,20 @@ class Endpoint(ThreadingHTTPServer):
         return f"http://127.0.0.1:{self.server_port}/v1"
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(OpenAICompatible):
+    """The chat endpoint of test_openai_provider.py (which streams SQL), failing first as its server says."""
+
     server: Endpoint
 
-    def log_message(self, *args):
-        pass
-
     def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        body = self.read_body()
         self.server.attempts.append(time.monotonic())
-        if len(self.server.attempts) <= self.server.failures:
-            if self.server.sleep_s:
-                self.server.stopped.wait(self.server.sleep_s)
-                return
-            data = json.dumps({"error": {"message": "upstream exploded", "type": "server_error"}}).encode()
-            self.send_response(500)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.end_headers()
-        chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": body["model"]}
-        delta = {**chunk, "choices": [{"index": 0, "delta": {"content": SQL}, "finish_reason": None}]}
-        self.wfile.write(f"data: {json.dumps(delta)}\n\ndata: [DONE]\n\n".encode())
+        if len(self.server.attempts) > self.server.failures:
+            super().do_POST(body)
+        elif self.server.sleep_s:
+            self.server.stopped.wait(self.server.sleep_s)
+        else:
+            self.send_json(500, {"error": {"message": "upstream exploded", "type": "server_error"}})
 
 
 @pytest.fixture
