@@ -13,18 +13,20 @@ import time
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from fixtures_server import CITY_QUESTION
 from fixtures_servers import free_port
 from wenshu.bootstrap import open_store
-from wenshu.settings import Settings
+from wenshu.cli.app import app
+from wenshu.settings import Settings, reset_settings_cache
 from wenshu.storage.errors import StoreUnusable
 
 WENSHU = str(Path(sys.executable).parent / "wenshu")
 ANSWER_BOUND_S = 15  # a request while the database is down fails within this (the pool waits 2 s at most)
 
 
-def test_a_wrong_database_url_is_refused_with_its_reason(home, pg_cluster):
+def test_a_wrong_database_url_is_refused_with_its_reason(home, pg_cluster, monkeypatch):
     cases = [("mysql://wenshu@db.internal/wenshu", "database_bad_url", "is not a database URL Wenshu can use"),
              ("not a url", "database_bad_url", "postgresql://user:password@host:5432/wenshu"),
              (f"postgresql://postgres@127.0.0.1:{free_port()}/wenshu", "database_unreachable", "Connection refused"),
@@ -45,6 +47,13 @@ def test_a_wrong_database_url_is_refused_with_its_reason(home, pg_cluster):
                          env=env)
     assert out.returncode != 0 and "database_auth_failed" in out.stderr and "拒绝了" in out.stderr, out.stderr
     assert "Traceback" not in out.stderr and "wrong-pw" not in out.stderr
+
+    monkeypatch.setenv("WENSHU_DATABASE_URL", pg_cluster.url(password="wrong-pw"))
+    reset_settings_cache()
+    doctor = CliRunner().invoke(app, ["doctor"])  # reports it, and goes on with the rest
+    assert doctor.exit_code == 0 and "App store / 应用数据库: unusable" in doctor.stdout, doctor.stdout
+    assert "database_auth_failed" in doctor.stdout and "wrong-pw" not in doctor.stdout
+    reset_settings_cache()
 
 
 class Asker(threading.Thread):
