@@ -125,6 +125,7 @@ up() {
 }
 
 down() {
+  [ -f "$TEAM/team.env" ] || { echo "Nothing to stop: no team set-up in $TEAM"; return; }
   load_config
   if [ -f "$TEAM/postgres/PG_VERSION" ] && as_pg "$PG_BIN/pg_ctl" -D "$TEAM/postgres" status >/dev/null 2>&1; then
     as_pg "$PG_BIN/pg_ctl" -D "$TEAM/postgres" -m fast -w stop >/dev/null && echo "PostgreSQL stopped"
