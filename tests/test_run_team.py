@@ -76,7 +76,7 @@ def test_run_team_starts_migrates_serves_and_stops(team_home):
             except httpx.TransportError:
                 assert server.poll() is None and time.monotonic() < deadline, server.stdout.read()
                 time.sleep(0.2)
-        assert health.json() == {"status": "ok", "redis": "ok"}
+        assert health.json() == {"status": "ok", "redis": "ok", "store": "ok"}
         items = httpx.get(f"{base}/api/datasources", timeout=10).json()["items"]  # from the PostgreSQL store
         assert [d["name"] for d in items] == ["demo"]
     finally:

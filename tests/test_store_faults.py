@@ -97,9 +97,14 @@ def test_postgres_down_while_answering_then_back(server_factory, pg_cluster):
         pg_cluster.stop()  # in the middle: the asker keeps asking
         down_at = len(asker.replies)
         _wait(lambda: sum(code == 503 for code, *_ in asker.replies[down_at:]) >= 2)
+        health = live.client(timeout=30).get("/healthz", params={"lang": "zh"}).json()  # live, and says why
+        assert health["status"] == "ok" and health["store"] == "down", health
+        assert [w["code"] for w in health["warnings"]] == ["store_unavailable"]
+        assert "应用数据库暂时无法响应" in health["warnings"][0]["message"]
         acked_before = len(asker.acked)
         pg_cluster.start()
         _wait(lambda: asker.acked_since(acked_before) >= 2)  # answers again, the same Wenshu
+        assert live.client(timeout=30).get("/healthz").json() == {"status": "ok", "store": "ok"}
     finally:
         asker.stopping.set()
         asker.join(timeout=60)

@@ -45,3 +45,12 @@ class StoreUnavailable(WenshuError):
     en = ("The app store's database is not answering right now, so this request was not saved; try again in a "
           "moment (Wenshu reconnects by itself when the database is back).")
     zh = "应用数据库暂时无法响应，本次请求未保存；请稍后重试（数据库恢复后问数会自动重新连接）。"
+
+
+class RedisDown(WenshuError):
+    """A warning, not a failure: the shared Redis stopped answering and each process goes on alone."""
+
+    code = "redis_unreachable"
+    en = ("Redis is unreachable: answers go on without the shared result cache, with per-process rate limits and "
+          "session memory, until it is back.")
+    zh = "Redis 无法连接：回答照常进行，但不使用共享结果缓存，限流与会话记忆暂为各进程独立，直到 Redis 恢复。"
