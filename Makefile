@@ -68,11 +68,15 @@ doctor: $(STAMP)
 system-deps:
 	bash scripts/system-deps.sh
 
+# The suite runs in PYTEST_WORKERS processes (pytest-xdist; 0: one process), a whole test file per worker, so
+# each file's module fixtures (a real model run, a Spark session) are built once.
+PYTEST_WORKERS ?= 2
+
 test: check-runtime system-deps $(DESKTOP_STAMP)
 	$(BIN)/lint-imports --no-cache --no-logo
 	WENSHU_REQUIRE_MODEL=1 WENSHU_REQUIRE_SERVERS=1 \
 	WENSHU_TEST_MODEL_PATH="$$($(BIN)/wenshu model status --json | $(BIN)/python -c 'import json,sys; print(json.load(sys.stdin)["path"])')" \
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 bench-perf: model
 	$(BIN)/python -m bench perf
