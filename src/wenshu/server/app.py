@@ -19,6 +19,7 @@ from fastapi import FastAPI
 from wenshu.errors import WenshuError
 from wenshu.providers.base import ModelClient
 from wenshu.providers.registry import choose_provider
+from wenshu.queue.tasks import TaskQueue
 from wenshu.server.assistant_host import ServerAssistant
 from wenshu.server.deps import ServerState
 from wenshu.server.errors import install_error_handlers
@@ -32,7 +33,7 @@ from wenshu.server.routes import kb, openai, semantic, stream, task_actions, tas
 from wenshu.server.routes.meta import wenshu_version
 from wenshu.server.runner import Run, Runner
 from wenshu.settings import Settings, get_settings
-from wenshu.storage.redis_link import open_redis_link
+from wenshu.storage.redis_link import open_redis_link, redact
 
 log = logging.getLogger("wenshu.server")
 
@@ -85,8 +86,9 @@ def open_state(settings: Settings, models: ModelClient | None, bind_host: str, m
     from wenshu.server.workspace_tasks import WorkspaceTasks
 
     kb = ServerKnowledgeBase(settings, store.engine, agent, kb_hooks)
+    queue = TaskQueue(redis.client, settings, redact(redis.url)) if redis is not None else None
     return ServerState(settings=settings, store=store, agent=agent, runner=runner, metrics=metrics,
-                       limiter=limiter, bind_host=bind_host, kb=kb, redis=redis,
+                       limiter=limiter, bind_host=bind_host, kb=kb, redis=redis, queue=queue,
                        workspace_tasks=WorkspaceTasks(settings, agent.models),
                        assistant=ServerAssistant(settings, store, agent, kb))
 
