@@ -3,8 +3,9 @@
     run_worker(settings)                 # until SIGTERM / Ctrl-C (RQ's warm shutdown: the current question ends)
     run_worker(settings, burst=True)     # until the queue is empty (tests, one-off runs)
 
-The worker opens the app store, the demo datasource and the Agent exactly as the server does
-(server/app.py `open_state`), from the same settings, so a question is answered the same wherever it runs.
+The worker opens the app store, the demo datasource and the Agent with the server's own function
+(`open_agent`, which server/app.py calls too), from the same settings, so a question is answered the same
+wherever it runs.
 """
 
 from __future__ import annotations
@@ -22,18 +23,25 @@ from wenshu.storage.redis_link import check_redis, make_client, open_redis_link,
 log = logging.getLogger("wenshu.queue")
 
 
-def open_host(settings: Settings, link, models: ModelClient | None = None) -> WorkerHost:
+def open_agent(settings: Settings, link=None, models: ModelClient | None = None):
+    """The Agent on the app store (`agent.store`), the demo datasource built if needed, the result cache in the
+    Redis of `link` (a storage.redis_link.RedisLink) when there is one: what the server and every worker answer
+    with."""
     from wenshu.agent.service import Agent
     from wenshu.bootstrap import ensure_demo, open_store
 
     store = open_store(settings, redis=link)
     try:
         ensure_demo(settings, store)
-        agent = Agent(settings, store, models=models)
+        return Agent(settings, store, models=models)
     except Exception:
         store.close()
         raise
-    return WorkerHost(settings, store, agent, TaskKeys(link.client, settings.queue_keep_s))
+
+
+def open_host(settings: Settings, link, models: ModelClient | None = None) -> WorkerHost:
+    agent = open_agent(settings, link, models)
+    return WorkerHost(settings, agent.store, agent, TaskKeys(link.client, settings.queue_keep_s))
 
 
 def run_worker(settings: Settings, *, models: ModelClient | None = None, burst: bool = False) -> None:

@@ -1,6 +1,6 @@
 """The API processes' side of the task queue: submit a question, read it back, cancel it.
 
-    queue = TaskQueue(client, settings, where="redis://host:6379/0")
+    queue = TaskQueue(link, settings)            # link: the process's storage.redis_link.RedisLink
     task_id = queue.submit(request)              # QueueUnavailable when Redis does not answer, never a hang
     queue.view(task_id, user_id, lang)           # as GET /api/tasks/{id} answers it, or None (unknown or not theirs)
     queue.cancel(task_id, user_id, lang)         # as DELETE answers it, or None
@@ -25,18 +25,20 @@ from wenshu.errors import ConversationBusy
 from wenshu.queue.errors import QueueUnavailable
 from wenshu.queue.keys import TaskKeys
 from wenshu.queue.record import ANSWER_FUNCTION, QUEUE_NAME, SERIALIZER, TaskJob, task_view
+from wenshu.storage.redis_link import RedisLink, redact
 
 WAITING = (JobStatus.QUEUED, JobStatus.DEFERRED, JobStatus.SCHEDULED, JobStatus.CREATED)
 CANCEL_WAIT_S = 10.0
 
 
 class TaskQueue:
-    def __init__(self, client: redis.Redis, settings, where: str):
-        self.client = client
+    def __init__(self, link: RedisLink, settings):
+        self.link = link
+        self.client = link.client
         self.settings = settings
-        self.where = where
-        self.keys = TaskKeys(client, settings.queue_keep_s)
-        self.queue = Queue(QUEUE_NAME, connection=client, serializer=SERIALIZER, job_class=TaskJob)
+        self.where = redact(link.url)
+        self.keys = TaskKeys(self.client, settings.queue_keep_s)
+        self.queue = Queue(QUEUE_NAME, connection=self.client, serializer=SERIALIZER, job_class=TaskJob)
 
     @contextmanager
     def _redis(self):
@@ -64,12 +66,9 @@ class TaskQueue:
         return task_id
 
     def busy(self, conversation_id: str) -> bool:
-        """Whether a queued task holds the conversation (False when Redis does not answer: in-process answers
-        go on without the queue)."""
-        try:
-            return self.keys.conversation_task(conversation_id) is not None
-        except (redis.ConnectionError, redis.TimeoutError):
-            return False
+        """Whether a queued task holds the conversation (False while Redis is down: in-process answers go on
+        without the queue, and do not wait on Redis more than once per the link's retry interval)."""
+        return self.link.run(lambda _: self.keys.conversation_task(conversation_id) is not None, lambda: False)
 
     def _job(self, task_id: str, user_id: str) -> TaskJob | None:
         try:

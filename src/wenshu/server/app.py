@@ -19,6 +19,7 @@ from fastapi import FastAPI
 from wenshu.errors import WenshuError
 from wenshu.providers.base import ModelClient
 from wenshu.providers.registry import choose_provider
+from wenshu.queue.run import open_agent
 from wenshu.queue.tasks import TaskQueue
 from wenshu.server.assistant_host import ServerAssistant
 from wenshu.server.deps import ServerState
@@ -33,7 +34,7 @@ from wenshu.server.routes import kb, openai, semantic, stream, task_actions, tas
 from wenshu.server.routes.meta import wenshu_version
 from wenshu.server.runner import Run, Runner
 from wenshu.settings import Settings, get_settings
-from wenshu.storage.redis_link import open_redis_link, redact
+from wenshu.storage.redis_link import open_redis_link
 
 log = logging.getLogger("wenshu.server")
 
@@ -64,18 +65,9 @@ def answer_workers(settings: Settings, models: ModelClient | None = None) -> int
 
 def open_state(settings: Settings, models: ModelClient | None, bind_host: str, metrics: Metrics,
                limiter: Limiter, kb_hooks=None, redis=None) -> ServerState:
-    """Open the store (building the demo database if needed; its result cache in `redis`, a
-    storage.redis_link.RedisLink, when there is one), the Agent and the runner."""
-    from wenshu.agent.service import Agent
-    from wenshu.bootstrap import ensure_demo, open_store
-
-    store = open_store(settings, redis=redis)
-    try:
-        ensure_demo(settings, store)
-        agent = Agent(settings, store, models=models)
-    except Exception:
-        store.close()
-        raise
+    """Open the store and the Agent (as a queue worker opens them: queue/run.py) and the runner."""
+    agent = open_agent(settings, redis, models)
+    store = agent.store
 
     def count(run: Run) -> None:
         usage = run.response.usage.llm_calls if run.response else 0
@@ -86,7 +78,7 @@ def open_state(settings: Settings, models: ModelClient | None, bind_host: str, m
     from wenshu.server.workspace_tasks import WorkspaceTasks
 
     kb = ServerKnowledgeBase(settings, store.engine, agent, kb_hooks)
-    queue = TaskQueue(redis.client, settings, redact(redis.url)) if redis is not None else None
+    queue = TaskQueue(redis, settings) if redis is not None else None
     return ServerState(settings=settings, store=store, agent=agent, runner=runner, metrics=metrics,
                        limiter=limiter, bind_host=bind_host, kb=kb, redis=redis, queue=queue,
                        workspace_tasks=WorkspaceTasks(settings, agent.models),
