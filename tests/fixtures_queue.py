@@ -1,5 +1,6 @@
 """A team deployment for the task-queue tests, built once per module: a real redis-server, two API servers
-(uvicorn in threads of the test process) and two `wenshu worker` processes (real subprocesses, the scripted
+(uvicorn in threads of the test process; a chat webhook waits 0.5 s for a worker on the first, 30 s on the
+second) and two `wenshu worker` processes (real subprocesses, the scripted
 fake model from a file, slow enough to be killed mid-question), all on one WENSHU_HOME (SQLite app store),
 plus a loopback HTTP endpoint that records what is pushed to the chat channel `team`.
 
@@ -110,7 +111,8 @@ def team(tmp_path_factory, demo_db_file):
     settings = Settings(home=home, redis_url=server.url, rate_limit_per_minute=0, queue_lease_s=LEASE_S,
                         webhook_channels=channels, channel_reply_wait_s=0.5)
     api = [start_server(settings, ScriptedChatModel(default=CITY_TOP))]  # the first migrates the store
-    api.append(start_server(settings, ScriptedChatModel(default=CITY_TOP)))
+    patient = settings.model_copy(update={"channel_reply_wait_s": 30.0})  # its webhook outwaits a worker
+    api.append(start_server(patient, ScriptedChatModel(default=CITY_TOP)))
     workers = WorkerProcesses(2, env=os.environ | env).start()
     team = Team(home, server, api, workers, push)
     try:
