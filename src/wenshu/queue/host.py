@@ -52,6 +52,9 @@ class WorkerHost:
     def _run(self, request: AgentRequest, job) -> dict:
         if self.keys.cancel_requested(job.id):  # cancelled just as it was taken: nothing stored
             return outcome("cancelled")
+        if job.retries_left is not None and job.retries_left < self.settings.queue_retries:  # a retry: the lost
+            lang = detect_lang(request.message)  # attempt's turn is closed even if on_lost did not run
+            self._close_open_turn(request.conversation_id, WorkerLost(True), lang)
 
         def on_event(event) -> None:
             if self.cancel.is_set():

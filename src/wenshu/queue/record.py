@@ -13,7 +13,7 @@ from rq.serializers import JSONSerializer
 
 from wenshu.errors import WenshuError
 from wenshu.i18n import pick
-from wenshu.queue.errors import UnknownTaskFunction
+from wenshu.queue.errors import UnknownTaskFunction, WorkerLost
 
 QUEUE_NAME = "wenshu-questions"
 ANSWER_FUNCTION = "wenshu.queue.worker.answer_question"
@@ -46,6 +46,14 @@ def _error(entry: dict, lang: str) -> dict:
     return {"code": entry["code"], "message": pick(lang, entry["en"], entry["zh"])}
 
 
+def _failure(job: Job) -> dict:
+    """A failed job's error when host.on_lost left none: a lost worker found by a registry cleanup that ran
+    without Wenshu's handler (RQ's own tools), else an internal error (the log has the traceback)."""
+    result = job.latest_result()
+    abandoned = result is not None and "AbandonedJobError" in (result.exc_string or "")
+    return error_entry(WorkerLost(False) if abandoned else WenshuError())
+
+
 RUNNING = {JobStatus.STARTED: "running", JobStatus.CANCELED: "cancelled", JobStatus.STOPPED: "cancelled",
            JobStatus.FAILED: "error"}
 
@@ -66,5 +74,5 @@ def task_view(job: Job, lang: str) -> dict:
         if result.get("error"):
             out["error"] = _error(result["error"], lang)
     elif status == JobStatus.FAILED:
-        out["error"] = _error(meta.get("error") or error_entry(WenshuError()), lang)
+        out["error"] = _error(meta.get("error") or _failure(job), lang)
     return out

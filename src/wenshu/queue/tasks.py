@@ -53,7 +53,8 @@ class TaskQueue:
         payload = {"request": request.model_dump(mode="json"), "origin": origin}
         meta = {"user_id": request.user_id, "conversation_id": cid, "progress": [], "lost": 0}
         with self._redis():
-            if not self.keys.hold_conversation(cid, task_id):
+            if not self.keys.hold_conversation(cid, task_id) and (
+                    self._holder_running(cid) or not self.keys.hold_conversation(cid, task_id)):
                 raise ConversationBusy()
             try:
                 self.queue.enqueue_call(ANSWER_FUNCTION, args=[payload], job_id=task_id, meta=meta,
@@ -68,7 +69,22 @@ class TaskQueue:
     def busy(self, conversation_id: str) -> bool:
         """Whether a queued task holds the conversation (False while Redis is down: in-process answers go on
         without the queue, and do not wait on Redis more than once per the link's retry interval)."""
-        return self.link.run(lambda _: self.keys.conversation_task(conversation_id) is not None, lambda: False)
+        return self.link.run(lambda _: self._holder_running(conversation_id), lambda: False)
+
+    def _holder_running(self, conversation_id: str) -> bool:
+        """Whether the task holding the conversation is queued or running; a hold its task left behind when it
+        ended without letting go (its registry cleaned by a tool other than a Wenshu worker) is dropped."""
+        holder = self.keys.conversation_task(conversation_id)
+        if holder is None:
+            return False
+        try:
+            status = TaskJob.fetch(holder, connection=self.client, serializer=SERIALIZER).get_status()
+        except NoSuchJobError:
+            status = None
+        if status in WAITING or status == JobStatus.STARTED:
+            return True
+        self.keys.release_conversation(conversation_id, holder)
+        return False
 
     def _job(self, task_id: str, user_id: str) -> TaskJob | None:
         try:
