@@ -84,7 +84,9 @@ class Team:
                 pids = {int(w.name.rsplit(".", 1)[1]) for w in Worker.all(connection=client)}
                 if set(self.workers.pids) <= pids:
                     return
-                assert time.monotonic() < deadline, "the workers did not register in time"
+                assert time.monotonic() < deadline, (f"workers {self.workers.pids} did not all register in time: "
+                                                     f"registered {sorted(pids)}, exit codes "
+                                                     f"{[p.poll() for p in self.workers.procs]}")
                 time.sleep(0.1)
         finally:
             client.close()

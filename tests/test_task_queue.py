@@ -86,6 +86,29 @@ def test_a_killed_worker_loses_no_question_and_no_message(team):
                      ).status_code == 202  # the failed task let go of its conversation
 
 
+def test_a_worker_held_off_past_its_lease_stops_and_writes_nothing(team):
+    team.wait_workers()
+    http = team.api[0].client()
+    made = http.post("/api/tasks", json={"message": CITY_QUESTION}).json()
+    task = team.wait(made["task_id"], http, until=("running",))
+    time.sleep(0.5)
+    pid = int(task["worker"].rsplit(".", 1)[1])
+    os.kill(pid, signal.SIGSTOP)  # a frozen process: its lease runs out, another worker takes the question
+    try:
+        while (task := http.get(f"/api/tasks/{made['task_id']}").json())["lost"] == 0:
+            time.sleep(0.05)
+    finally:
+        os.kill(pid, signal.SIGCONT)  # it runs on, finds its question taken, and stops
+    task = team.wait(made["task_id"], http)
+    time.sleep(1.5)  # time for the resumed attempt to write, were it to
+    task = http.get(f"/api/tasks/{made['task_id']}").json()
+    assert task["status"] == "done" and task["lost"] == 1 and not task["worker"].endswith(f".{pid}"), task
+    assert task["result"]["sql"].startswith(CITY_TOP)
+    assert _messages(team, made["conversation_id"]) == [
+        ("user", "ok", None), ("assistant", "error", "task_worker_lost"),
+        ("user", "ok", None), ("assistant", "ok", None)]
+
+
 def _ask_in_chat(live, chat: str):
     body = wecom_body(CITY_QUESTION, chat=chat)
     ts = str(int(time.time()))

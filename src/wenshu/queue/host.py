@@ -9,6 +9,8 @@ bookkeeping around each queued question.
   with no answer) is closed with a `task_worker_lost` message, so the conversation keeps every message and
   stays question/answer; RQ then queues the job again while `queue_retries` allow (the retry stores the
   question again with its answer), and else marks it failed with that message.
+- A worker held off longer than its lease (stopped, frozen) finds, when it runs again, that its question was
+  queued again: the attempt stops without writing (`AttemptSuperseded`), and RQ records nothing for it.
 - A question that came from a chat channel is handed to the webhook still waiting for it, or pushed to the
   channel (keys.py, push.py).
 """
@@ -31,6 +33,13 @@ from wenshu.queue.record import error_entry, outcome
 log = logging.getLogger("wenshu.queue")
 
 
+class AttemptSuperseded(BaseException):
+    """Raised in a running answer whose lease ran out while its worker was held off (a stopped process, a frozen
+    VM): the question was queued again and another attempt answers it, so this one must store nothing more.
+    A BaseException, so that no layer turns it into an answer or a stopped turn (they catch Exception and
+    WenshuError)."""
+
+
 class WorkerHost:
     def __init__(self, settings, store, agent, keys: TaskKeys):
         self.settings = settings
@@ -38,14 +47,23 @@ class WorkerHost:
         self.agent = agent
         self.keys = keys
         self.cancel = threading.Event()  # set by the worker's lease thread when the running task is cancelled
+        self.superseded = threading.Event()  # set when this attempt's lease ran out and the question was requeued
+
+    def owns(self, job) -> bool:
+        """Whether the job is still this attempt's: RQ's job hash still says started, by this worker."""
+        status, worker = self.keys.client.hmget(job.key, "status", "worker_name")
+        return status == b"started" and worker is not None and worker.decode() == job.worker_name
 
     def answer(self, payload: dict, job) -> dict:
         request = AgentRequest.model_validate(payload["request"])
         cid = request.conversation_id
         try:
             result = self._run(request, job)
-        finally:
-            self.keys.release_conversation(cid, job.id)
+        except AttemptSuperseded:  # another attempt answers it: this one writes nothing more
+            self.superseded.set()
+            log.warning("task %s was queued again while this worker was held off; this attempt stops", job.id)
+            return outcome("superseded")
+        self.keys.release_conversation(cid, job.id)
         self._deliver(payload.get("origin"), job.id, cid, result, detect_lang(request.message))
         return result
 
@@ -57,9 +75,13 @@ class WorkerHost:
             self._close_open_turn(request.conversation_id, WorkerLost(True), lang)
 
         def on_event(event) -> None:
+            if self.superseded.is_set():
+                raise AttemptSuperseded()
             if self.cancel.is_set():
                 raise RunCancelled()
             if event.type == "node" and event.status != "started":
+                if not self.owns(job):  # never write over the meta of the attempt that replaced this one
+                    raise AttemptSuperseded()
                 job.meta.setdefault("progress", []).append(event.node)
                 job.save_meta()
 

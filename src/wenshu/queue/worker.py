@@ -67,6 +67,7 @@ class Lease:
 
     def __enter__(self) -> Lease:
         self.worker.host.cancel.clear()
+        self.worker.host.superseded.clear()
         self._thread.start()
         return self
 
@@ -79,10 +80,14 @@ class Lease:
         renew_at = time.monotonic() + every
         while not self._stop.wait(CANCEL_POLL_S):
             try:
-                if self.worker.host.keys.cancel_requested(self.job.id):
-                    self.worker.host.cancel.set()
+                host = self.worker.host
+                if host.keys.cancel_requested(self.job.id):
+                    host.cancel.set()
                 late = time.monotonic() - renew_at
                 if late >= 0:
+                    if not host.owns(self.job):  # held off past the lease: the question was queued again
+                        host.superseded.set()
+                        return
                     self.worker.maintain_heartbeats(self.job)
                     renew_at = time.monotonic() + every
                     if late > every:  # the process held this thread off (a long call holding the GIL?)
@@ -101,6 +106,21 @@ class AnswerWorker(SimpleWorker):
     def get_heartbeat_ttl(self, job) -> int:
         """How long the claim on a running job holds without renewal: the lease, not the job's timeout."""
         return max(1, math.ceil(self.lease_s))
+
+    def prepare_job_execution(self, job, remove_from_intermediate_queue: bool = False) -> None:
+        """RQ's preparation, which also gives the worker's own registration the job's short TTL: give it back
+        its usual one, so a worker held off for a moment stays registered (only its claim on the job lapses)."""
+        super().prepare_job_execution(job, remove_from_intermediate_queue)
+        self.heartbeat()
+
+    def handle_job_success(self, job, queue, started_job_registry) -> None:
+        """RQ's bookkeeping of a finished job; for a superseded attempt only this worker's own (the job, its
+        status and result are the attempt's that replaced it)."""
+        if not self.host.superseded.is_set():
+            return super().handle_job_success(job, queue, started_job_registry)
+        with self.connection.pipeline() as pipeline:
+            self.cleanup_execution(job, pipeline=pipeline)
+            pipeline.execute()
 
     def execute_job(self, job, queue) -> None:
         self.prepare_execution(job)
