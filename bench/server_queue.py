@@ -2,8 +2,9 @@
 two workers answer at least 1.6 times as many questions a second as one).
 
 A redis-server (Debian's) and the API server run as processes of their own on a temporary WENSHU_HOME; the
-scripted fake model burns `--cpu-s` seconds of CPU per answer (`cpu_s`, a busy loop) on top of the pipeline's
-own work, so an answer is CPU work in its worker process. For each worker count the bench starts the workers,
+scripted fake model burns `--cpu-s` seconds of CPU per call (`cpu_s`, a busy loop; the demo question makes three
+calls with the semantic path off), on top of the pipeline's own work (about 0.06 s once warm), so an answer is
+CPU work in its worker process: about 1.5 s of CPU at the default 0.5. For each worker count the bench starts the workers,
 answers one warm-up question per worker, then submits `--tasks` questions (each in its own conversation) over
 `POST /api/tasks` and polls `GET /api/tasks/{id}` until all are done: questions a second = tasks / seconds.
 Every worker count runs on the same machine with whatever else runs on it: the load average is recorded.
@@ -84,7 +85,7 @@ def run(args) -> int:
     env = prepare_home(root)
     (root / "fake.json").write_text(json.dumps({"default": SQL, "cpu_s": args.cpu_s}), encoding="utf-8")
     redis_proc, url = start_redis(root)
-    env |= {"WENSHU_REDIS_URL": url}
+    env |= {"WENSHU_REDIS_URL": url, "WENSHU_SEMANTIC_PATH": "0"}  # free SQL: one model call per answer
     port = free_port()
     api = start_server(env, port)
     try:
