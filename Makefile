@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 LLAMA_BUILD ?= portable
 LLAMA_FLAGS := $(if $(filter native,$(LLAMA_BUILD)),--native,)
 
-.PHONY: run desktop test install runtime system-deps model doctor check-runtime bench-perf clean
+.PHONY: run run-team run-team-down desktop test install runtime system-deps model doctor check-runtime bench-perf clean
 
 $(STAMP): pyproject.toml scripts/build_llama.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -48,6 +48,17 @@ check-runtime: model
 run: check-runtime
 	@echo "Starting the Wenshu server on the demo database with the embedded model (terminal chat: $(BIN)/wenshu chat)."
 	$(BIN)/wenshu serve $(SERVE_ARGS)
+
+# A team service on this machine, no Docker: PostgreSQL and Redis from Debian (`make system-deps`) with their data
+# in WENSHU_HOME/team, the app store migrated, `wenshu serve` on both (with TEAM_WORKERS workers where `wenshu serve`
+# has --workers). With WENSHU_LLM_BASE_URL set the embedded model is not installed. Stop the servers with
+# `make run-team-down`. docs/team.md.
+TEAM_WORKERS ?= 2
+run-team: $(if $(WENSHU_LLM_BASE_URL),$(STAMP),check-runtime)
+	TEAM_WORKERS=$(TEAM_WORKERS) WENSHU=$(BIN)/wenshu bash scripts/run-team.sh serve
+
+run-team-down:
+	bash scripts/run-team.sh down
 
 doctor: $(STAMP)
 	$(BIN)/wenshu doctor

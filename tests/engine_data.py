@@ -12,7 +12,7 @@ import re
 import sqlite3
 from pathlib import Path
 
-from fixtures_servers import seed_rows
+from fixtures_seed import seed_rows
 
 Table = tuple[list[tuple[str, str]], list[tuple]]
 

@@ -23,7 +23,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
 from engine_data import Table, portable_type, shop_tables
-from fixtures_servers import SENTINEL_TEXT, missing
+from fixtures_servers import missing
+from fixtures_seed import SENTINEL_TEXT
 
 _root: Path | None = None
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from engine_data import Table, base_type, shop_tables
-from fixtures_servers import SENTINEL_TEXT, missing
+from fixtures_servers import missing
+from fixtures_seed import SENTINEL_TEXT
 
 
 @dataclass

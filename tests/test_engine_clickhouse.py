@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 from engine_data import sqlite_tables
 from fixtures_clickhouse import chdb_root, chdb_url, load_tables
-from fixtures_servers import seed_rows
+from fixtures_seed import seed_rows
 from wenshu.engines import registry
 from wenshu.engines.clickhouse import ClickHouseAdapter, worst_rows
 from wenshu.engines.execute import execute_readonly

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pytest
 import sqlalchemy as sa
 
-from fixtures_servers import seed_sqlite
+from fixtures_seed import seed_sqlite
 from wenshu.engines.adapter import EngineAdapter
 from wenshu.engines.execute import execute_readonly
 from wenshu.engines.registry import adapter_for_url

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fixtures_servers import SENTINEL_TEXT, checksums, files_under, seed_sqlite
+from fixtures_seed import SENTINEL_TEXT, checksums, files_under, seed_sqlite
 from wenshu.catalog import Catalog
 from wenshu.engines.execute import execute_readonly
 from wenshu.engines.registry import adapter_for

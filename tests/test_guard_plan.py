@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from fixtures_servers import checksums, seed_sqlite
+from fixtures_seed import checksums, seed_sqlite
 from wenshu.engines.registry import UnknownEngine
 from wenshu.errors import DatasourceUnreachable, SQLExecutionError, WenshuError
 from wenshu.guard.plan import PlanLimits, PlanProblem, check_plan

@@ -19,20 +19,26 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):  # keep test output quiet
         pass
 
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+    def send_json(self, status: int, out: dict) -> None:
+        data = json.dumps(out).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def read_body(self) -> dict:
+        return json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+
+    def do_POST(self, body: dict | None = None):
+        body = body or self.read_body()
         _Handler.seen.append(body)
         base = {"id": "c1", "object": "chat.completion", "created": 0, "model": body["model"]}
         if not body.get("stream"):
             out = {**base, "choices": [{"index": 0, "message": {"role": "assistant", "content": SQL},
                                         "finish_reason": "stop"}],
                    "usage": {"prompt_tokens": 100, "completion_tokens": 9, "total_tokens": 109}}
-            data = json.dumps(out).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self.send_json(200, out)
             return
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")

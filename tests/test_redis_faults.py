@@ -1,11 +1,13 @@
 """The shared Redis going away and coming back, on a real redis-server the test stops and starts: the result
 cache misses instead of failing, the rate limits fall back to this process's own, one warning is logged per
 outage, and Redis is used again once it answers. Also the checks `wenshu serve` and `wenshu doctor` run at
-start: a bad URL, no server, a version too old."""
+start: a bad URL, no server, a version too old (a stand-in server that says it is Redis 4.0)."""
 
 from __future__ import annotations
 
 import logging
+import socketserver
+import threading
 import time
 
 import pytest
@@ -86,9 +88,49 @@ def test_the_start_check_names_the_version_or_the_fault(redis_url):
     assert "s3cret" not in gone.value.message("en") and ":***@" in gone.value.message("en")
 
 
-def test_redis_older_than_5_0_is_refused():
+class OldRedis(socketserver.ThreadingTCPServer):
+    """Speaks just enough RESP to stand in for a Redis older than this machine's: INFO answers `version`, HELLO
+    (Redis 6's RESP3 greeting) is an unknown command as before 6.0, anything else +OK."""
+
+    daemon_threads = allow_reuse_address = True
+
+    def __init__(self, version: str):
+        self.version = version
+        super().__init__(("127.0.0.1", 0), _OldRedisHandler)
+
+    def __enter__(self) -> str:
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+        return f"redis://127.0.0.1:{self.server_address[1]}/0"
+
+    def __exit__(self, *exc) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class _OldRedisHandler(socketserver.StreamRequestHandler):
+    def handle(self) -> None:
+        while line := self.rfile.readline():
+            if not line.startswith(b"*"):
+                continue
+            words = [self.rfile.read(int(self.rfile.readline()[1:]) + 2)[:-2].decode().upper()
+                     for _ in range(int(line[1:]))]
+            if words[0] == "INFO":
+                body = f"# Server\r\nredis_version:{self.server.version}\r\n".encode()
+                self.wfile.write(b"$%d\r\n%s\r\n" % (len(body), body))
+            elif words[0] == "HELLO":
+                self.wfile.write(b"-ERR unknown command 'HELLO'\r\n")
+            else:
+                self.wfile.write(b"+OK\r\n")
+
+
+def test_redis_older_than_5_0_is_refused_and_5_0_is_enough():
+    with OldRedis("4.0.14") as url, pytest.raises(RedisUnusable) as old:
+        check_redis(url)
+    assert old.value.code == "redis_too_old" and "Redis 4.0.14 at redis://127.0.0.1:" in old.value.message("en")
+    assert "版本过旧" in old.value.message("zh") and "Redis 5.0 or newer" in old.value.message("en")
+    with OldRedis("5.0.14") as url:  # no RESP3 greeting (HELLO needs 6.0): the client speaks RESP2
+        assert check_redis(url) == "5.0.14"
     assert too_old("4.0.14") and too_old("3.2.12") and too_old("garbage")
     assert not too_old("5.0.0") and not too_old("7.0.15") and not too_old("10.0")
-    assert "Redis 5.0 or newer" in RedisUnusable("redis_too_old", "4.0.14 at redis://h:6379/0").message("en")
     assert redact("redis://user:pw@h:6379/0") == "redis://user:***@h:6379/0"
     assert redact("redis://h:6379/0") == "redis://h:6379/0"

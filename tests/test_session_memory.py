@@ -1,6 +1,7 @@
-"""Session memory (the data pipeline's checkpointer, storage/session_redis.py): a follow-up answered by another
-process remembers the conversation, with the embedded SQLite file (processes sharing one home) and with Redis
-(processes with homes of their own, one app store); Redis's TTL, refreshed on use; a Redis outage."""
+"""Session memory (the data pipeline's checkpointer, storage/session_memory.py): a follow-up answered by another
+process remembers the conversation, with the embedded SQLite file (processes sharing one home), with Redis and
+with a PostgreSQL app store (processes with homes of their own, one app store); Redis's TTL, refreshed on use; a
+Redis outage."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from wenshu.bootstrap import open_store
 from wenshu.contracts import AgentRequest
 from wenshu.providers.base import ModelClient
 from wenshu.settings import Settings
+from wenshu.storage.session_postgres import PostgresSessionMemory
 from wenshu.storage.session_redis import RedisSessionMemory
 
 FIRST = ("SELECT r.region_name AS 大区, COUNT(*) AS 订单量 FROM orders o JOIN cities c ON o.city_id=c.city_id "
@@ -23,18 +25,19 @@ SECOND = FIRST.replace("GROUP BY", "AND r.region_name = '华东' GROUP BY")
 
 @pytest.fixture
 def processes(home, tmp_path, fake_model):
-    """process(redis_url="", own_home=False, **settings) -> an Agent as another server process would open it:
-    on the same app store; in the same home, or in a home of its own (another machine)."""
+    """process(redis_url="", own_home=False, app_db_url=None, **settings) -> an Agent as another server process
+    would open it: on the same app store (the SQLite file in `home` unless another URL is given); in the same
+    home, or in a home of its own (another machine)."""
     opened = []
 
-    def process(redis_url: str = "", own_home: bool = False, **overrides) -> Agent:
+    def process(redis_url: str = "", own_home: bool = False, app_db_url: str | None = None, **overrides) -> Agent:
         where = home
         if own_home:
             where = tmp_path / f"home{len(opened)}"
             (where / "data").mkdir(parents=True)
             shutil.copy2(home / "data" / "demo.sqlite", where / "data" / "demo.sqlite")
-        settings = Settings(home=where, app_db_url=f"sqlite:///{home / 'wenshu.db'}", redis_url=redis_url,
-                            **overrides)
+        settings = Settings(home=where, app_db_url=app_db_url or f"sqlite:///{home / 'wenshu.db'}",
+                            redis_url=redis_url, **overrides)
         store = open_store(settings)
         opened.append(store)
         from wenshu.bootstrap import ensure_demo
@@ -54,15 +57,26 @@ def _follow_up(processes, fake_model, first: dict, second: dict):
     return one, two, fake_model.calls[-1][-1].content
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+SHARED = {"sqlite": lambda request: {},
+          "redis": lambda request: {"redis_url": request.getfixturevalue("redis_url"), "own_home": True},
+          "postgres": lambda request: {"app_db_url": request.getfixturevalue("pg_database"), "own_home": True}}
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis", "postgres"])
 def test_another_process_answers_the_follow_up_with_the_conversations_memory(kind, processes, fake_model,
                                                                             request):
-    shared = {"redis_url": request.getfixturevalue("redis_url"), "own_home": True} if kind == "redis" else {}
+    shared = SHARED[kind](request)
     one, two, prompt = _follow_up(processes, fake_model, shared, shared)
     assert FIRST in prompt and "各大区的订单量" in prompt
     assert two.rows == [["华东", two.rows[0][1]]] and two.row_count == 1
     memory = processes(**shared).checkpointer
     assert isinstance(memory, RedisSessionMemory) == (kind == "redis")
+    assert isinstance(memory, PostgresSessionMemory) == (kind == "postgres")
+    if kind == "postgres":  # in the app store's database: both turns, whichever process answered them
+        with memory.conn.connection() as conn:
+            count = conn.execute("SELECT count(*) AS n FROM checkpoints WHERE thread_id = %s",
+                                 (one.conversation_id,)).fetchone()["n"]
+        assert count >= 2
 
 
 def test_without_redis_processes_on_two_machines_do_not_share_memory(processes, fake_model):

@@ -8,7 +8,7 @@ import time
 import pytest
 import sqlalchemy as sa
 
-from fixtures_servers import CANARY, SENTINEL_TEXT, checksums, files_under
+from fixtures_seed import CANARY, SENTINEL_TEXT, checksums, files_under
 from wenshu.engines.connections import execute_sqlalchemy
 from wenshu.engines.registry import adapter_for_url
 from wenshu.engines.execute import execute_readonly

@@ -22,7 +22,8 @@ def open_store(settings: Settings, redis=None):
 
     settings.ensure_home()
     link = redis if redis is not None else open_redis_link(settings.redis_url)
-    return _open(settings.resolved_app_db_url, redis=link, cache_ttl_s=settings.cache_ttl_s)
+    return _open(settings.resolved_app_db_url, redis=link, cache_ttl_s=settings.cache_ttl_s,
+                 connect_timeout_s=settings.database_timeout_s)
 
 
 def ensure_demo(settings: Settings, store, progress: Callable[[str, int, int], None] | None = None) -> Path:

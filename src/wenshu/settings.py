@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -34,10 +34,16 @@ OFF_BY_DEFAULT = ("raw_rows", "ranking_order", "value_filter", "crosslingual_val
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="WENSHU_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="WENSHU_", extra="ignore", populate_by_name=True)
 
     home: Path = Field(default_factory=wenshu_home, description="Where Wenshu keeps its files.")
-    app_db_url: str | None = Field(None, description="App store URL; default SQLite in home.")
+    app_db_url: str | None = Field(
+        None, validation_alias=AliasChoices("wenshu_database_url", "wenshu_app_db_url"),
+        description="App store URL (env WENSHU_DATABASE_URL, or WENSHU_APP_DB_URL as before): postgresql://user:"
+        "password@host/wenshu or sqlite:///path; default the SQLite file wenshu.db in home.")
+    database_timeout_s: float = Field(5.0, gt=0, description="Seconds to wait for the app store's PostgreSQL (a "
+                                      "connection, a free pooled one), so a database that is down is an error, "
+                                      "not a hang.")
     redis_url: str = Field("", description="Redis shared by every process (result cache, rate limits, session "
                            "memory), e.g. redis://host:6379/0; empty: the embedded defaults (docs/storage.md).")
     cache_ttl_s: float = Field(86400, gt=0, description="Seconds a result stays in the Redis result cache.")
@@ -53,7 +59,9 @@ class Settings(BaseSettings):
     llm_api_key: str | None = None
     llm_fast_model: str | None = Field(None, description="Model for intent/evaluation; default llm_model.")
     llm_strong_model: str | None = Field(None, description="Model for SQL; default llm_model.")
-    llm_timeout_s: float = 120.0
+    llm_timeout_s: float = Field(120.0, gt=0, description="Seconds one request to the model endpoint may take.")
+    llm_max_retries: int = Field(2, ge=0, description="Retries of a model endpoint request that timed out or got a "
+                                 "5xx/429 answer, with exponential backoff (0.5 s, 1 s, 2 s ... up to 8 s).")
 
     model_path: Path | None = Field(None, description="A GGUF file; default the installed Qwen model.")
     model_sha256: str | None = Field(None, description="Expected SHA-256 of model_path, if known.")

@@ -28,7 +28,7 @@ from wenshu.knowledge.recall import SchemaRecall
 from wenshu.providers.base import ModelClient
 from wenshu.providers.registry import resolve
 from wenshu.settings import Settings
-from wenshu.storage.session_redis import open_session_memory
+from wenshu.storage.session_memory import open_session_memory
 
 
 class Agent:
@@ -48,9 +48,10 @@ class Agent:
         self.recall = recall or build_recall(settings, store)
         self.catalogs = CatalogSource(load_catalog, store=store)
         settings.ensure_home()
-        # Session memory: the SQLite file in home, or Redis shared by every process (storage/session_redis.py).
-        self.checkpointer = open_session_memory(settings.checkpoint_path, getattr(store, "redis", None),
-                                                settings.session_ttl_s)
+        # Session memory: Redis shared by every process, else a PostgreSQL app store's database, else the SQLite
+        # file in home (storage/session_memory.py).
+        self.checkpointer = open_session_memory(settings.checkpoint_path, store, settings.session_ttl_s,
+                                                settings.database_timeout_s)
         disabled = require_known(settings.disabled_checks)
         self.graph = build_graph(
             max_retries=0 if "retry" in disabled else settings.max_validate_retries,

@@ -1,5 +1,5 @@
 """`wenshu db add|list|remove|sync|show`: datasources by any SQLAlchemy URL (a SQLite file path works too),
-and their catalogs synced into the app store."""
+and their catalogs synced into the app store; `wenshu db migrate`: the app store's own schema."""
 
 from __future__ import annotations
 
@@ -72,6 +72,24 @@ def sync(
             print(json.dumps(report.to_dict(), ensure_ascii=False))
             return
         console.print(_report_line(report))
+
+
+@app.command("migrate")
+def migrate() -> None:
+    """Create or upgrade the app store's schema (WENSHU_DATABASE_URL; not a datasource) and print its revision.
+    Every command does this when it opens the store; this one only does that (set-up scripts, containers)."""
+    from wenshu.bootstrap import open_store
+    from wenshu.storage.migrations import current_revision
+    from wenshu.storage.store_health import shown
+
+    with guarded():
+        store = open_store(settings().model_copy(update={"redis_url": ""}))  # the store alone, not the shared Redis
+        try:
+            with store.engine.connect() as conn:
+                revision = current_revision(conn)
+            console.print(f"App store {shown(store.engine.url)}: schema at revision {revision}.", highlight=False)
+        finally:
+            store.close()
 
 
 @app.command("list")

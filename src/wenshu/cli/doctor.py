@@ -46,6 +46,11 @@ def _vector_index(s) -> str:
         store.close()
 
 
+def _fix(exc: Exception) -> str:
+    """An error as a line of the "Missing" list: its English sentence and its code."""
+    return f"{getattr(exc, 'en', exc)} ({getattr(exc, 'code', 'error')})"
+
+
 def _redis_line(s) -> tuple[str, str | None]:
     """The shared Redis: not configured (the embedded defaults), its version, or why it cannot be used (a fix)."""
     from wenshu.storage.redis_link import check_redis, redact
@@ -55,7 +60,22 @@ def _redis_line(s) -> tuple[str, str | None]:
     try:
         return f"[green]ok[/] (Redis {check_redis(s.redis_url)} at {redact(s.redis_url)})", None
     except Exception as exc:
-        return "[red]unusable[/]", f"{getattr(exc, 'en', exc)} ({getattr(exc, 'code', 'error')})"
+        return "[red]unusable[/]", _fix(exc)
+
+
+def _store_line(s) -> tuple[str, str | None]:
+    """The app store (WENSHU_DATABASE_URL): where it is, or why it cannot be opened (a fix)."""
+    from wenshu.bootstrap import open_store
+    from wenshu.storage.store_health import shown
+
+    try:
+        store = open_store(s)
+    except Exception as exc:
+        return "[red]unusable[/]", _fix(exc)
+    try:
+        return f"[green]ok[/] ({shown(store.engine.url)})", None
+    finally:
+        store.close()
 
 
 def _runtime_line(s) -> str:
@@ -97,7 +117,7 @@ def doctor(runtime: bool = typer.Option(False, "--runtime", help="Only check the
         for key, value in s.model_dump().items():
             if key == "llm_api_key" and value:
                 value = "***"
-            elif key == "redis_url" and value:
+            elif key in ("redis_url", "app_db_url") and value:
                 value = redact(value)
             cfg.add_row(key, str(value))
         console.print(cfg)
@@ -121,7 +141,7 @@ def doctor(runtime: bool = typer.Option(False, "--runtime", help="Only check the
                     console.print(f"Embedded runtime / 内置模型运行库: {_runtime_line(s)}")
                 except Exception as exc:
                     console.print("Embedded runtime / 内置模型运行库: [red]failed[/]")
-                    fixes.append(f"{getattr(exc, 'en', exc)} ({getattr(exc, 'code', 'error')})")
+                    fixes.append(_fix(exc))
         elif provider == "openai":
             console.print(f"Endpoint: {s.llm_base_url} (fast: {s.fast_model_name}, strong: {s.strong_model_name})")
 
@@ -129,14 +149,17 @@ def doctor(runtime: bool = typer.Option(False, "--runtime", help="Only check the
         console.print(f"Redis / 共享缓存与限流: {redis_state}")
         fixes += [redis_fix] if redis_fix else []
         local = s.model_copy(update={"redis_url": ""})  # the checks below need the store, not Redis (reported above)
-        console.print(f"Vector index / 向量索引: [bold]{_vector_index(local)}[/]")
-
-        rows, ds_fixes = _check_datasources(local)
-        fixes += ds_fixes
-        table = Table("datasource", "dialect", "status", title="Datasources")
-        for row in rows:
-            table.add_row(*row)
-        console.print(table)
+        store_state, store_fix = _store_line(local)
+        console.print(f"App store / 应用数据库: {store_state}", highlight=False)
+        fixes += [store_fix] if store_fix else []
+        if store_fix is None:  # the vector index and the datasources are read from the store
+            console.print(f"Vector index / 向量索引: [bold]{_vector_index(local)}[/]")
+            rows, ds_fixes = _check_datasources(local)
+            fixes += ds_fixes
+            table = Table("datasource", "dialect", "status", title="Datasources")
+            for row in rows:
+                table.add_row(*row)
+            console.print(table)
         if fixes:
             console.print("[bold yellow]Missing:[/]")
             for fix in fixes:

@@ -66,7 +66,7 @@ def _embedded(settings: Settings) -> dict[str, BaseChatModel]:
 
 @register("openai")
 def _openai(settings: Settings) -> dict[str, BaseChatModel]:
-    from langchain_openai import ChatOpenAI
+    from wenshu.providers.endpoint_chat import EndpointChat
 
     if not (settings.llm_base_url and settings.llm_model):
         raise ModelMissing(
@@ -75,13 +75,13 @@ def _openai(settings: Settings) -> dict[str, BaseChatModel]:
         )
 
     def make(name: str) -> BaseChatModel:
-        return ChatOpenAI(
+        return EndpointChat(
             base_url=settings.llm_base_url,
             model=name,
             api_key=settings.llm_api_key or "not-needed",
             temperature=0,
             timeout=settings.llm_timeout_s,
-            max_retries=1,
+            max_retries=settings.llm_max_retries,  # timeouts, 5xx, 429: with backoff (providers/endpoint_chat.py)
             stream_usage=True,
         )
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Engine
 from sqlalchemy.pool import StaticPool
 
 from wenshu.storage.audit import AuditLog
@@ -32,6 +33,7 @@ from wenshu.storage.semantic_store import SemanticModels
 from wenshu.storage.migrations import migrate
 from wenshu.storage.redis_link import RedisLink
 from wenshu.storage.schema import metadata
+from wenshu.storage.store_health import report_outages, store_url, unusable
 from wenshu.storage.users_store import Users
 
 __all__ = ["Store", "make_engine", "metadata", "open_store"]
@@ -65,11 +67,14 @@ def _set_wal(cur) -> None:
             time.sleep(0.02)
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for the app store; SQLite gets WAL, foreign keys and a busy timeout."""
-    parsed = make_url(url)
+def make_engine(url: str, connect_timeout_s: float = 5.0) -> Engine:
+    """An engine for the app store; SQLite gets WAL, foreign keys and a busy timeout, PostgreSQL (psycopg, also
+    for `postgresql://`) connections checked before use and a time limit on connecting. StoreUnusable for a
+    URL that is neither (storage/store_health.py)."""
+    parsed = store_url(url)
     kwargs: dict[str, Any] = {"json_serializer": json_dumps}
     if parsed.get_backend_name() != "sqlite":
+        kwargs["connect_args"] = {"connect_timeout": max(1, round(connect_timeout_s))}  # libpq: whole seconds
         return sa.create_engine(parsed, pool_pre_ping=True, **kwargs)
 
     kwargs["connect_args"] = {"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_S}
@@ -109,6 +114,7 @@ class Store:
     glossary: Glossary
     semantic: SemanticModels
     redis: RedisLink | None = None  # the shared Redis the cache uses (storage/redis_link.py), if any
+    closing: list[Callable[[], None]] = field(default_factory=list)  # closed with the store (a checkpointer's pool)
 
     @classmethod
     def from_engine(cls, engine: Engine, redis: RedisLink | None = None, cache_ttl_s: float = 86400) -> Store:
@@ -127,6 +133,8 @@ class Store:
         )
 
     def close(self) -> None:
+        while self.closing:
+            self.closing.pop()()
         self.engine.dispose()
         if self.redis is not None:
             self.redis.close()
@@ -138,13 +146,19 @@ class Store:
         self.close()
 
 
-def open_store(url: str, *, redis: RedisLink | None = None, cache_ttl_s: float = 86400) -> Store:
+def open_store(url: str, *, redis: RedisLink | None = None, cache_ttl_s: float = 86400,
+               connect_timeout_s: float = 5.0) -> Store:
     """Open (creating or upgrading as needed) the app store at `url` (`Settings.resolved_app_db_url`;
-    `wenshu.bootstrap.open_store(settings)` passes it); with a Redis link the result cache lives there."""
-    engine = make_engine(url)
+    `wenshu.bootstrap.open_store(settings)` passes it); with a Redis link the result cache lives there.
+    A database it cannot reach or log in to is StoreUnusable, with the reason; later outages StoreUnavailable."""
+    engine = make_engine(url, connect_timeout_s)
     try:
         migrate(engine)
-    except Exception:
+    except Exception as exc:
         engine.dispose()
-        raise
+        reason = unusable(exc, engine.url)
+        if reason is exc:
+            raise
+        raise reason from None
+    report_outages(engine)
     return Store.from_engine(engine, redis, cache_ttl_s)

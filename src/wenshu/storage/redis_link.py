@@ -28,7 +28,8 @@ from wenshu.errors import RedisUnusable
 log = logging.getLogger("wenshu.redis")
 
 # The rate limit's Lua script reads TIME and then writes: scripts replicate their effects by default only from
-# Redis 5.0 (earlier ones refuse a write after TIME). Multi-field HSET needs 4.0.
+# Redis 5.0 (earlier ones refuse a write after TIME). Multi-field HSET needs 4.0; nothing else needs more (the
+# client speaks RESP2: make_client).
 MIN_VERSION = (5, 0)
 DOWN = (redis.ConnectionError, redis.TimeoutError)  # BusyLoadingError (a restart loading its data) is one
 T = TypeVar("T")
@@ -36,9 +37,12 @@ T = TypeVar("T")
 
 def make_client(url: str) -> redis.Redis:
     """A client for `url` with short timeouts (one immediate retry: a pooled connection may predate a
-    restart); raises RedisUnusable("redis_bad_url") for a URL redis-py cannot read."""
+    restart), speaking RESP2; raises RedisUnusable("redis_bad_url") for a URL redis-py cannot read.
+
+    RESP2 because redis-py 8 otherwise opens every connection with `HELLO 3`, a command Redis has only from
+    6.0: a Redis 5, which MIN_VERSION accepts, would refuse every connection."""
     try:
-        return redis.Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=2.0,
+        return redis.Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=2.0, protocol=2,
                                     retry=Retry(NoBackoff(), 1), health_check_interval=30)
     except (ValueError, TypeError) as exc:
         raise RedisUnusable("redis_bad_url", str(exc)) from None

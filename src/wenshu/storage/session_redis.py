@@ -1,21 +1,14 @@
-"""Session memory: what the data pipeline remembers of a conversation between turns (its earlier questions, SQL
-and plans: the graph state's `turns` and `sql` parts), kept by a LangGraph checkpointer.
+"""Session memory in the shared Redis: LangGraph's checkpointer interface, holding each conversation's latest
+checkpoint (and its pending writes) in one hash `session:{conversation id}` that expires `ttl_s` after its last
+use (every read and write refreshes it), so every server process answers a follow-up with the same memory.
+While Redis is down the memory is this process's own (an InMemorySaver) until Redis is back (storage/redis_link.py).
 
-    saver = open_session_memory(settings.checkpoint_path, link, ttl_s=8 * 3600)
-
-Embedded (no Redis): LangGraph's SqliteSaver in `checkpoints.sqlite` in WENSHU_HOME, every checkpoint kept,
-shared only by the processes on that machine. With Redis: `RedisSessionMemory`, the same checkpointer
-interface, holding each conversation's latest checkpoint (and its pending writes) in one hash
-`session:{conversation id}` that expires `ttl_s` after its last use (every read and write refreshes it), so
-every server process answers a follow-up with the same memory. While Redis is down the memory is this
-process's own (an InMemorySaver) until Redis is back (storage/redis_link.py).
+    memory = RedisSessionMemory(link, ttl_s=8 * 3600)   # storage/session_memory.py picks the checkpointer
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -143,12 +136,3 @@ class RedisSessionMemory(BaseCheckpointSaver):
         kind, _, data = blob.partition(b"\x00")
         return self.serde.loads_typed((kind.decode(), data))
 
-
-def open_session_memory(checkpoint_path: Path, link: RedisLink | None = None, ttl_s: float = 8 * 3600):
-    """The data pipeline's checkpointer: in Redis, shared by every process, when there is a link; else the
-    SQLite file `checkpoint_path`."""
-    if link is not None:
-        return RedisSessionMemory(link, ttl_s)
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
-    return SqliteSaver(sqlite3.connect(checkpoint_path, check_same_thread=False))

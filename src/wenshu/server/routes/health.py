@@ -1,28 +1,44 @@
-"""GET /healthz (liveness, and the shared Redis when one is configured) and GET /metrics (Prometheus text)."""
+"""GET /healthz (liveness, and the shared services when configured) and GET /metrics (Prometheus text)."""
 
 from __future__ import annotations
 
+import sqlalchemy as sa
 from fastapi import APIRouter
 from fastapi.responses import PlainTextResponse
 
 from wenshu.server.deps import LangDep, StateDep
+from wenshu.storage.errors import RedisDown, StoreUnavailable
 
 router = APIRouter(tags=["health"])
 
-REDIS_DOWN = {"en": "Redis is unreachable: answers go on without the shared result cache, with per-process rate "
-                    "limits and session memory, until it is back.",
-              "zh": "Redis 无法连接：回答照常进行，但不使用共享结果缓存，限流与会话记忆暂为各进程独立，直到 Redis 恢复。"}
+
+def _store_answers(engine) -> bool:
+    try:
+        with engine.connect() as conn:
+            conn.execute(sa.text("SELECT 1"))
+        return True
+    except Exception:  # noqa: BLE001 - any failure to reach it is "down"; the request path says why
+        return False
 
 
 @router.get("/healthz", operation_id="health")
 def healthz(state: StateDep, lang: LangDep) -> dict:
-    """`{"status": "ok"}`; with a shared Redis also `redis` ("ok" | "down") and, while it is down, `warnings`.
-    The server stays live either way: a Redis outage degrades, it does not stop answers."""
-    if state.redis is None:
-        return {"status": "ok"}
-    if state.redis.ping():
-        return {"status": "ok", "redis": "ok"}
-    return {"status": "ok", "redis": "down", "warnings": [{"code": "redis_unreachable", "message": REDIS_DOWN[lang]}]}
+    """`{"status": "ok"}`; with a shared Redis also `redis` ("ok" | "down"), with a PostgreSQL app store also
+    `store` ("ok" | "down"), and `warnings` (code and message) for each that is down. The server stays live
+    either way: a Redis outage degrades answers, a database outage fails requests that write until it is back."""
+    health, warnings = {"status": "ok"}, []
+    if state.redis is not None:
+        health["redis"] = "ok" if state.redis.ping() else "down"
+        if health["redis"] == "down":
+            warnings.append(RedisDown().to_dict(lang))
+    engine = getattr(state.store, "engine", None)
+    if engine is not None and engine.dialect.name != "sqlite":
+        health["store"] = "ok" if _store_answers(engine) else "down"
+        if health["store"] == "down":
+            warnings.append(StoreUnavailable().to_dict(lang))
+    if warnings:
+        health["warnings"] = warnings
+    return health
 
 
 @router.get("/metrics", operation_id="metrics", response_class=PlainTextResponse)
