@@ -15,6 +15,7 @@ answering every question with the same SQL), so its RSS is its own and the clien
     machine was: other work on it skews every number.
 
     python -m bench server --seconds 60            # writes bench/results/server.json
+    python -m bench server --queue                 # one worker vs two (bench/server_queue.py)
 """
 
 from __future__ import annotations
@@ -46,7 +47,11 @@ def add_arguments(p) -> None:
     p.add_argument("--seconds", type=float, default=60.0, help="duration of part (b)")
     p.add_argument("--workers", type=int, default=None,
                    help="WENSHU_SERVER_WORKERS for the server (default: its own, auto: one per CPU core)")
-    p.add_argument("--out", default="bench/results/server.json")
+    p.add_argument("--queue", action="store_true", help="instead: task-queue throughput with one worker and with "
+                   "two on a CPU-bound fake workload (bench/server_queue.py; needs redis-server)")
+    p.add_argument("--tasks", type=int, default=24, help="--queue: questions per worker count")
+    p.add_argument("--cpu-s", type=float, default=0.5, help="--queue: CPU seconds the fake model burns per answer")
+    p.add_argument("--out", default=None, help="default bench/results/server.json (--queue: queue_throughput.json)")
     p.set_defaults(func=run)
 
 
@@ -231,6 +236,12 @@ def server_workers(requested: int | None) -> int:
 
 
 def run(args) -> int:
+    if args.queue:
+        from bench import server_queue
+
+        args.out = args.out or "bench/results/queue_throughput.json"
+        return server_queue.run(args)
+    args.out = args.out or "bench/results/server.json"
     load_start = [round(x, 2) for x in os.getloadavg()]  # other work on the machine skews every number
     root = Path(tempfile.mkdtemp(prefix="wenshu-bench-server-"))
     env = prepare_home(root)

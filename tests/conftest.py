@@ -11,9 +11,10 @@ import pytest
 
 from wenshu.settings import DEFAULT_MODEL_FILE, Settings, reset_settings_cache
 
-pytest_plugins = ["fixtures_servers", "fixtures_pg_cluster", "fixtures_redis", "fixtures_server", "fixtures_duckdb",
-                  "fixtures_clickhouse", "fixtures_spark", "fixtures_kb"]  # real PostgreSQL / MariaDB (pg_server,
-# mariadb_server; pg_cluster, one a test module may stop) and Redis (redis_url); a live Wenshu HTTP server (live_server)
+pytest_plugins = ["fixtures_servers", "fixtures_pg_cluster", "fixtures_redis", "fixtures_server", "fixtures_queue",
+                  "fixtures_duckdb", "fixtures_clickhouse", "fixtures_spark", "fixtures_kb"]  # real PostgreSQL /
+# MariaDB (pg_server, mariadb_server; pg_cluster, one a test module may stop) and Redis (redis_url); a live
+# Wenshu HTTP server (live_server); a team deployment with worker processes (team)
 
 for _var in [k for k in os.environ if k.startswith("WENSHU_") and k not in (
         "WENSHU_TEST_MODEL_PATH", "WENSHU_REQUIRE_MODEL", "WENSHU_REQUIRE_SERVERS", "WENSHU_UPDATE_SCREENSHOT",

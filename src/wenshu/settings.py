@@ -171,6 +171,16 @@ class Settings(BaseSettings):
         "else one per CPU core, at least 2: see wenshu.server.app.answer_workers).")
     sse_ping_s: float = Field(15.0, description="Seconds between keep-alive comments on an idle event stream.")
     tasks_keep: int = Field(500, description="Finished tasks kept in memory for GET /api/tasks/{id}.")
+    # Task queue on Redis (wenshu.queue; docs/team.md): with redis_url set, POST /api/tasks questions go to
+    # `wenshu worker` processes
+    queue_lease_s: float = Field(15.0, gt=0, description="A worker renews its claim on a question every third of "
+                                 "this; a claim not renewed this long (a killed worker) is given up and retried.")
+    queue_retries: int = Field(1, ge=0, description="Times a question whose worker died is answered again before "
+                               "it is marked failed (task_worker_lost).")
+    queue_keep_s: int = Field(86400, gt=0, description="Seconds a finished queued task stays pollable.")
+    queue_task_timeout_s: int = Field(1800, gt=0, description="Longest a worker spends on one queued question.")
+    channel_reply_wait_s: float = Field(4.0, ge=0, description="How long a chat webhook waits for a queued answer "
+                                        "before it replies that the answer will be pushed (channels with push_url).")
     resync_max_age_s: float = Field(86400, description="The server re-syncs catalogs older than this; 0: never.")
     resync_check_s: float = Field(3600, description="How often the server looks for catalogs to re-sync.")
 
@@ -178,7 +188,7 @@ class Settings(BaseSettings):
     webhook_secret: str | None = Field(None, description="Shared HMAC-SHA256 secret of webhook channels without their own.")
     webhook_window_s: int = Field(300, description="Replay window: signed timestamps further than this from now are refused.")
     webhook_channels: dict[str, dict[str, str]] = Field(
-        default_factory=dict, description="Per channel name: {kind = 'wecom'|'feishu', secret, datasource}."
+        default_factory=dict, description="Per channel name: {kind = 'wecom'|'feishu', secret, datasource, push_url}."
     )
 
     @property

@@ -74,10 +74,12 @@ class HmacSignature:
 class Channel(ABC):
     """One chat platform. `name` is the channel's route name (`/channels/webhook/{name}`)."""
 
-    def __init__(self, name: str, signature: HmacSignature, datasource: str | None = None):
+    def __init__(self, name: str, signature: HmacSignature, datasource: str | None = None,
+                 push_url: str | None = None):
         self.name = name
         self.signature = signature
         self.datasource = datasource
+        self.push_url = push_url  # the robot's incoming webhook: where an answer finished later is posted
 
     def verify(self, headers: Mapping[str, str], body: bytes) -> bool:
         return self.signature.check(headers, body)

@@ -1,7 +1,7 @@
 """Which adapter and which secret serve `/channels/webhook/{name}`, from the settings.
 
 Adapters are registered by kind: the built-ins here, plugins through the `wenshu.channels` entry point
-group (`wenshu.plugins`). A channel is configured in wenshu.toml (`[webhook_channels.NAME] kind, secret, datasource`) or, for
+group (`wenshu.plugins`). A channel is configured in wenshu.toml (`[webhook_channels.NAME] kind, secret, datasource, push_url`) or, for
 the built-in names `wecom` and `feishu`, by the shared `WENSHU_WEBHOOK_SECRET` alone. A channel
 without a secret accepts nothing: an unsigned robot endpoint would be open to anyone.
 """
@@ -41,4 +41,5 @@ def build_channel(name: str, settings: Settings) -> Channel:
     if not secret:
         raise WebhookNotConfigured()
     window = int(config.get("window_s") or settings.webhook_window_s)
-    return adapter(name, HmacSignature(secret, window), datasource=config.get("datasource"))
+    return adapter(name, HmacSignature(secret, window), datasource=config.get("datasource"),
+                   push_url=config.get("push_url") or None)

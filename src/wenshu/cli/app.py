@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from wenshu.cli import (ask, assist, common, db, desktop, doctor, examples, glossary, log, mcp, model, policy,
-                        recall, semantic, serve, skills, sql, token)
+                        recall, semantic, serve, skills, sql, token, worker)
 from wenshu.cli import kb as kb_cli
 from wenshu.cli import task as task_cli
 
@@ -29,6 +29,7 @@ app.command("assist")(assist.assist)
 app.command("doctor")(doctor.doctor)
 app.command("log")(log.log)
 app.command("serve")(serve.serve)
+app.command("worker")(worker.worker)
 app.command("desktop")(desktop.desktop)
 db.app.command("recall")(recall.recall)
 db.app.command("policy")(policy.policy)
@@ -47,3 +48,7 @@ app.add_typer(task_cli.app, name="task")
 
 def main() -> None:
     app()
+
+
+if __name__ == "__main__":  # `python -m wenshu.cli.app` (the worker processes of `wenshu serve --workers N`)
+    main()

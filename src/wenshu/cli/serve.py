@@ -59,13 +59,25 @@ def build_server(s, host: str, port: int, stops_it: str):
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind; anything but loopback needs a token."),
     port: int = typer.Option(8765, "--port", help="TCP port."),
+    workers: int = typer.Option(0, "--workers", min=0, help="Also start N `wenshu worker` processes for the task "
+                                "queue (needs WENSHU_REDIS_URL); they stop with the server."),
 ) -> None:
     """Start the HTTP server (REST + Server-Sent Events + the web UI); Ctrl-C stops it."""
+    from wenshu.queue.errors import QueueNeedsRedis
+    from wenshu.queue.processes import WorkerProcesses
+
     lang = ui_lang()
     s = settings()
     with guarded(lang):
+        if workers and not s.redis_url:
+            raise QueueNeedsRedis()
         check_ready(s, host)
         server = build_server(s, host, port, "Ctrl-C stops it.")
-        server.run()
+        procs = WorkerProcesses(workers).start() if workers else None
+        try:
+            server.run()
+        finally:
+            if procs is not None:
+                procs.stop()
         if not server.started:
             raise SystemExit(1)

@@ -28,6 +28,7 @@ class ScriptedChatModel(BaseChatModel):
     call_kwargs: list[dict] = Field(default_factory=list)
     default: str | None = None  # answer once the queue is empty; None raises ScriptExhausted
     delay_s: float = 0.0  # pause before each streamed piece (and once per plain call): a slow model
+    cpu_s: float = 0.0  # CPU time burnt before each answer (a busy loop): a CPU-bound model, for throughput benches
 
     @property
     def _llm_type(self) -> str:
@@ -38,7 +39,7 @@ class ScriptedChatModel(BaseChatModel):
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         if isinstance(data, dict):
             return cls(responses=list(data.get("responses", [])), default=data.get("default"),
-                       delay_s=float(data.get("delay_s", 0.0)))
+                       delay_s=float(data.get("delay_s", 0.0)), cpu_s=float(data.get("cpu_s", 0.0)))
         return cls(responses=list(data))
 
     def queue(self, *answers: Any) -> "ScriptedChatModel":
@@ -56,7 +57,14 @@ class ScriptedChatModel(BaseChatModel):
             raise ScriptExhausted("the scripted fake model has no answer left for this call")
         if isinstance(answer, BaseException):
             raise answer
+        self._burn()
         return answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
+
+    def _burn(self) -> None:
+        """Spin the CPU for `cpu_s` seconds of this thread's CPU time (not wall time: a busy machine takes longer)."""
+        end = time.thread_time() + self.cpu_s
+        while self.cpu_s and time.thread_time() < end:
+            sum(i * i for i in range(1000))
 
     @staticmethod
     def _usage(messages: list[BaseMessage], text: str) -> dict:

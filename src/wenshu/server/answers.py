@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 
 from wenshu.contracts import AgentRequest, AgentResponse, ErrorInfo
-from wenshu.errors import EmptyQuestion, NotFound, RunCancelled
+from wenshu.errors import ConversationBusy, EmptyQuestion, NotFound, RunCancelled
 from wenshu.i18n import detect_lang
 from wenshu.server.deps import Principal, ServerState, require_datasource
 from wenshu.server.runner import Answer, Run, Sink
@@ -28,6 +28,28 @@ def owned_conversation(state: ServerState, user: Principal, cid: str) -> Convers
     return rec
 
 
+def prepare_request(state: ServerState, user: Principal, message: str, conversation_id: str | None = None,
+                    datasource: str | None = None, *, create_missing: bool = True,
+                    plan: dict | None = None) -> AgentRequest:
+    """Validate and resolve the conversation (creating it when asked to): the request to answer. A conversation
+    a queued task is answering in (any process's) is busy."""
+    question = (message or "").strip()
+    if not question:
+        raise EmptyQuestion()
+    conv = state.store.conversations
+    rec = None
+    if conversation_id:
+        rec = conv.get(conversation_id, user_id=user.user_id)
+        if rec is None and (not create_missing or conv.get(conversation_id) is not None):
+            raise conversation_not_found(conversation_id)
+    name = datasource or (rec.datasource if rec else None) or state.settings.default_datasource
+    require_datasource(state.store, user, name)
+    if rec is not None and (state.runner.active_for(rec.id) or (state.queue is not None and state.queue.busy(rec.id))):
+        raise ConversationBusy()
+    cid = rec.id if rec else conv.create(user.user_id, name, conversation_id=conversation_id)
+    return AgentRequest(message=question, conversation_id=cid, user_id=user.user_id, datasource=name, plan=plan)
+
+
 def start_answer(
     state: ServerState,
     user: Principal,
@@ -40,22 +62,19 @@ def start_answer(
     plan: dict | None = None,
     answer: Answer | None = None,
 ) -> Run:
-    """Validate, resolve the conversation (creating it when asked to) and queue the answer (by the data
-    pipeline, or by `answer`: the general assistant's)."""
-    question = (message or "").strip()
-    if not question:
-        raise EmptyQuestion()
-    conv = state.store.conversations
-    rec = None
-    if conversation_id:
-        rec = conv.get(conversation_id, user_id=user.user_id)
-        if rec is None and (not create_missing or conv.get(conversation_id) is not None):
-            raise conversation_not_found(conversation_id)
-    name = datasource or (rec.datasource if rec else None) or state.settings.default_datasource
-    require_datasource(state.store, user, name)
-    cid = rec.id if rec else conv.create(user.user_id, name, conversation_id=conversation_id)
-    request = AgentRequest(message=question, conversation_id=cid, user_id=user.user_id, datasource=name, plan=plan)
+    """Validate, resolve the conversation and queue the answer in this process (by the data pipeline, or by
+    `answer`: the general assistant's)."""
+    request = prepare_request(state, user, message, conversation_id, datasource, create_missing=create_missing,
+                              plan=plan)
     return state.runner.submit(request, user.user_id, sink=sink, answer=answer)
+
+
+def submit_task(state: ServerState, user: Principal, message: str, conversation_id: str | None = None,
+                datasource: str | None = None, *, plan: dict | None = None,
+                origin: dict | None = None) -> tuple[str, str]:
+    """A question for the task queue's workers (team deployment: state.queue); (task id, conversation id)."""
+    request = prepare_request(state, user, message, conversation_id, datasource, plan=plan)
+    return state.queue.submit(request, origin=origin), request.conversation_id
 
 
 async def answer_and_wait(state: ServerState, user: Principal, message: str, conversation_id: str | None = None,

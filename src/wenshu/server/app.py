@@ -19,6 +19,8 @@ from fastapi import FastAPI
 from wenshu.errors import WenshuError
 from wenshu.providers.base import ModelClient
 from wenshu.providers.registry import choose_provider
+from wenshu.queue.run import open_agent
+from wenshu.queue.tasks import TaskQueue
 from wenshu.server.assistant_host import ServerAssistant
 from wenshu.server.deps import ServerState
 from wenshu.server.errors import install_error_handlers
@@ -63,18 +65,9 @@ def answer_workers(settings: Settings, models: ModelClient | None = None) -> int
 
 def open_state(settings: Settings, models: ModelClient | None, bind_host: str, metrics: Metrics,
                limiter: Limiter, kb_hooks=None, redis=None) -> ServerState:
-    """Open the store (building the demo database if needed; its result cache in `redis`, a
-    storage.redis_link.RedisLink, when there is one), the Agent and the runner."""
-    from wenshu.agent.service import Agent
-    from wenshu.bootstrap import ensure_demo, open_store
-
-    store = open_store(settings, redis=redis)
-    try:
-        ensure_demo(settings, store)
-        agent = Agent(settings, store, models=models)
-    except Exception:
-        store.close()
-        raise
+    """Open the store and the Agent (as a queue worker opens them: queue/run.py) and the runner."""
+    agent = open_agent(settings, redis, models)
+    store = agent.store
 
     def count(run: Run) -> None:
         usage = run.response.usage.llm_calls if run.response else 0
@@ -85,8 +78,9 @@ def open_state(settings: Settings, models: ModelClient | None, bind_host: str, m
     from wenshu.server.workspace_tasks import WorkspaceTasks
 
     kb = ServerKnowledgeBase(settings, store.engine, agent, kb_hooks)
+    queue = TaskQueue(redis, settings) if redis is not None else None
     return ServerState(settings=settings, store=store, agent=agent, runner=runner, metrics=metrics,
-                       limiter=limiter, bind_host=bind_host, kb=kb, redis=redis,
+                       limiter=limiter, bind_host=bind_host, kb=kb, redis=redis, queue=queue,
                        workspace_tasks=WorkspaceTasks(settings, agent.models),
                        assistant=ServerAssistant(settings, store, agent, kb))
 

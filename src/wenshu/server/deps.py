@@ -39,6 +39,7 @@ class ServerState:
     workspace_tasks: object = None  # server/workspace_tasks.WorkspaceTasks
     assistant: object = None  # server/assistant_host.ServerAssistant: the general assistant, opened on first use
     redis: object = None  # storage.redis_link.RedisLink: the shared Redis, when WENSHU_REDIS_URL is set
+    queue: object = None  # queue.tasks.TaskQueue: questions for `wenshu worker` processes, with the shared Redis
 
     def auth_required(self) -> bool:
         """Explicit setting first; else required off loopback or as soon as any token exists."""

@@ -104,6 +104,8 @@ class TaskOut(BaseModel):
     conversation_id: str
     result: AgentResponse | None = None
     error: dict | None = None
+    worker: str | None = Field(None, description="Team deployment: the worker process that took it (host.pid).")
+    lost: int | None = Field(None, description="Team deployment: how often a worker answering it died.")
 
 
 class DatasourceCreate(BaseModel):

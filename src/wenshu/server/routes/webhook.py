@@ -3,7 +3,8 @@
 Flow: find the channel (404 unknown, 403 without a secret) -> verify the HMAC signature over the raw
 body within the replay window (401) -> parse JSON (400) -> answer a URL-verification handshake, or
 map the message to an AgentRequest (user = the chat user, one conversation per chat/thread) -> reply
-with the platform's payload: Markdown text (answer, SQL, first rows) and the chart as a PNG.
+with the platform's payload: Markdown text (answer, SQL, first rows) and the chart as a PNG. In a team
+deployment a channel with a push_url has its questions answered by the queue's workers (channel_tasks.py).
 Failures before the agent runs use the shared `{"error": {"code", "message"}}` shape; an agent error
 is a chat reply, since the person in the chat is the one who must read it.
 """
@@ -22,6 +23,7 @@ from wenshu.contracts import AgentResponse
 from wenshu.errors import InputError, WebhookSignatureInvalid, WenshuError
 from wenshu.i18n import detect_lang
 from wenshu.server.answers import answer_and_wait
+from wenshu.server.channel_tasks import pushes, queued_answer
 from wenshu.server.deps import Principal, ServerState, StateDep
 
 router = APIRouter(tags=["channels"])
@@ -48,6 +50,8 @@ async def _answer(state: ServerState, channel: Channel, message: IncomingMessage
     user = chat_principal(channel, message, state.settings.default_datasource)
     cid = message.conversation_id(channel.name)
     try:
+        if pushes(state, channel):  # a team deployment: a worker answers, and pushes it when it takes long
+            return await queued_answer(state, user, channel, message, cid)
         return await answer_and_wait(state, user, message.text, cid, channel.datasource)
     except WenshuError as err:
         lang = detect_lang(message.text)
