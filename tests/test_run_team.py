@@ -116,3 +116,6 @@ def test_docker_compose_sets_what_wenshu_reads(monkeypatch):
     assert env == read
     assert store_url(settings.app_db_url).drivername == "postgresql+psycopg"
     assert settings.app_db_url.endswith("@postgres:5432/wenshu") and settings.redis_url == "redis://redis:6379/0"
+    worker = compose["services"]["worker"]  # the workers: the same settings, the same home, `wenshu worker`
+    assert worker["environment"] == compose["services"]["wenshu"]["environment"]
+    assert worker["command"] == ["wenshu", "worker"] and worker["volumes"] == compose["services"]["wenshu"]["volumes"]
