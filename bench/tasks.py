@@ -60,14 +60,17 @@ def files_of(folder: Path) -> dict[str, str]:
 
 
 def oracle(item: dict) -> list[str]:
-    """The reference solution as the fake model's answers."""
+    """The reference solution as the fake model's answers: for each file a decision, then the file (fenced, as
+    a model writes it); then finish."""
     from wenshu.tasks.decide import SCHEMA
 
     keys = list(SCHEMA["properties"])
     solution = DATA / item["id"] / "solution"
-    writes = [dict(zip(keys, ("write_file", rel, "the reference solution", (solution / rel).read_text("utf-8"))))
-              for rel in files_of(solution)]  # fmt: skip
-    return [json.dumps(w) for w in writes] + [json.dumps(dict(zip(keys, ("finish", "", "done", ""))))]
+    answers = []
+    for rel in files_of(solution):
+        answers += [json.dumps(dict(zip(keys, ("write_file", rel, "the reference solution")))),
+                    f"```python\n{(solution / rel).read_text('utf-8')}```"]  # fmt: skip
+    return [*answers, json.dumps(dict(zip(keys, ("finish", "", "done"))))]
 
 
 def models_for(args, settings, item: dict):

@@ -118,15 +118,14 @@ def test_test_output_becomes_pass_fail_and_the_failing_assertions(tmp_path):
 
 
 def test_a_decision_is_parsed_or_the_reason_is_said():
-    d = parse_decision('```json\n{"action": "write_file", "target": " calc.py ", "reason": "fix", "content": "x\\n"}\n```')
-    assert (d.action, d.target, d.reason, d.content) == ("write_file", "calc.py", "fix", "x\n")
-    assert parse_decision('{"action": "read_file", "target": "a.py", "reason": "", "content": "zzz"}').content == ""
-    assert parse_decision('{"action": "finish", "target": "", "reason": "done", "content": ""}').action == "finish"
+    d = parse_decision('```json\n{"action": "write_file", "target": " calc.py ", "reason": "a plus"}\n```')
+    assert (d.action, d.target, d.reason, d.content) == ("write_file", "calc.py", "a plus", "")  # the file comes next
+    assert parse_decision('{"action": "write_file", "target": "a.py", "reason": "", "content": "zzz"}').content == ""
+    assert parse_decision('{"action": "finish", "target": "", "reason": "done"}').action == "finish"
     for raw, why in (("no json here", "not one JSON object"), ('["read_file"]', "not a JSON object"),
                      ('{"action": "delete", "target": "/"}', "must be one of"),
-                     ('{"action": "read_file", "target": "", "reason": "", "content": ""}', "needs a \"target\""),
-                     ('{"action": "write_file", "target": "a.py", "reason": ""}', "whole new file"),
-                     ('{"action": "read_file", "target": 3, "reason": "", "content": ""}', "must be text")):
+                     ('{"action": "read_file", "target": "", "reason": ""}', "needs a \"target\""),
+                     ('{"action": "read_file", "target": 3, "reason": ""}', "must be text")):
         with pytest.raises(InvalidAnswer) as err:
             parse_decision(raw)
         assert why in str(err.value), raw
@@ -200,3 +199,16 @@ def test_the_code_a_failing_test_imports_is_found_in_the_project(tmp_path):
     failure = "- tests/test_all.py::test_add: assert -1 == 5 (at tests/test_all.py:7)"
     assert code_under_test(tmp_path, failure) == ["calc.py", "src/shop/prices.py"]  # not os, not pytest
     assert code_under_test(tmp_path, "- calc.py: SyntaxError") == []  # only test files are read for imports
+
+
+def test_a_written_file_is_the_code_of_the_answer_within_a_budget_sized_to_the_file():
+    from wenshu.tasks.compose import code_of, file_budget, language
+
+    body = "def add(a, b):\n    return a + b\n"
+    assert code_of(f"```python\n{body}```\nThat fixes it.") == body  # the fence closed, prose after it
+    assert code_of(f"```python\n{body}") == body  # the answer stopped at the closing fence
+    assert code_of(f"Here it is:\n```\n{body.rstrip()}") == body  # prose before, no language, one final newline
+    assert code_of(body) == body and code_of("```python\n```\nnothing to add") == "" and code_of("") == ""
+    assert [language(p) for p in ("calc.py", "app.yml", "Makefile", "a.json")] == ["python", "yaml", "text", "json"]
+    assert file_budget(None, 1500) == 384 and file_budget("x" * 600, 1500) == 684  # about 1.5 times the file
+    assert file_budget("x" * 9000, 1500) == 1500

@@ -91,6 +91,7 @@ def note(steps: list[TaskStep]) -> str:
     last = steps[-1] if steps else None
     if last is not None and last.action == "verify" and last.target == "finish" and last.outcome != "passed":
         return render("task_red").strip()
-    if last is not None and last.action == "run_command" and last.outcome == "passed" and "tests passed" in last.summary:
-        return render("task_green").strip()
+    if last is not None and last.outcome == "passed" and (
+            last.action == "write_file" or (last.action == "run_command" and "tests passed" in last.summary)):
+        return render("task_green").strip()  # a write's outcome is the test run after it
     return ""
