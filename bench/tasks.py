@@ -126,12 +126,19 @@ def run_one(item: dict, args, settings, config, home: Path) -> dict:
     edited = sorted(p for p in original if is_test_file(p) and now.get(p) != original[p])
     return {"id": item["id"], "kind": item["kind"], "goal": item["goal"], "status": task.status, "solved": solved,
             "applied": applied, "steps": task.decisions, "seconds": seconds,
-            "llm_calls": client.usage.llm_calls - calls0, "writes_outside": outside,
+            "llm_calls": client.usage.llm_calls - calls0, "model_seconds": task.usage.get("seconds", 0),
+            "prompt_tokens": task.usage.get("prompt_tokens", 0),
+            "completion_tokens": task.usage.get("completion_tokens", 0), "writes_outside": outside,
             "folder_changed_before_apply": touched_before_apply,
             "tests_edited": edited, "refused_test_edits": sum(s.code == "test_edit_refused" for s in task.steps),
             "ending": (task.ending or {}).get("en", ""), "files": [f.path for f in task.result.files] if task.result
-            else [], "trace": [f"{s.n}. {s.action} {s.target} -> {s.summary.splitlines()[0] if s.summary else ''}"
-                               for s in task.steps]}  # fmt: skip
+            else [], "trace": [trace_line(s) for s in task.steps]}  # fmt: skip
+
+
+def trace_line(step) -> str:
+    """One step as the report shows it: the decision, its reason, and the head of its result."""
+    reason = f" ({step.reason})" if step.reason else ""
+    return f"{step.n}. {step.action} {step.target}{reason} -> {' '.join(step.summary.split())[:300]}"
 
 
 def summarize(records: list[dict], model: str) -> dict:
@@ -143,6 +150,8 @@ def summarize(records: list[dict], model: str) -> dict:
         "median_steps": statistics.median(r["steps"] for r in records) if n else None,
         "median_seconds": statistics.median(r["seconds"] for r in records) if n else None,
         "total_seconds": round(sum(r["seconds"] for r in records), 1),
+        "median_llm_calls": statistics.median(r["llm_calls"] for r in records) if n else None,
+        "median_prompt_tokens": statistics.median(r.get("prompt_tokens", 0) for r in records) if n else None,
         "writes_outside": sum(len(r["writes_outside"]) for r in records),
         "folders_changed_before_apply": sum(r["folder_changed_before_apply"] for r in records),
         "tests_edited": sum(len(r["tests_edited"]) for r in records),

@@ -49,8 +49,13 @@ def test_solved_only_when_the_tests_pass_in_a_clean_copy_and_the_folder_changes_
     # the file is asked for in the next turn of the decision's own conversation, as plain code with the
     # current text right before the answer, capped to the file's size and stopped at the closing fence
     write = fake.calls[2]
-    assert write[:2] == fake.calls[1] and write[2].type == "ai" and '"write_file"' in write[2].content
-    assert "whole new calc.py" in write[3].content and f"```python\n{CALC.rstrip()}\n```" in write[3].content
+    assert [m.content for m in write[:2]] == [m.content for m in fake.calls[1]] and write[2].type == "ai"
+    assert '"write_file"' in write[2].content and fake.calls[1][0].additional_kwargs == {"prefix_cache": "task"}
+    assert write[0].additional_kwargs == {}  # the decision's fixed prefix is cached, not a whole conversation
+    assert "whole new calc.py, with this change: because." in write[3].content
+    assert f"```python\n{CALC.rstrip()}\n```" in write[3].content  # the current text, right before the answer
+    assert "The latest test run, which the new file must fix:\nclean copy: tests failed" in write[3].content
+    assert write[3].content.index("assert -1 == 5") < write[3].content.index("```python")
     assert fake.call_kwargs[2]["max_tokens"] == 384 + len(CALC) // 2 and "response_format" not in fake.call_kwargs[2]
     assert len(fake.calls) == 5  # read, write (decision and file), run, finish
     applied = apply_task(store, task.id)
@@ -132,22 +137,6 @@ def test_a_test_edit_is_refused_and_reported_and_never_reaches_the_result(tmp_pa
     assert task.status == "solved" and [f.path for f in task.result.files] == ["calc.py"]
     assert task.result.tests_edited == [] and "test_edit_refused" in fake.calls[1][1].content
     assert len(fake.calls) == 4  # the refused write was not asked for its file
-
-
-def test_a_write_that_does_not_parse_is_refused_with_its_syntax_error_and_a_good_one_runs_the_tests(tmp_path):
-    broken = CALC_FIXED.replace("return a + b", "return (a + b")
-    client, fake = models(step("write_file", "calc.py", broken), step("write_file", "calc.py", CALC_FIXED),
-                          step("finish"))  # fmt: skip
-    store, task = new_task(tmp_path, calc_project(tmp_path))
-    task = run_task(store, task.id, client, config())
-    refused = task.steps[1]
-    assert (refused.action, refused.ok, refused.code) == ("write_file", False, "task_syntax_error")
-    assert "not valid Python ('(' was never closed at line 2: return (a + b)" in refused.summary
-    retry = fake.calls[2][1].content  # the next decision reads the error, and the file as it was
-    assert "task_syntax_error" in retry and "return a - b" in retry and retry.count("return (a + b") == 1  # the error
-    assert task.steps[2].summary.endswith("tests passed: 2 passed") and task.steps[2].outcome == "passed"
-    assert "the tests pass now" in fake.calls[4][1].content  # after a green write: finish
-    assert task.status == "solved" and task.decisions == 3
 
 
 def test_the_goal_may_name_a_test_or_ask_for_a_new_one(tmp_path):

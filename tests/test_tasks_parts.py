@@ -151,6 +151,13 @@ def test_loop_control_is_a_pure_function_of_the_steps():
     fails = [base] + [S(i, a, "calc.py" if a == "write_file" else "pytest", failure="X" if a == "run_command" else None)
                       for i, a in enumerate(["write_file", "run_command"] * 3, 2)]  # fmt: skip
     assert control.stuck(fails) == ("X", True) and control.stuck(fails[:-1]) is None  # the baseline does not count
+    rewrites = [base] + [S(i, "write_file", "a.py", failure=f"assert {i}") for i in (2, 3, 4)]  # each changed a.py
+    assert control.stuck(rewrites) is None and control.next_move(rewrites, 10) == "decide"
+    same = [base] + [S(i, "write_file", "a.py", failure="unchanged: a.py") for i in (2, 3, 4)]
+    assert control.stuck(same) == ("write_file a.py", False)
+    runs = [base, S(2, "run_command", "ls", outcome="passed"), S(3, "write_file", "a.py", outcome="failed"),
+            S(4, "run_command", "python3 -m pytest -q", outcome="passed"), S(5, "read_file", "a.py")]
+    assert [control.last_test_run(runs[:i]) for i in (2, 3, 4, 5)] == [base, runs[2], runs[3], runs[3]]  # not ls
     assert control.needs_final_verify(fails) and not control.needs_final_verify(red)
 
 
@@ -200,15 +207,3 @@ def test_the_code_a_failing_test_imports_is_found_in_the_project(tmp_path):
     assert code_under_test(tmp_path, failure) == ["calc.py", "src/shop/prices.py"]  # not os, not pytest
     assert code_under_test(tmp_path, "- calc.py: SyntaxError") == []  # only test files are read for imports
 
-
-def test_a_written_file_is_the_code_of_the_answer_within_a_budget_sized_to_the_file():
-    from wenshu.tasks.compose import code_of, file_budget, language
-
-    body = "def add(a, b):\n    return a + b\n"
-    assert code_of(f"```python\n{body}```\nThat fixes it.") == body  # the fence closed, prose after it
-    assert code_of(f"```python\n{body}") == body  # the answer stopped at the closing fence
-    assert code_of(f"Here it is:\n```\n{body.rstrip()}") == body  # prose before, no language, one final newline
-    assert code_of(body) == body and code_of("```python\n```\nnothing to add") == "" and code_of("") == ""
-    assert [language(p) for p in ("calc.py", "app.yml", "Makefile", "a.json")] == ["python", "yaml", "text", "json"]
-    assert file_budget(None, 1500) == 384 and file_budget("x" * 600, 1500) == 684  # about 1.5 times the file
-    assert file_budget("x" * 9000, 1500) == 1500
