@@ -4,7 +4,8 @@
     python -m bench tasks --model endpoint --base-url URL --model-name NAME --out bench/results/tasks_endpoint.json
     python -m bench tasks --model fake --out /tmp/tasks_fake.json     # checks the harness, not a model
 
-Each task of `bench/data/tasks/tasks.yaml` is a small Python project with one failing test and a goal.
+Each task of `bench/data/tasks/tasks.yaml` is a small Python project with one failing test and a goal
+(`--set heldout`: `heldout.yaml`, five more written before any model ran on them and never used for tuning).
 Its project is copied to <tmp>/cases/<id>/project, next to a file the task must never touch; the task
 runs (`wenshu.tasks`) with the settings' limits; a solved task's diff is applied and then the expected
 test must pass in the project itself. Reported per task: solved, status, decisions (steps), seconds,
@@ -33,19 +34,22 @@ import yaml
 
 DATA = Path(__file__).resolve().parent / "data" / "tasks"
 ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+SETS = {"main": "tasks.yaml", "heldout": "heldout.yaml"}
 
 
 def add_arguments(p) -> None:
     p.add_argument("--model", choices=("embedded", "endpoint", "fake"), default="embedded")
     p.add_argument("--base-url"), p.add_argument("--model-name"), p.add_argument("--api-key")
+    p.add_argument("--set", choices=tuple(SETS), default="main",
+                   help="main: the 14 tasks of tasks.yaml; heldout: heldout.yaml, never used to tune the loop")
     p.add_argument("--ids", default="", help="comma-separated task ids (default: all)")
     p.add_argument("--max-steps", type=int, default=None, help="model decisions per task (default: task_max_steps)")
     p.add_argument("--out", required=True)
     p.set_defaults(func=run)
 
 
-def tasks(ids: str = "") -> list[dict]:
-    items = yaml.safe_load((DATA / "tasks.yaml").read_text(encoding="utf-8"))
+def tasks(ids: str = "", which: str = "main") -> list[dict]:
+    items = yaml.safe_load((DATA / SETS[which]).read_text(encoding="utf-8"))
     wanted = [i.strip() for i in ids.split(",") if i.strip()]
     unknown = set(wanted) - {i["id"] for i in items}
     if unknown:
@@ -173,7 +177,7 @@ def run(args) -> int:
     # the tests run with this interpreter's pytest, wherever it is installed
     config = TaskConfig.from_settings(settings, max_steps=args.max_steps, env=ENV,
                                       path=f"{Path(sys.executable).parent}:{settings.workspace_path}")  # fmt: skip
-    items = tasks(args.ids)
+    items = tasks(args.ids, args.set)
     if args.model != "fake" or os.environ.get("WENSHU_FAKE_SCRIPT"):
         from wenshu.errors import WenshuError
 
@@ -191,7 +195,7 @@ def run(args) -> int:
     summary = summarize(records, label)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"summary": summary, "commit": commit, "max_steps": config.max_steps,
+    out.write_text(json.dumps({"summary": summary, "commit": commit, "set": args.set, "max_steps": config.max_steps,
                                "records": records}, ensure_ascii=False, indent=1), encoding="utf-8")  # fmt: skip
     print(json.dumps(summary, ensure_ascii=False, indent=1))
     shutil.rmtree(home, ignore_errors=True)
