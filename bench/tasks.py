@@ -4,7 +4,8 @@
     python -m bench tasks --model endpoint --base-url URL --model-name NAME --out bench/results/tasks_endpoint.json
     python -m bench tasks --model fake --out /tmp/tasks_fake.json     # checks the harness, not a model
 
-Each task of `bench/data/tasks/tasks.yaml` is a small Python project with one failing test and a goal.
+Each task of `bench/data/tasks/tasks.yaml` is a small Python project with one failing test and a goal
+(`--set heldout`: `heldout.yaml`, five more written before any model ran on them and never used for tuning).
 Its project is copied to <tmp>/cases/<id>/project, next to a file the task must never touch; the task
 runs (`wenshu.tasks`) with the settings' limits; a solved task's diff is applied and then the expected
 test must pass in the project itself. Reported per task: solved, status, decisions (steps), seconds,
@@ -33,19 +34,22 @@ import yaml
 
 DATA = Path(__file__).resolve().parent / "data" / "tasks"
 ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+SETS = {"main": "tasks.yaml", "heldout": "heldout.yaml"}
 
 
 def add_arguments(p) -> None:
     p.add_argument("--model", choices=("embedded", "endpoint", "fake"), default="embedded")
     p.add_argument("--base-url"), p.add_argument("--model-name"), p.add_argument("--api-key")
+    p.add_argument("--set", choices=tuple(SETS), default="main",
+                   help="main: the 14 tasks of tasks.yaml; heldout: heldout.yaml, never used to tune the loop")
     p.add_argument("--ids", default="", help="comma-separated task ids (default: all)")
     p.add_argument("--max-steps", type=int, default=None, help="model decisions per task (default: task_max_steps)")
     p.add_argument("--out", required=True)
     p.set_defaults(func=run)
 
 
-def tasks(ids: str = "") -> list[dict]:
-    items = yaml.safe_load((DATA / "tasks.yaml").read_text(encoding="utf-8"))
+def tasks(ids: str = "", which: str = "main") -> list[dict]:
+    items = yaml.safe_load((DATA / SETS[which]).read_text(encoding="utf-8"))
     wanted = [i.strip() for i in ids.split(",") if i.strip()]
     unknown = set(wanted) - {i["id"] for i in items}
     if unknown:
@@ -60,14 +64,17 @@ def files_of(folder: Path) -> dict[str, str]:
 
 
 def oracle(item: dict) -> list[str]:
-    """The reference solution as the fake model's answers."""
+    """The reference solution as the fake model's answers: for each file a decision, then the file (fenced, as
+    a model writes it); then finish."""
     from wenshu.tasks.decide import SCHEMA
 
     keys = list(SCHEMA["properties"])
     solution = DATA / item["id"] / "solution"
-    writes = [dict(zip(keys, ("write_file", rel, "the reference solution", (solution / rel).read_text("utf-8"))))
-              for rel in files_of(solution)]  # fmt: skip
-    return [json.dumps(w) for w in writes] + [json.dumps(dict(zip(keys, ("finish", "", "done", ""))))]
+    answers = []
+    for rel in files_of(solution):
+        answers += [json.dumps(dict(zip(keys, ("write_file", rel, "the reference solution")))),
+                    f"```python\n{(solution / rel).read_text('utf-8')}```"]  # fmt: skip
+    return [*answers, json.dumps(dict(zip(keys, ("finish", "", "done"))))]
 
 
 def models_for(args, settings, item: dict):
@@ -123,12 +130,19 @@ def run_one(item: dict, args, settings, config, home: Path) -> dict:
     edited = sorted(p for p in original if is_test_file(p) and now.get(p) != original[p])
     return {"id": item["id"], "kind": item["kind"], "goal": item["goal"], "status": task.status, "solved": solved,
             "applied": applied, "steps": task.decisions, "seconds": seconds,
-            "llm_calls": client.usage.llm_calls - calls0, "writes_outside": outside,
+            "llm_calls": client.usage.llm_calls - calls0, "model_seconds": task.usage.get("seconds", 0),
+            "prompt_tokens": task.usage.get("prompt_tokens", 0),
+            "completion_tokens": task.usage.get("completion_tokens", 0), "writes_outside": outside,
             "folder_changed_before_apply": touched_before_apply,
             "tests_edited": edited, "refused_test_edits": sum(s.code == "test_edit_refused" for s in task.steps),
             "ending": (task.ending or {}).get("en", ""), "files": [f.path for f in task.result.files] if task.result
-            else [], "trace": [f"{s.n}. {s.action} {s.target} -> {s.summary.splitlines()[0] if s.summary else ''}"
-                               for s in task.steps]}  # fmt: skip
+            else [], "trace": [trace_line(s) for s in task.steps]}  # fmt: skip
+
+
+def trace_line(step) -> str:
+    """One step as the report shows it: the decision, its reason, and the head of its result."""
+    reason = f" ({step.reason})" if step.reason else ""
+    return f"{step.n}. {step.action} {step.target}{reason} -> {' '.join(step.summary.split())[:300]}"
 
 
 def summarize(records: list[dict], model: str) -> dict:
@@ -140,6 +154,8 @@ def summarize(records: list[dict], model: str) -> dict:
         "median_steps": statistics.median(r["steps"] for r in records) if n else None,
         "median_seconds": statistics.median(r["seconds"] for r in records) if n else None,
         "total_seconds": round(sum(r["seconds"] for r in records), 1),
+        "median_llm_calls": statistics.median(r["llm_calls"] for r in records) if n else None,
+        "median_prompt_tokens": statistics.median(r.get("prompt_tokens", 0) for r in records) if n else None,
         "writes_outside": sum(len(r["writes_outside"]) for r in records),
         "folders_changed_before_apply": sum(r["folder_changed_before_apply"] for r in records),
         "tests_edited": sum(len(r["tests_edited"]) for r in records),
@@ -161,7 +177,7 @@ def run(args) -> int:
     # the tests run with this interpreter's pytest, wherever it is installed
     config = TaskConfig.from_settings(settings, max_steps=args.max_steps, env=ENV,
                                       path=f"{Path(sys.executable).parent}:{settings.workspace_path}")  # fmt: skip
-    items = tasks(args.ids)
+    items = tasks(args.ids, args.set)
     if args.model != "fake" or os.environ.get("WENSHU_FAKE_SCRIPT"):
         from wenshu.errors import WenshuError
 
@@ -179,7 +195,7 @@ def run(args) -> int:
     summary = summarize(records, label)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"summary": summary, "commit": commit, "max_steps": config.max_steps,
+    out.write_text(json.dumps({"summary": summary, "commit": commit, "set": args.set, "max_steps": config.max_steps,
                                "records": records}, ensure_ascii=False, indent=1), encoding="utf-8")  # fmt: skip
     print(json.dumps(summary, ensure_ascii=False, indent=1))
     shutil.rmtree(home, ignore_errors=True)

@@ -23,8 +23,19 @@ UNITTEST_CALC = ("import unittest\n\nfrom calc import add, mul\n\n\nclass CalcTe
                  "    def test_mul(self):\n        self.assertEqual(mul(2, 3), 6)\n")
 
 
-def step(action: str, target: str = "", content: str = "", reason: str = "because") -> str:
-    return json.dumps({"action": action, "target": target, "reason": reason, "content": content})
+def step(action: str, target: str = "", content: str | None = None, reason: str = "because") -> str | tuple[str, str]:
+    """The model's decision; with `content`, also its next answer: the whole file, fenced as the model writes it."""
+    decision = json.dumps({"action": action, "target": target, "reason": reason})
+    return decision if content is None else (decision, fenced(content))
+
+
+def fenced(content: str, language: str = "python") -> str:
+    return f"```{language}\n{content}```\nThis is the whole file."
+
+
+def flat(*answers) -> list:
+    """The fake model's answers in order: a write's (decision, file) pair becomes two answers."""
+    return [a for x in answers for a in (x if isinstance(x, tuple) else (x,))]
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> Path:
@@ -61,7 +72,7 @@ def config(**kw) -> TaskConfig:
 
 
 def models(*answers) -> tuple[ModelClient, ScriptedChatModel]:
-    fake = ScriptedChatModel().queue(*answers)
+    fake = ScriptedChatModel().queue(*flat(*answers))
     return ModelClient({"fast": fake, "strong": fake}, provider="fake"), fake
 
 

@@ -22,6 +22,7 @@ from wenshu.workspace.paths import Root
 
 ROOT = Path(__file__).resolve().parents[1]
 ITEMS = tasks()
+FIXTURES = ITEMS + tasks(which="heldout")
 
 
 def pytest_in(folder: Path, *args: str) -> int:
@@ -35,7 +36,7 @@ def test_the_set_has_enough_tasks_of_several_kinds():
     assert any(any("\u4e00" <= c <= "\u9fff" for c in i["goal"]) for i in ITEMS)  # Chinese goals too
 
 
-@pytest.mark.parametrize("item", ITEMS, ids=[i["id"] for i in ITEMS])
+@pytest.mark.parametrize("item", FIXTURES, ids=[i["id"] for i in FIXTURES])
 def test_each_fixture_fails_first_and_its_reference_fix_passes(item, tmp_path):
     project, solution = DATA / item["id"] / "project", DATA / item["id"] / "solution"
     assert item["goal"].strip() and (project / item["expected"].split("::")[0]).is_file()
@@ -68,7 +69,11 @@ def test_the_bench_solves_every_task_with_the_reference_fixes(tmp_path):
     assert s["folders_changed_before_apply"] == 0 and s["by_status"] == {"solved": 4}
     r = {x["id"]: x for x in data["records"]}
     assert r["csv_export_last_month"]["files"] == ["export.py"] and r["wrong_operator"]["steps"] == 2
-    assert all(x["seconds"] > 0 and x["llm_calls"] == x["steps"] for x in data["records"])
+    # one call per decision, and one more per file written (the file comes in the turn after its decision)
+    assert all(x["seconds"] > 0 and x["llm_calls"] == x["steps"] + len(x["files"]) for x in data["records"])
+    (tmp_path / "held").mkdir()
+    held = bench(tmp_path / "held", "--set", "heldout", "--ids", "heldout_sign")
+    assert held["set"] == "heldout" and held["summary"]["solved"] == 1
 
 
 def test_a_model_that_edits_the_tests_solves_nothing_and_edits_nothing(tmp_path):

@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from tasks_support import CALC, CALC_FIXED, UNITTEST_CALC, snapshot, step, write
+from tasks_support import CALC, CALC_FIXED, UNITTEST_CALC, flat, snapshot, step, write
 from wenshu.cli.app import app
 from wenshu.settings import reset_settings_cache
 
@@ -26,7 +26,7 @@ def project(tmp_path):
 def script(home, tmp_path, monkeypatch):
     def write_script(*answers):
         path = tmp_path / "script.json"
-        path.write_text(json.dumps(list(answers)), encoding="utf-8")
+        path.write_text(json.dumps(flat(*answers)), encoding="utf-8")
         monkeypatch.setenv("WENSHU_LLM_PROVIDER", "fake")
         monkeypatch.setenv("WENSHU_FAKE_SCRIPT", str(path))
         monkeypatch.setenv("WENSHU_TASK_TEST_COMMAND", "python3 -m unittest")

@@ -72,7 +72,8 @@ def test_reads_outside_the_project_are_refused(case, target):
 @pytest.mark.parametrize("target", WRITES)
 def test_writes_outside_the_project_or_to_tests_are_refused(case, target):
     tmp_path, project = case
-    refused = attempt(tmp_path, project, step("write_file", target, "import os\nos.system('echo pwned')\n"))
+    # refused before the model is asked for the file: were it not, the next decision would be written as the file
+    refused = attempt(tmp_path, project, step("write_file", target))
     assert refused.code in CODES - {"workspace_path_missing"}, refused.summary
 
 

@@ -118,15 +118,14 @@ def test_test_output_becomes_pass_fail_and_the_failing_assertions(tmp_path):
 
 
 def test_a_decision_is_parsed_or_the_reason_is_said():
-    d = parse_decision('```json\n{"action": "write_file", "target": " calc.py ", "reason": "fix", "content": "x\\n"}\n```')
-    assert (d.action, d.target, d.reason, d.content) == ("write_file", "calc.py", "fix", "x\n")
-    assert parse_decision('{"action": "read_file", "target": "a.py", "reason": "", "content": "zzz"}').content == ""
-    assert parse_decision('{"action": "finish", "target": "", "reason": "done", "content": ""}').action == "finish"
+    d = parse_decision('```json\n{"action": "write_file", "target": " calc.py ", "reason": "a plus"}\n```')
+    assert (d.action, d.target, d.reason, d.content) == ("write_file", "calc.py", "a plus", "")  # the file comes next
+    assert parse_decision('{"action": "write_file", "target": "a.py", "reason": "", "content": "zzz"}').content == ""
+    assert parse_decision('{"action": "finish", "target": "", "reason": "done"}').action == "finish"
     for raw, why in (("no json here", "not one JSON object"), ('["read_file"]', "not a JSON object"),
                      ('{"action": "delete", "target": "/"}', "must be one of"),
-                     ('{"action": "read_file", "target": "", "reason": "", "content": ""}', "needs a \"target\""),
-                     ('{"action": "write_file", "target": "a.py", "reason": ""}', "whole new file"),
-                     ('{"action": "read_file", "target": 3, "reason": "", "content": ""}', "must be text")):
+                     ('{"action": "read_file", "target": "", "reason": ""}', "needs a \"target\""),
+                     ('{"action": "read_file", "target": 3, "reason": ""}', "must be text")):
         with pytest.raises(InvalidAnswer) as err:
             parse_decision(raw)
         assert why in str(err.value), raw
@@ -152,6 +151,13 @@ def test_loop_control_is_a_pure_function_of_the_steps():
     fails = [base] + [S(i, a, "calc.py" if a == "write_file" else "pytest", failure="X" if a == "run_command" else None)
                       for i, a in enumerate(["write_file", "run_command"] * 3, 2)]  # fmt: skip
     assert control.stuck(fails) == ("X", True) and control.stuck(fails[:-1]) is None  # the baseline does not count
+    rewrites = [base] + [S(i, "write_file", "a.py", failure=f"assert {i}") for i in (2, 3, 4)]  # each changed a.py
+    assert control.stuck(rewrites) is None and control.next_move(rewrites, 10) == "decide"
+    same = [base] + [S(i, "write_file", "a.py", failure="unchanged: a.py") for i in (2, 3, 4)]
+    assert control.stuck(same) == ("write_file a.py", False)
+    runs = [base, S(2, "run_command", "ls", outcome="passed"), S(3, "write_file", "a.py", outcome="failed"),
+            S(4, "run_command", "python3 -m pytest -q", outcome="passed"), S(5, "read_file", "a.py")]
+    assert [control.last_test_run(runs[:i]) for i in (2, 3, 4, 5)] == [base, runs[2], runs[3], runs[3]]  # not ls
     assert control.needs_final_verify(fails) and not control.needs_final_verify(red)
 
 
@@ -200,3 +206,14 @@ def test_the_code_a_failing_test_imports_is_found_in_the_project(tmp_path):
     failure = "- tests/test_all.py::test_add: assert -1 == 5 (at tests/test_all.py:7)"
     assert code_under_test(tmp_path, failure) == ["calc.py", "src/shop/prices.py"]  # not os, not pytest
     assert code_under_test(tmp_path, "- calc.py: SyntaxError") == []  # only test files are read for imports
+
+
+
+def test_open_files_keep_the_most_recent_within_the_budget_and_show_it_last(tmp_path):
+    from wenshu.tasks.perceive import open_files
+
+    root = Root(write(tmp_path / "p", {"tests/test_a.py": "def test_a():\n    pass\n", "a.py": "A = 1\n" * 20}))
+    both, _ = open_files(root, ["tests/test_a.py", "a.py"], budget_chars=5000, focus=set())
+    assert both.index("File tests/test_a.py (2 lines) — a test file") < both.index("File a.py (20 lines):")
+    one, _ = open_files(root, ["tests/test_a.py", "a.py"], budget_chars=150, focus=set())
+    assert "File a.py" in one and "test_a.py" not in one  # the older file gives way

@@ -9,10 +9,10 @@ import time
 import pytest
 
 from fixtures_server import CITY_QUESTION, parse_sse
-from tasks_support import CALC_FIXED, PATH, calc_project, snapshot, step
+from tasks_support import CALC_FIXED, PATH, calc_project, flat, snapshot, step
 
-FIX = [step("read_file", "calc.py", reason="see add"), step("write_file", "calc.py", CALC_FIXED, reason="plus"),
-       step("finish", reason="done")]
+FIX = flat(step("read_file", "calc.py", reason="see add"), step("write_file", "calc.py", CALC_FIXED, reason="plus"),
+           step("finish", reason="done"))
 
 
 @pytest.fixture

@@ -10,12 +10,12 @@ import shutil
 
 import pytest
 import test_server_ui as ui
-from tasks_support import CALC, CALC_FIXED, PATH, TEST_CALC, calc_project, snapshot, step, write
+from tasks_support import CALC, CALC_FIXED, PATH, TEST_CALC, calc_project, flat, snapshot, step, write
 
 browser, open_page = ui.browser, ui.open_page  # the shared browser fixtures (module scope)
 
-FIX = [step("read_file", "calc.py", reason="see add"), step("write_file", "calc.py", CALC_FIXED, reason="a plus"),
-       step("finish", reason="the test should pass now")]
+FIX = flat(step("read_file", "calc.py", reason="see add"), step("write_file", "calc.py", CALC_FIXED, reason="a plus"),
+           step("finish", reason="the test should pass now"))
 WAIT = 90_000  # a task runs pytest twice or more; the test machine's CPUs are shared
 WATCH = """() => { window.taskSeen = [];
   new MutationObserver(() => {

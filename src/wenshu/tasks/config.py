@@ -19,7 +19,9 @@ class TaskConfig:
     path: str = SAFE_PATH  # where commands are looked up (never the folder itself)
     tree_tokens: int = 400  # the project tree's budget in the prompt
     files_chars: int = 5000  # the open files' budget in the prompt
-    step_tokens: int = 1500  # one decision, a whole file included
+    decision_tokens: int = 200  # one decision: {action, target, reason}
+    file_tokens: int = 1500  # the most one written file may take (each is capped by the size of the file it replaces)
+    test_after_write: bool = True  # run the tests after each write, so its result says what it did to them
     keep_full: int = 2  # the latest steps shown with their whole result; older ones get one line each
     max_copy_mb: int = 200
     baseline: bool = True  # run the tests once before the first decision, so the model starts from the failures

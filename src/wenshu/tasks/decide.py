@@ -1,8 +1,11 @@
-"""Decide: one structured action per turn, {action, target, reason, content}, decoded under a JSON schema
+"""Decide: one structured action per turn, {action, target, reason}, decoded under a JSON schema
 (grammar-constrained on the embedded model, structured output on an endpoint), validated in code and
 sent back once with the reason when it cannot be used — the assistant's approach, with the shared
-pieces of `providers.base` (schema_format, json_object, InvalidAnswer). A small model writes whole
-files, so `content` is a complete file and there is no diff format to break."""
+pieces of `providers.base` (schema_format, json_object, InvalidAnswer).
+
+A write's new file is not part of the decision: code escaped inside a JSON string is where a small
+model breaks the file. The next turn of the same conversation asks for the whole file as plain code
+(tasks/compose.py), so the decision carries only what to write and why."""
 
 from __future__ import annotations
 
@@ -16,17 +19,16 @@ from wenshu.providers.base import InvalidAnswer, json_object, schema_format
 ACTIONS = ("read_file", "write_file", "run_command", "finish")
 NEEDS_TARGET = {"read_file", "write_file", "run_command"}
 # One flat object, every field required: it decodes the same under llama.cpp's grammar and an endpoint's
-# strict structured output (which refuses optional fields and a top-level anyOf). `reason` comes before
-# `content`, so the model says what it does before it writes a whole file.
+# strict structured output (which refuses optional fields and a top-level anyOf). For a write, `reason`
+# says what to change; the file itself comes in the next turn.
 SCHEMA = {
     "type": "object",
     "properties": {
         "action": {"type": "string", "enum": list(ACTIONS)},
         "target": {"type": "string"},
         "reason": {"type": "string"},
-        "content": {"type": "string"},
     },
-    "required": ["action", "target", "reason", "content"],
+    "required": ["action", "target", "reason"],
     "additionalProperties": False,
 }
 
@@ -36,7 +38,17 @@ class Decision:
     action: str  # one of ACTIONS, or "invalid" when the answer was unusable twice
     target: str = ""
     reason: str = ""
-    content: str = ""
+    content: str = ""  # a write's whole new file, filled in by tasks/compose.py
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A decision and the conversation it was made in, which a write continues (tasks/compose.py)."""
+
+    decision: Decision
+    messages: list[BaseMessage]
+    answer: str  # the model's raw answer
+    repair: str | None = None  # why the first answer was unusable, or None
 
 
 def parse_decision(raw: str) -> Decision:
@@ -45,16 +57,14 @@ def parse_decision(raw: str) -> Decision:
     action = data.get("action")
     if action not in ACTIONS:
         raise InvalidAnswer(f'"action" must be one of {", ".join(ACTIONS)}, not {action!r}')
-    fields = {k: data.get(k, "") for k in ("target", "reason", "content")}
+    fields = {k: data.get(k, "") for k in ("target", "reason")}
     wrong = [k for k, v in fields.items() if not isinstance(v, str)]
     if wrong:
         raise InvalidAnswer(f'{", ".join(wrong)} must be text')
     target = fields["target"].strip()
     if action in NEEDS_TARGET and not target:
         raise InvalidAnswer(f'"{action}" needs a "target" ({"a command" if action == "run_command" else "a file path"})')
-    if action == "write_file" and "content" not in data:
-        raise InvalidAnswer('"write_file" needs a "content": the whole new file')
-    return Decision(action, target, fields["reason"].strip(), fields["content"] if action == "write_file" else "")
+    return Decision(action, target, fields["reason"].strip())
 
 
 def task_messages(view: dict, repair: str | None = None) -> list[BaseMessage]:
@@ -66,22 +76,26 @@ def task_messages(view: dict, repair: str | None = None) -> list[BaseMessage]:
     user = render("task_user", goal=view["goal"], tree=view["tree"], test_command=view["test_command"],
                   files=view["files"], steps=view["steps"], note=view["note"],
                   repair=render("assistant_repair", reason=repair).strip() if repair else "")  # fmt: skip
-    return [SystemMessage(system.strip()), HumanMessage(user.strip())]
+    # the system message is the same for every task with the same commands and test rule: the embedded
+    # model keeps it evaluated across tasks and processes (providers/prefix_cache.py)
+    return [SystemMessage(system.strip(), additional_kwargs={"prefix_cache": "task"}), HumanMessage(user.strip())]
 
 
-def decide(models, view: dict, *, max_tokens: int) -> tuple[Decision, str | None]:
-    """(decision, why the first answer was unusable or None); an answer unusable twice is Decision("invalid")."""
+def decide(models, view: dict, *, max_tokens: int) -> Turn:
+    """The next decision; an answer unusable twice is Decision("invalid")."""
 
-    def ask(repair: str | None) -> Decision:
-        raw = models.text("strong", task_messages(view, repair), response_format=schema_format("TaskStep", SCHEMA),
-                          max_tokens=max_tokens)  # fmt: skip
-        return parse_decision(raw)
+    def ask(repair: str | None) -> tuple[list[BaseMessage], str]:
+        messages = task_messages(view, repair)
+        return messages, models.text("strong", messages, response_format=schema_format("TaskStep", SCHEMA),
+                                     max_tokens=max_tokens)  # fmt: skip
 
+    messages, raw = ask(None)
     try:
-        return ask(None), None
+        return Turn(parse_decision(raw), messages, raw)
     except InvalidAnswer as err:
         first = str(err)
+    messages, raw = ask(first)
     try:
-        return ask(first), first
+        return Turn(parse_decision(raw), messages, raw, first)
     except InvalidAnswer as err:
-        return Decision("invalid", reason=str(err)), first
+        return Turn(Decision("invalid", reason=str(err)), messages, raw, first)

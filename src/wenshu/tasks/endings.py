@@ -108,6 +108,18 @@ class PartialOverwrite(InputError):
                          f"用 {after} 行覆盖「{path}」（共 {before} 行，只显示了一部分）会丢失大部分内容；请写出完整文件。")
 
 
+class NotPython(InputError):
+    code = "task_syntax_error"
+
+    def __init__(self, path: str, line: int, message: str, text: str):
+        where = f" at line {line}" + (f": {text}" if text else "") if line else ""
+        zh_where = f"（第 {line} 行" + (f"：{text}" if text else "") + "）" if line else ""
+        super().__init__(f"The new '{path}' is not valid Python ({message}{where}), so it was not written; the file "
+                         "is as it was. Write the whole file again, complete and valid.",
+                         f"新的「{path}」不是有效的 Python（{message}{zh_where}），因此未写入，文件保持原样。"
+                         "请重新写出完整、有效的文件。")
+
+
 # The endings of a run (stored on the task, never raised at the user).
 
 class Solved(WenshuError):

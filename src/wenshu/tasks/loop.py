@@ -14,15 +14,16 @@ from collections.abc import Callable
 
 from wenshu.errors import WenshuError
 from wenshu.tasks import control, diff
+from wenshu.tasks.compose import compose
 from wenshu.tasks.config import TaskConfig
 from wenshu.tasks.decide import decide
 from wenshu.tasks.endings import (Applied, Interrupted, NothingToApply, NoTests, Solved, StepLimit, Stuck,
                                   TaskNotResumable, TaskNotSolved, TestCommandFailed)
 from wenshu.tasks.execute import Outcome, Workspace, execute
 from wenshu.tasks.feedback import focus_words
-from wenshu.tasks.perceive import code_under_test, open_files, project_tree
+from wenshu.tasks.perceive import code_under_test, failing_tests, open_files, project_tree
 from wenshu.tasks.record import RESUMABLE, TaskRecord, TaskResult, TaskStep
-from wenshu.tasks.rules import asks_for_test, asks_to_change_tests
+from wenshu.tasks.rules import asks_for_test, asks_to_change_tests, may_write
 from wenshu.tasks.store import TaskStore
 from wenshu.tasks.verify import verify
 from wenshu.workspace.ignore import Ignore
@@ -39,8 +40,12 @@ def workspace_of(store: TaskStore, task: TaskRecord) -> Workspace:
 def view(task: TaskRecord, ws: Workspace, config: TaskConfig) -> dict:
     """Everything the next decision is made from (decide.task_messages renders it)."""
     last_failure = next((s.summary for s in reversed(task.steps) if s.failure), "")
+
+    def kept(rel: str) -> bool:  # a test the goal does not let the agent write: its heading says so
+        return not may_write(task.goal, rel, existed=ws.original.resolve(rel).exists())
+
     files, partial = open_files(ws.work, task.opened, budget_chars=config.files_chars,
-                                focus=focus_words(task.goal, last_failure))  # fmt: skip
+                                focus=focus_words(task.goal, last_failure), kept=kept)  # fmt: skip
     task.partial = sorted(set(task.partial) | set(partial))
     return {"goal": task.goal, "tree": project_tree(ws.work, budget_tokens=config.tree_tokens, ignore=ws.ignore),
             "test_command": config.test_command, "files": files, "commands": list(config.allowlist),
@@ -92,7 +97,10 @@ def run_task(store: TaskStore, task_id: str, models, config: TaskConfig, *, on_s
             t0 = time.perf_counter()
             taking("verify", "baseline")
             first = _verify(task, ws, config)
-            task.opened = [*task.opened, *code_under_test(ws.work.path, first.summary)]  # what the tests import
+            # the failing tests and the code they import: what a programmer opens first (the code is the most recent:
+            # it is kept first within the budget and shown last, next to the steps, where the model picks a target)
+            task.opened = [*task.opened, *failing_tests(ws.work.path, first.summary),
+                           *code_under_test(ws.work.path, first.summary)]  # fmt: skip
             record("verify", "baseline", "", first, t0)
         while True:
             if stop is not None and stop():
@@ -101,9 +109,12 @@ def run_task(store: TaskStore, task_id: str, models, config: TaskConfig, *, on_s
             move = control.next_move(task.steps, task.step_limit)
             t0 = time.perf_counter()
             if move == "decide":
-                d, _ = decide(models, view(task, ws, config), max_tokens=config.step_tokens)
+                turn = decide(models, view(task, ws, config), max_tokens=config.decision_tokens)
+                d = turn.decision
                 taking(d.action, d.target, d.reason)
-                record(d.action, d.target, d.reason, execute(d, ws, task, config), t0)
+                ready = compose(models, turn, ws, task, config) if d.action == "write_file" else d  # the file
+                out = ready if isinstance(ready, Outcome) else execute(ready, ws, task, config)
+                record(d.action, d.target, d.reason, out, t0)
             elif move == "verify":
                 taking("verify", "finish")
                 record("verify", "finish", "", _verify(task, ws, config), t0)

@@ -1,13 +1,14 @@
 """Perceive: the project tree within a token budget (ignored paths left out, test files marked), and the
 files the agent has opened, as they are now, within a character budget. File contents reach the model
-when it asked for them (read_file) or wrote them, and the code the failing tests import, which the host
-opens after the first test run (`code_under_test`)."""
+when it asked for them (read_file) or wrote them, and the failing tests with the code they import, which
+the host opens after the first test run (`failing_tests`, `code_under_test`)."""
 
 from __future__ import annotations
 
 import ast
 import re
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from wenshu.prompts import render
@@ -73,8 +74,11 @@ def project_tree(root: Root, *, budget_tokens: int, ignore: Ignore | None = None
     return "\n".join([*shown, f"… ({len(lines) - len(shown)} more)"])
 
 
-def open_files(work: Root, opened: list[str], *, budget_chars: int, focus: set[str]) -> tuple[str, list[str]]:
-    """(the prompt's view of the files opened, most recent first, within the budget; those shown in part)."""
+def open_files(work: Root, opened: list[str], *, budget_chars: int, focus: set[str],
+               kept: Callable[[str], bool] = is_test_file) -> tuple[str, list[str]]:
+    """(the prompt's view of the files opened, within the budget; those shown in part). The most recent files
+    are kept when not all fit, and shown last, next to the steps. A file `kept` says the agent may not
+    write is marked so in its heading."""
     parts, partial, used = [], [], 0
     for rel in reversed(opened):
         try:
@@ -85,6 +89,7 @@ def open_files(work: Root, opened: list[str], *, budget_chars: int, focus: set[s
         if len(shown) > budget_chars:
             shown, cut = shown[:budget_chars] + "\n… (cut)", True
         block = render("task_file", path=rel, lines=text.lines, part=", shown in part" if cut else "",
+                       kept=render("task_file_kept").rstrip("\n") if kept(rel) else "",
                        content=shown.rstrip("\n")).strip()
         if parts and used + len(block) > budget_chars:
             break
@@ -92,7 +97,7 @@ def open_files(work: Root, opened: list[str], *, budget_chars: int, focus: set[s
         used += len(block)
         if cut:
             partial.append(rel)
-    return "\n\n".join(parts), partial
+    return "\n\n".join(reversed(parts)), partial
 
 
 _PY_PATH = re.compile(r"[\w./-]+\.py")
@@ -107,13 +112,17 @@ def _module_files(root: Path, module: str) -> list[str]:
     return []
 
 
+def failing_tests(root: Path, failure_text: str) -> list[str]:
+    """The project's test files the failure text names: what the code must do, so the host opens them
+    before the first decision."""
+    return [t for t in dict.fromkeys(_PY_PATH.findall(failure_text or "")) if is_test_file(t) and (root / t).is_file()]
+
+
 def code_under_test(root: Path, failure_text: str) -> list[str]:
     """The project's code files that the failing test files import (the failure text names the tests):
     what a programmer opens first, so the host opens them before the first decision."""
     out: list[str] = []
-    for test in dict.fromkeys(_PY_PATH.findall(failure_text or "")):
-        if not is_test_file(test) or not (root / test).is_file():
-            continue
+    for test in failing_tests(root, failure_text):
         try:
             tree = ast.parse((root / test).read_text(encoding="utf-8"))
         except (OSError, SyntaxError, UnicodeDecodeError):

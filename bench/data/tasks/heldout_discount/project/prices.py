@@ -1,0 +1,3 @@
+def discounted(price, rate=0.1):
+    """The price after taking off `rate` (0.1 = 10 %)."""
+    return round(price * rate, 2)
