@@ -9,7 +9,9 @@ An answerable question is **grounded** when both hold:
   The key facts are the `says:` entries of the question (each a list of alternatives, e.g. `["七天", "7天"]`),
   or, when it has none, every number of the expected answer (thousands commas dropped, matched as whole
   numbers). A fact that the question itself holds is not a fact (echoing the question proves nothing):
-  `key_facts` drops such numbers, and the test of the question file refuses such `says:` entries.
+  `key_facts` drops such numbers, an expected substring inside the question does not count, and the
+  test of the question file refuses such `says:` entries, but for a yes/no question, which lists the
+  words of the other answer under `not:` ("不包含" for "GMV包含运费吗"): an answer holding one is not stated.
 
 A question the corpus does not answer is **refused** when no citation is attached and the answer says it
 found nothing (NOT_FOUND, English or Chinese). Which tool answered is recorded: the data route (the rules
@@ -55,7 +57,9 @@ def _holds(answer: str, fact: str) -> bool:
 
 
 def stated(item: dict, answer: str) -> bool:
-    if squash(item["answer"]) in squash(answer):
+    if any(squash(word) in squash(answer) for word in item.get("not") or []):
+        return False  # a yes/no question answered the other way ("不包含" for "包含")
+    if squash(item["answer"]) in squash(answer) and squash(item["answer"]) not in squash(item["q"]):
         return True
     facts = key_facts(item)
     return bool(facts) and all(any(_holds(answer, alt) for alt in fact) for fact in facts)
