@@ -36,8 +36,9 @@ def add_arguments(p) -> None:
     p.add_argument("--model", choices=("embedded", "endpoint", "fake"), default="embedded", help="with --answers")
     p.add_argument("--base-url"), p.add_argument("--model-name"), p.add_argument("--api-key")
     p.add_argument("--every", type=int, default=1, help="with --answers: every Nth question (a fixed subset)")
+    p.add_argument("--skip", type=int, default=0, help="with --answers: leave out the first questions of the subset")
     p.add_argument("--limit", type=int, default=None, help="with --answers: at most this many questions")
-    p.add_argument("--rescore", default=None, help="with --answers: grade the answers stored in this result again")
+    p.add_argument("--rescore", default=None, help="with --answers: grade the answers stored in this result again (A.json,B.json: joined)")
     p.set_defaults(func=run)
 
 

@@ -8,7 +8,8 @@ as a user's would. Each question of bench/data/kb/questions.yaml is asked of the
 (`Assistant.ask`, the path of `wenshu assist` and the HTTP assistant route: rules route, the model's
 steps under a JSON schema, the host's citations), one new conversation a question. Each answer is graded
 by bench/kb_grade.py. `--every N` asks every Nth answerable and every Nth unanswerable question (a fixed
-subset, in file order, for a slow CPU); `--limit` stops after that many.
+subset, in file order, for a slow CPU); `--skip` leaves out the first questions of it and `--limit` stops
+after that many (a run split in two; `--rescore A.json,B.json` joins them).
 
 Reported: grounded %, cited-but-not-stated, stated-but-not-cited, neither; the unanswerable questions
 answered "not in the documents"; which tool answered; median and p90 seconds a question.
@@ -28,14 +29,15 @@ import yaml
 from bench.kb_grade import grade
 
 
-def pick(questions: list[dict], every: int = 1, limit: int | None = None) -> list[dict]:
+def pick(questions: list[dict], every: int = 1, limit: int | None = None, skip: int = 0) -> list[dict]:
     answerable = [q for q in questions if q.get("doc")][::every]
     negatives = [q for q in questions if not q.get("doc")][::every]
-    return (answerable + negatives)[:limit]
+    return (answerable + negatives)[skip:][:limit]
 
 
-def ask_all(assistant, items: list[dict], echo=print) -> list[dict]:
-    """Ask each item of the assistant; one stored record a question (answer, route, tools, citations, seconds)."""
+def ask_all(assistant, items: list[dict], echo=print, keep=None) -> list[dict]:
+    """Ask each item of the assistant; one stored record a question (answer, route, tools, citations, seconds),
+    each also handed to `keep` as soon as it is graded (a run stopped early keeps what it did)."""
     from wenshu.errors import WenshuError
 
     records = []
@@ -53,6 +55,8 @@ def ask_all(assistant, items: list[dict], echo=print) -> list[dict]:
         record.update(grade(item, record))
         records.append(record)
         echo(_line(record))
+        if keep is not None:
+            keep(record)
     return records
 
 
@@ -93,9 +97,16 @@ def report(summary: dict) -> None:
           f"tools {s['tools']}; median {s['median_s']} s, p90 {s['p90_s']} s")
 
 
-def rescore(path: Path, questions: list[dict]) -> int:
-    """Grade the stored answers of an earlier run again (after a change of the grading rule)."""
+def rescore(path: Path, questions: list[dict], more: list[Path] = ()) -> int:
+    """Grade the stored answers of an earlier run again (after a change of the grading rule); `more`: runs of
+    the same commit over the rest of the subset (`--skip`), whose records join the first file's."""
     data = json.loads(path.read_text(encoding="utf-8"))
+    for extra in more:
+        added = json.loads(extra.read_text(encoding="utf-8"))
+        if added["commit"] != data["commit"]:
+            raise SystemExit(f"{extra} is of commit {added['commit']}, {path} of {data['commit']}")
+        data["records"] += added["records"]
+        data.setdefault("joined", []).append(extra.name)
     by_q = {q["q"]: q for q in questions}
     for r in data["records"]:
         r.update(grade(by_q[r["q"]], r))
@@ -108,13 +119,23 @@ def rescore(path: Path, questions: list[dict]) -> int:
 def run(args, questions_file: Path) -> int:
     questions = yaml.safe_load(questions_file.read_text(encoding="utf-8"))["questions"]
     if args.rescore:
-        return rescore(Path(args.rescore), questions)
+        first, *more = [Path(p) for p in args.rescore.split(",")]
+        return rescore(first, questions, more)
     from bench.kb_corpus import render_corpus
     from bench.sql import _commit, _settings
     from wenshu.assistant.service import Assistant
     from wenshu.bootstrap import ensure_demo, open_store
 
-    commit, items = _commit(), pick(questions, args.every, args.limit)
+    commit, items = _commit(), pick(questions, args.every, args.limit, args.skip)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_suffix(".partial.jsonl")  # removed once the run is written whole
+    partial.write_text("", encoding="utf-8")
+
+    def keep(record: dict) -> None:
+        with partial.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+
     with tempfile.TemporaryDirectory(prefix="wenshu-bench-kb-answers-") as tmp:
         args.candidates, args.semantic, args.ablate = 1, True, ""
         settings, label = _settings(args, Path(tmp) / "home")
@@ -124,12 +145,11 @@ def run(args, questions_file: Path) -> int:
         with Assistant(settings, store) as assistant:
             added = assistant.kb.add(render_corpus(Path(tmp) / "corpus"))
             failed = [r.to_dict() for r in added if r.error]
-            records = ask_all(assistant, items, echo=lambda line: print(line, flush=True))
+            records = ask_all(assistant, items, echo=lambda line: print(line, flush=True), keep=keep)
         store.close()
-    summary = {"model": label, "every": args.every, "limit": args.limit, **summarize(records)}
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    summary = {"model": label, "every": args.every, "skip": args.skip, "limit": args.limit, **summarize(records)}
     out.write_text(json.dumps({"commit": commit, "summary": summary, "failed_files": failed, "records": records},
                               indent=1, ensure_ascii=False) + "\n", encoding="utf-8")  # fmt: skip
+    partial.unlink()
     report(summary)
     return 0
