@@ -31,7 +31,14 @@ QUESTIONS = Path(__file__).resolve().parent / "data" / "kb" / "questions.yaml"
 
 def add_arguments(p) -> None:
     p.add_argument("--pages", type=int, default=100, help="pages of the generated PDF for the ingest figure")
-    p.add_argument("--out", default="bench/results/kb.json")
+    p.add_argument("--out", default=None, help="default bench/results/kb.json (kb_answers.json with --answers)")
+    p.add_argument("--answers", action="store_true", help="ask the assistant and grade its answers (bench/kb_answers.py)")
+    p.add_argument("--model", choices=("embedded", "endpoint", "fake"), default="embedded", help="with --answers")
+    p.add_argument("--base-url"), p.add_argument("--model-name"), p.add_argument("--api-key")
+    p.add_argument("--every", type=int, default=1, help="with --answers: every Nth question (a fixed subset)")
+    p.add_argument("--skip", type=int, default=0, help="with --answers: leave out the first questions of the subset")
+    p.add_argument("--limit", type=int, default=None, help="with --answers: at most this many questions")
+    p.add_argument("--rescore", default=None, help="with --answers: grade the answers stored in this result again (A.json,B.json: joined)")
     p.set_defaults(func=run)
 
 
@@ -97,6 +104,12 @@ def run(args) -> int:
     from wenshu.kb.library import open_knowledge_base
     from wenshu.settings import Settings
 
+    if args.answers:
+        from bench.kb_answers import run as run_answers
+
+        args.out = args.out or "bench/results/kb_answers.json"
+        return run_answers(args, QUESTIONS)
+    args.out = args.out or "bench/results/kb.json"
     data = yaml.safe_load(QUESTIONS.read_text(encoding="utf-8"))
     questions, followups = data["questions"], data.get("followups", [])
     with tempfile.TemporaryDirectory(prefix="wenshu-bench-kb-") as tmp:

@@ -81,6 +81,25 @@ def test_summaries_replace_titles_once_ready(assistant, kb, kb_docs, fake_model,
 def test_a_strong_document_match_routes_to_the_agent():
     assert route("报销需要在多少天内提交", workspace=False) == "data"  # "多少" reads as a data question...
     assert route("报销需要在多少天内提交", workspace=False, documents=True) == "agent"  # ...unless a document answers it
+    # a definition or a rule is a documents question once a passage is relevant at all; a number stays data
+    assert route("How is the average order value calculated?", workspace=False) == "data"
+    assert route("How is the average order value calculated?", workspace=False, documents_found=True) == "agent"
+    assert route("客单价的口径是什么", workspace=False, documents_found=True) == "agent"
+    assert route("上个月的平均客单价是多少", workspace=False, documents_found=True) == "data"
+
+
+def test_the_passage_backing_the_answer_is_cited_first():
+    from wenshu.assistant.documents import citations
+    from wenshu.kb.search import Passage
+
+    def passage(n: int, text: str) -> Passage:
+        return Passage(f"c{n}", "d", "refunds.md", "Refunds", f"section {n}", None, text, 1 / n, 0.5, 0.5)
+
+    found = [passage(1, "Refunds to a bank card are paid back by the bank."), passage(2, "Gift cards are refunded."),
+             passage(3, "Refunds are issued within 7 days."), passage(4, "A bank card refund takes 3 to 7 working days.")]
+    cited = citations(found, "A bank card refund takes 3 to 7 working days.")
+    assert [c.chunk_id for c in cited] == ["c4", "c3", "c1"]  # the 4th holds all of it, the 3rd its number 7
+    assert [c.chunk_id for c in citations(found, "没有")] == ["c1", "c2", "c3"]  # nothing shared: the best ones
 
 
 @pytest.fixture

@@ -8,7 +8,9 @@ into citations (document, section, page, passage): the model never has to write 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from itertools import zip_longest
 
 from wenshu.assistant.state import Citation
 from wenshu.assistant.tools import Tool, text_params
@@ -23,20 +25,32 @@ SUMMARY_CHARS = 200
 MAX_CITATIONS = 3
 STRONG_SIMILARITY = 0.4  # a passage this close to the request (or holding this much of its words) makes the
 STRONG_COVERAGE = 0.6  # request a documents question: the agent route, not straight to the data pipeline
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3})")
 NOT_FOUND = "Not in the documents: no passage answers this. Say so plainly; do not guess."
 
 
-def search_documents_tool(kb, collection: str, found: list, earlier: tuple[str, ...] = ()) -> Tool:
-    """Search the collection; every passage returned is appended to `found` for the citations. A follow-up
-    query is searched as rewritten with the conversation's earlier questions (kb/followup.py)."""
+def search_both(kb, collection: str, query: str, request: str, earlier: tuple[str, ...] = ()) -> list:
+    """The passages for the model's query and for the user's own request, alternating (the request's first),
+    once each: a small model's query often drops the words that find the passage ("年假" for "第一年有几天年假")."""
+    lists = [kb.search(rewrite(q, earlier), collection, k=MAX_PASSAGES).passages
+             for q in dict.fromkeys(q for q in (request, query) if q)]
+    merged = {p.chunk_id: p for row in zip_longest(*lists) for p in row if p is not None}
+    return list(merged.values())[:MAX_PASSAGES]
+
+
+def search_documents_tool(kb, collection: str, found: list, earlier: tuple[str, ...] = (), request: str = "") -> Tool:
+    """Search the collection for the model's query and the request it answers (search_both); every passage
+    returned is appended to `found` for the citations. A follow-up is searched as rewritten with the
+    conversation's earlier questions (kb/followup.py)."""
 
     def run(args: dict) -> str:
-        result = kb.search(rewrite(args["query"], earlier), collection, k=MAX_PASSAGES)
-        if not result.found:
+        passages = search_both(kb, collection, args["query"], request, earlier)
+        if not passages:
             return NOT_FOUND
-        found.extend(result.passages)
+        found.extend(passages)
         return "\n\n".join(f"[{n}] {p.document}" + (f" · {p.where}" if p.where else "") + f"\n{p.text}"
-                           for n, p in enumerate(result.passages, 1))
+                           for n, p in enumerate(passages, 1))
 
     return Tool("search_documents", "Search the uploaded documents (policies, handbooks, plans, manuals) for passages "
                 "that answer a question. 检索知识库文档。",
@@ -53,20 +67,23 @@ def documents_context(kb, collection: str) -> str:
     return render("kb_context", documents="\n".join(lines)).strip()
 
 
-def is_documents_question(kb, collection: str, request: str) -> bool:
-    """Whether a passage matches the request strongly (routing: the agent may then search the documents)."""
+def documents_match(kb, collection: str, request: str) -> tuple[bool, bool]:
+    """(strong, found): whether a passage matches the request strongly (routing: the agent may then search
+    the documents), and whether any passage is relevant at all (search's own floor)."""
     top = kb.search(request, collection, k=1).passages
-    return bool(top) and (top[0].similarity >= STRONG_SIMILARITY or top[0].coverage >= STRONG_COVERAGE)
+    return bool(top) and (top[0].similarity >= STRONG_SIMILARITY or top[0].coverage >= STRONG_COVERAGE), bool(top)
 
 
 @dataclass
 class DocumentsOffer:
     """What the knowledge base adds to one request: the tool, the system prompt's line, whether the request
-    reads as a documents question, and the passages the tool returns (filled while the graph runs)."""
+    reads as a documents question (`strong`) or a passage is relevant to it at all (`found`), and the passages
+    the tool returns (filled while the graph runs)."""
 
     tools: list[Tool] = field(default_factory=list)
     context: str = ""
     strong: bool = False
+    found: bool = False
     passages: list = field(default_factory=list)
 
 
@@ -85,17 +102,23 @@ def offer_documents(kb, request: str, collection: str = DEFAULT_COLLECTION, earl
     `earlier`: the conversation's earlier user questions, oldest first (a follow-up is read with them)."""
     if kb is None or not kb.has_documents(collection):
         return DocumentsOffer()
-    offer = DocumentsOffer(context=documents_context(kb, collection),
-                           strong=is_documents_question(kb, collection, rewrite(request, earlier)))
-    offer.tools.append(search_documents_tool(kb, collection, offer.passages, tuple(earlier)))
+    strong, found = documents_match(kb, collection, rewrite(request, earlier))
+    offer = DocumentsOffer(context=documents_context(kb, collection), strong=strong, found=found)
+    offer.tools.append(search_documents_tool(kb, collection, offer.passages, tuple(earlier), request))
     return offer
 
 
+def support(text: str, words: set[str], numbers: set[str]) -> int:
+    """How much of an answer a passage backs: the answer's words it holds, its numbers counting thrice."""
+    return len(words & set(tokens(text))) + 3 * len(numbers & set(_NUMBER.findall(_THOUSANDS.sub("", text))))
+
+
 def citations(passages: list, answer: str) -> list[Citation]:
-    """The passages behind the answer: those sharing words with it (or, when none does, the best ones),
-    once each, in the order the tool returned them."""
+    """The passages behind the answer: those sharing words with it, the most supporting first (ties in the
+    order the tool returned them), or, when none does, the best ones; once each."""
     unique = list({p.chunk_id: p for p in passages}.values())
-    said = set(tokens(answer))
-    used = [p for p in unique if said & set(tokens(p.text))] or unique
+    words, numbers = set(tokens(answer)), set(_NUMBER.findall(_THOUSANDS.sub("", answer)))
+    scored = [(support(p.text, words, numbers), i) for i, p in enumerate(unique)]
+    used = [unique[i] for n, i in sorted(scored, key=lambda t: (-t[0], t[1])) if n > 0] or unique
     return [Citation(document=p.document, document_id=p.document_id, chunk_id=p.chunk_id, section=p.heading,
                      page=p.page, passage=p.text) for p in used[:MAX_CITATIONS]]

@@ -99,7 +99,7 @@ class Assistant:
         documents = offer_documents(self.kb, request, earlier=tuple(t.question for t in earlier))
         vocabulary, context = self._datasource_words(ds)
         way = route(request, workspace=workspace is not None, skill_score=picked[0][0] if picked else None,
-                    vocabulary=vocabulary, documents=documents.strong,
+                    vocabulary=vocabulary, documents=documents.strong, documents_found=documents.found,
                     follows_data=bool(earlier) and earlier[-1].data)  # fmt: skip
         context = "\n".join(c for c in (context, documents.context) if c)
         tools = [query_database_tool(ask_data), *documents.tools]
