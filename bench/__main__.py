@@ -22,7 +22,7 @@ COMMANDS = {
     "scope": "the scope check: in-scope questions refused (false) and off-topic questions refused (true)",
     "tools": "the assistant's first step: the right tool with valid arguments, and steps that parse",
     "server": "HTTP server: overhead for a cached answer, concurrent streaming conversations (fake model)",
-    "kb": "knowledge base: passage recall@1/@5 and MRR over a bilingual corpus, ingest seconds of a long PDF",
+    "kb": "knowledge base: passage recall@1/@5 and MRR, ingest seconds of a long PDF; --answers: grounded answers",
     "tasks": "workspace tasks: solved %, steps, seconds, writes outside the folder, edited tests",
 }
 

@@ -46,6 +46,7 @@ def ask_all(assistant, items: list[dict], echo=print, keep=None) -> list[dict]:
         try:
             resp = assistant.ask(item["q"])
             record = {"answer": resp.answer, "route": resp.route, "status": resp.status,
+                      "error": resp.error.code if resp.error else None,
                       "actions": [s.action for s in resp.steps], "queries": [s.arguments for s in resp.steps],
                       "citations": [c.model_dump(include={"document", "section", "page", "passage"})
                                     for c in resp.citations]}  # fmt: skip
@@ -74,12 +75,14 @@ def summarize(records: list[dict]) -> dict:
 
     ans = [r for r in records if r["doc"] is not None]
     neg = [r for r in records if r["doc"] is None]
+    ran = [r for r in ans if r.get("status") != "error"]  # a model error (timeout on a loaded CPU) is not an answer
     seconds = sorted(r["seconds"] for r in records)
     return {
         "questions": len(ans), "grounded_pct": pct(sum(r["grounded"] for r in ans), len(ans)),
         "cited_not_stated": sum(r["cited"] and not r["stated"] for r in ans),
         "stated_not_cited": sum(r["stated"] and not r["cited"] for r in ans),
         "neither": sum(not r["cited"] and not r["stated"] for r in ans),
+        "model_errors": len(ans) - len(ran), "grounded_pct_without_errors": pct(sum(r["grounded"] for r in ran), len(ran)),
         "documents_tool_pct": pct(sum(r["documents_tool"] for r in ans), len(ans)),
         "tools": dict(Counter(r["tool"] for r in records)),
         "unanswerable": len(neg), "unanswerable_refused_pct": pct(sum(r["refused"] for r in neg), len(neg)),
@@ -92,7 +95,8 @@ def report(summary: dict) -> None:
     s = summary
     print(f"answers ({s['questions']} questions): grounded {s['grounded_pct']}%  cited-not-stated "
           f"{s['cited_not_stated']}  stated-not-cited {s['stated_not_cited']}  neither {s['neither']}  "
-          f"documents tool {s['documents_tool_pct']}%")
+          f"documents tool {s['documents_tool_pct']}%; model errors {s['model_errors']} (grounded without them "
+          f"{s['grounded_pct_without_errors']}%)")
     print(f"unanswerable ({s['unanswerable']}): 'not in the documents' {s['unanswerable_refused_pct']}%; "
           f"tools {s['tools']}; median {s['median_s']} s, p90 {s['p90_s']} s")
 

@@ -167,7 +167,7 @@ class Assistant:
             answer=state.get("answer", ""), route=way, status=state.get("status", "ok"),
             steps=[AssistantStep(**s) for s in state.get("steps") or []], tools=[t.name for t in ctx.tools],
             skills=[s.name for s in ctx.skills], data=data, usage=usage,
-            citations=citations(ctx.passages, state.get("answer", "")),
+            citations=citations(ctx.passages, state.get("answer", "")) if state.get("status") != "error" else [],
             error=data.error if data is not None and data.error else (
                 ErrorInfo(code="unfinished", message=state.get("answer", "")) if state.get("status") == "fallback"
                 else None),
