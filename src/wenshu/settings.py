@@ -54,6 +54,8 @@ class Settings(BaseSettings):
     llm_fast_model: str | None = Field(None, description="Model for intent/evaluation; default llm_model.")
     llm_strong_model: str | None = Field(None, description="Model for SQL; default llm_model.")
     llm_timeout_s: float = 120.0
+    llm_native_tools: bool = Field(True, description="The assistant's steps as native tool calls on a model that "
+                                   "has them (an endpoint); false: JSON steps under a schema, as the embedded model.")
 
     model_path: Path | None = Field(None, description="A GGUF file; default the installed Qwen model.")
     model_sha256: str | None = Field(None, description="Expected SHA-256 of model_path, if known.")

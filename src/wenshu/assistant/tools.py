@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from wenshu.assistant.wide import parts_text
 from wenshu.errors import WenshuError
 
 MAX_RESULT_CHARS = 4000
@@ -34,19 +35,13 @@ def text_params(**props: str) -> dict:
             "required": list(props), "additionalProperties": False}  # fmt: skip
 
 
-def query_database_tool(ask: Callable[[str], object]) -> Tool:
-    """The whole data pipeline as one tool: the question in, the answer, SQL and first rows out."""
-
-    def run(args: dict) -> str:
-        resp = ask(args["question"])
-        if getattr(resp, "error", None):
-            return f"{resp.error.code}: {resp.answer}"
-        head = [", ".join(resp.columns), *(", ".join(str(v) for v in r) for r in resp.rows[:10])]
-        return f"{resp.answer}\nSQL: {resp.sql}\nRows ({resp.row_count}):\n" + "\n".join(head)
-
+def query_database_tool(answers: Callable[[str], list]) -> Tool:
+    """The whole data pipeline as one tool: the question in, the answer, SQL and first rows out; a question
+    too wide for one query comes back as its sub-questions' answers (`assistant.wide.DataAnswers`)."""
     return Tool("query_database", "Answer a question about the numbers in the connected database (SQL is "
                 "written, checked and run for you). 查询数据库中的数据。",
-                text_params(question="the data question, in the user's words"), run)  # fmt: skip
+                text_params(question="the data question, in the user's words"),
+                lambda args: parts_text(answers(args["question"])))  # fmt: skip
 
 
 def mcp_tools(hub, exclude=None) -> list[Tool]:
