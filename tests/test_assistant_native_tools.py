@@ -99,6 +99,7 @@ def test_tool_calls_are_steps_broken_arguments_are_repaired_and_text_is_the_answ
     assert offered == {"query_database", "list_files", "read_file", "write_file", "run_command"}
     read = next(t["function"] for t in first["tools"] if t["function"]["name"] == "read_file")
     assert read["parameters"]["required"] == ["path"] and "response_format" not in first
+    assert first["tool_choice"] == "required" and "tool_choice" not in _Endpoint.seen[1]  # a workspace request: a tool first
     assert "plain text" in first["messages"][0]["content"] and '{"action"' not in first["messages"][0]["content"]
     repair = user_text(_Endpoint.seen[2])
     assert 'could not be used: the arguments of "read_file" are not one JSON object' in repair
@@ -107,15 +108,17 @@ def test_tool_calls_are_steps_broken_arguments_are_repaired_and_text_is_the_answ
 
 
 def test_a_streamed_step_is_validated_like_a_json_step_and_its_text_streams(assistant, project):
+    """A request that may be answered at once: no tool_choice, and the text after the repair is the answer."""
     _Endpoint.script += [{"tool": "read_file", "arguments": "{}"}, {"text": "Nothing to read yet; 还没有内容。"}]
     events = []
-    resp = assistant.ask("read the readme file in my project", workspace=project, on_event=events.append)
+    resp = assistant.ask("Explain in two sentences what a cohort analysis is", workspace=project,
+                         on_event=events.append)  # the agent route, and it may answer without a tool
     assert resp.status == "ok" and resp.answer == "Nothing to read yet; 还没有内容。" and not resp.steps
     decide = [(e.status, e.data) for e in events if e.node == "decide" and e.status != "started"]
     assert decide == [("retry", '"read_file" arguments: missing text path'), ("ok", "final")]
     tokens = [e.data for e in events if e.type == "token"]
     assert len(tokens) > 1 and "".join(tokens) == resp.answer
-    assert all(body["stream"] is True for body in _Endpoint.seen)
+    assert all(body["stream"] is True and "tool_choice" not in body for body in _Endpoint.seen)
     assert "missing text path" in user_text(_Endpoint.seen[1])
 
 

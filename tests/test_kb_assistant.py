@@ -64,7 +64,7 @@ def test_nothing_found_is_said_and_nothing_is_cited(assistant, kb, kb_docs, fake
 
 def test_without_documents_the_tool_is_not_offered(assistant, fake_model):
     fake_model.queue(final("Hello."))
-    resp = assistant.ask("Please write last week's weekly report")
+    resp = assistant.ask("Explain in two sentences what a cohort analysis is")
     assert "search_documents" not in resp.tools and resp.citations == []
     assert "knowledge base" not in fake_model.calls[0][0].content
 
@@ -81,6 +81,18 @@ def test_summaries_replace_titles_once_ready(assistant, kb, kb_docs, fake_model,
 def test_a_strong_document_match_routes_to_the_agent():
     assert route("报销需要在多少天内提交", workspace=False) == "data"  # "多少" reads as a data question...
     assert route("报销需要在多少天内提交", workspace=False, documents=True) == "agent"  # ...unless a document answers it
+
+
+def test_a_measure_over_a_period_is_data_though_a_document_shares_its_words(assistant, kb, kb_docs):
+    from wenshu.assistant.documents import is_documents_question
+    from wenshu.kb.library import DEFAULT_COLLECTION
+
+    kb.add(kb_docs)
+    question = "上个月申请退款的订单有多少"
+    assert is_documents_question(kb, DEFAULT_COLLECTION, question)  # the refund policy shares its words...
+    way, ctx = assistant.prepare(question)
+    assert way == "data" and not ctx.act_first  # ...but it asks for a measure of the data over a period
+    assert assistant.prepare("退款政策对定制商品怎么规定？")[0] == "agent"
 
 
 @pytest.fixture

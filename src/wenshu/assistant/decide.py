@@ -40,30 +40,31 @@ def _fits(value, spec: dict) -> bool:
     return isinstance(value, _TYPES.get(kind, (object,)))
 
 
-def step_schema(tools: list[Tool]) -> dict:
-    final = {"type": "object", "properties": {"action": {"const": "final"}, "answer": {"type": "string"}},
+def step_schema(tools: list[Tool], final: bool = True) -> dict:
+    """The turn's step schema: one offered tool with its arguments, or (when `final`) the final answer."""
+    answer = {"type": "object", "properties": {"action": {"const": "final"}, "answer": {"type": "string"}},
              "required": ["action", "answer"], "additionalProperties": False}  # fmt: skip
     options = [{"type": "object", "properties": {"action": {"const": t.name}, "arguments": t.parameters},
                 "required": ["action", "arguments"], "additionalProperties": False} for t in tools]  # fmt: skip
-    return {"anyOf": [*options, final]}
+    return {"anyOf": [*options, *[answer] * final]}
 
 
-def parse_step(raw: str, tools: list[Tool]) -> Decision:
+def parse_step(raw: str, tools: list[Tool], final: bool = True) -> Decision:
     """The model's JSON as a Decision, or InvalidStep saying exactly what is wrong."""
-    return check_step(json_object(raw), tools)
+    return check_step(json_object(raw), tools, final)
 
 
-def parse_call(message, tools: list[Tool]) -> Decision:
+def parse_call(message, tools: list[Tool], final: bool = True) -> Decision:
     """An endpoint model's native answer (an AIMessage): its first tool call as a step, or its text as the
     final answer, validated like a decoded step; arguments that are not JSON are an InvalidStep too."""
     calls, broken = message.tool_calls or [], getattr(message, "invalid_tool_calls", None) or []
     if calls:
-        return check_step({"action": calls[0]["name"], "arguments": calls[0]["args"]}, tools)
+        return check_step({"action": calls[0]["name"], "arguments": calls[0]["args"]}, tools, final)
     if broken:
         why = broken[0].get("error") or "they do not parse"
         raise InvalidStep(f'the arguments of "{broken[0].get("name")}" are not one JSON object ({why})')
     content = message.content if isinstance(message.content, str) else ""
-    return check_step({"action": "final", "answer": content}, tools)
+    return check_step({"action": "final", "answer": content}, tools, final)
 
 
 def tool_specs(tools: list[Tool]) -> list[dict]:
@@ -72,16 +73,19 @@ def tool_specs(tools: list[Tool]) -> list[dict]:
             for t in tools]  # fmt: skip
 
 
-def check_step(data: dict, tools: list[Tool]) -> Decision:
-    """A step (`{action, arguments}` or `{action: "final", answer}`) checked against the offered tools."""
+def check_step(data: dict, tools: list[Tool], final: bool = True) -> Decision:
+    """A step (`{action, arguments}` or `{action: "final", answer}`) checked against the offered tools;
+    `final`: whether this step may be the final answer (not when the request needs a tool first)."""
     action = data.get("action")
+    if action == "final" and not final:
+        raise InvalidStep(f'this request needs a tool first: call one of {", ".join(t.name for t in tools)}')
     if action == "final":
         if not isinstance(data.get("answer"), str) or not data["answer"].strip():
             raise InvalidStep('"final" needs a non-empty "answer" string')
         return Decision("final", answer=data["answer"].strip())
     by_name = {t.name: t for t in tools}
     if action not in by_name:
-        raise InvalidStep(f'"action" must be one of {", ".join([*by_name, "final"])}, not {action!r}')
+        raise InvalidStep(f'"action" must be one of {", ".join([*by_name, *["final"] * final])}, not {action!r}')
     args = data.get("arguments")
     if not isinstance(args, dict):
         raise InvalidStep(f'"{action}" needs an "arguments" object')

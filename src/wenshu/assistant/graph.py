@@ -33,6 +33,7 @@ class AssistantContext:
     context: str = ""  # what the datasource holds, for the system prompt
     data: DataAnswers | None = None  # the data pipeline for query_database and a wide question's sub-questions
     sub_questions: list[str] = field(default_factory=list)  # the wide route: the request's sub-questions
+    act_first: bool = False  # the rules routed the request to a tool: its first step calls one (no answer yet)
     ask_here: Callable[[str], object] | None = None  # the data route: the pipeline in this conversation, streamed
     max_steps: int = 6
     warnings: list = field(default_factory=list)  # WenshuErrors the host met preparing the turn (an MCP server left out)
@@ -64,21 +65,23 @@ def wide_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict
 def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: str | None = None) -> dict:
     """One model step: {action, arguments, answer} or {invalid: reason}. The embedded model decodes it as
     JSON under this turn's schema; an endpoint model with native tool calling calls a tool or answers in
-    text. Either way a final answer's text streams out as `token` events while the model writes it."""
-    native = ctx.models.native_tools
+    text. Either way a final answer's text streams out as `token` events while the model writes it. When
+    the rules sent the request to a tool (`act_first`), its first step has no final answer to choose."""
+    native, final = ctx.models.native_tools, not (ctx.act_first and not steps)
     messages = step_messages(request, ctx.tools, ctx.skills, ctx.context, steps, repair=repair, history=ctx.history,
                              native=native)  # fmt: skip
     emit = (lambda text: ctx.emit(Event(type="token", data=text))) if ctx.on_event else None
     try:
         if native:
             msg = ctx.models.reply("strong", messages, tools=tool_specs(ctx.tools), max_tokens=MAX_STEP_TOKENS,
-                                   on_token=emit)  # fmt: skip
-            d = parse_call(msg, ctx.tools)
+                                   tool_choice=None if final else "required", on_token=emit)  # fmt: skip
+            d = parse_call(msg, ctx.tools, final=final)
         else:
             tokens = AnswerTokens(emit) if emit else None
-            raw = ctx.models.text("strong", messages, response_format=schema_format("Step", step_schema(ctx.tools)),
-                                  max_tokens=MAX_STEP_TOKENS, on_token=tokens.feed if tokens else None)
-            d = parse_step(raw, ctx.tools)
+            schema = schema_format("Step", step_schema(ctx.tools, final=final))
+            raw = ctx.models.text("strong", messages, response_format=schema, max_tokens=MAX_STEP_TOKENS,
+                                  on_token=tokens.feed if tokens else None)  # fmt: skip
+            d = parse_step(raw, ctx.tools, final=final)
     except InvalidStep as err:
         return {"invalid": str(err)}
     return {"action": d.action, "arguments": d.arguments, "answer": d.answer}

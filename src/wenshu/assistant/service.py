@@ -25,7 +25,7 @@ from wenshu.agent.vocabulary import Vocabulary
 from wenshu.assistant.documents import citations, offer_documents, open_documents
 from wenshu.assistant.graph import AssistantContext, build_assistant_graph
 from wenshu.assistant.memory import AssistantTurns, history_block
-from wenshu.assistant.route import route
+from wenshu.assistant.route import needs_tool, route
 from wenshu.assistant.state import AssistantResponse, AssistantStep
 from wenshu.assistant.tools import Tool, mcp_tools, query_database_tool, web_search_tool, workspace_tools
 from wenshu.assistant.wide import DataAnswers, add_usage, parts_usage
@@ -35,6 +35,7 @@ from wenshu.i18n import detect_lang
 from wenshu.mcp.client import McpHub
 from wenshu.search.web import McpSearch, WebSearch, find_search_tool
 from wenshu.semantic.split import sub_questions
+from wenshu.semantic.windows import measured_over_period
 from wenshu.settings import Settings
 from wenshu.skills.library import SkillLibrary
 from wenshu.skills.select import scored, select
@@ -101,19 +102,25 @@ class Assistant:
         earlier = self.turns.earlier(conversation_id, user_id)
         documents = offer_documents(self.kb, request, earlier=tuple(t.question for t in earlier))
         vocabulary, context = self._datasource_words(ds)
-        way = route(request, workspace=workspace is not None, skill_score=picked[0][0] if picked else None,
-                    vocabulary=vocabulary, documents=documents.strong,
-                    follows_data=bool(earlier) and earlier[-1].data)  # fmt: skip
-        split = partial(sub_questions, self.agent.semantic_model(ds))
+        semantic = self.agent.semantic_model(ds)
+        strong_docs = documents.strong and not measured_over_period(semantic, request)  # "上周的退款金额" is data
+        commands = self.settings.workspace_commands if workspace is not None else []
+        best, score = (picked[0][1], picked[0][0]) if picked else (None, None)
+        way = route(request, workspace=workspace is not None, skill_score=score, vocabulary=vocabulary,
+                    documents=strong_docs, follows_data=bool(earlier) and earlier[-1].data,
+                    commands=commands)  # fmt: skip
+        act_first = way == "agent" and needs_tool(request, workspace=workspace is not None, skill=best,
+                                                  skill_score=score, documents=strong_docs, commands=commands)
+        split = partial(sub_questions, semantic)
         subs = split(request) if way == "data" else []
         way = "wide" if subs else way  # a data question too wide for one query: its sub-questions (assistant/wide.py)
         data = DataAnswers(ask_data, split, on_event or (lambda event: None))
         context = "\n".join(c for c in (context, documents.context) if c)
         tools, warnings = self._tools(way, data, documents.tools, workspace)
-        offered = select(request, tools, k=MAX_TOOLS, embedder=embedder, floor=float("-inf"))  # the best five, always
+        offered = offer(request, tools, [n for sk in skills for n in sk.tools], embedder)
         history = history_block(earlier, self.settings.assistant_history_tokens)
         return way, AssistantContext(models=self.agent.models(), tools=offered, skills=skills, context=context,
-                                     data=data, sub_questions=subs, ask_here=ask_here,
+                                     data=data, sub_questions=subs, ask_here=ask_here, act_first=act_first,
                                      max_steps=self.settings.assistant_max_steps, warnings=warnings,
                                      passages=documents.passages, on_event=on_event, history=history)  # fmt: skip
 
@@ -186,3 +193,12 @@ class Assistant:
                 else None),
             warnings=[ErrorInfo(code=w.code, message=w.message(lang)) for w in ctx.warnings],
         )
+
+
+def offer(request: str, tools: list[Tool], pinned: list[str], embedder) -> list[Tool]:
+    """The five tools of the turn, by retrieval over their descriptions; the tools the selected skills work
+    with (`allowed-tools`) are always among them."""
+    ranked = select(request, tools, k=len(tools), embedder=embedder, floor=float("-inf"))
+    must = [t for t in ranked if t.name in pinned][:MAX_TOOLS]
+    rest = [t for t in ranked if t not in must][: MAX_TOOLS - len(must)]
+    return [t for t in ranked if t in must or t in rest]

@@ -3,6 +3,7 @@ a function. Results go back to the model as data (agent/decide.py wraps them), n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -33,6 +34,20 @@ class Tool:
 def text_params(**props: str) -> dict:
     return {"type": "object", "properties": {k: {"type": "string", "description": v} for k, v in props.items()},
             "required": list(props), "additionalProperties": False}  # fmt: skip
+
+
+_PLAIN = re.compile(r"[A-Za-z0-9 ._/-]+")
+
+
+def command_params(allowlist: list[str]) -> dict:
+    """run_command's arguments: the command must start with an allowed one (a pattern, so the embedded model's
+    grammar cannot write another; the run itself still checks the allowlist). No quote or backslash after
+    it: the grammar writes the JSON string's characters as they are."""
+    params = text_params(command="the command, e.g. pytest -q")
+    plain = [c.strip() for c in allowlist if c.strip()]
+    if plain and all(_PLAIN.fullmatch(c) for c in plain):
+        params["properties"]["command"]["pattern"] = "^(" + "|".join(re.sub(r"([.])", r"\\\1", c) for c in plain) + ')( [^"\\\\]*)?$'
+    return params
 
 
 def query_database_tool(answers: Callable[[str], list]) -> Tool:
@@ -89,6 +104,6 @@ def workspace_tools(root, *, allowlist: list[str], timeout_s: float, path: str) 
              text_params(path="a file inside the workspace"), read),
         Tool("write_file", "Write a whole text file in the workspace folder. 写入工作区文件。",
              text_params(path="a file inside the workspace", content="the whole new content"), write),
-        Tool("run_command", "Run an allowed command (tests, listing) in the workspace folder. 在工作区运行命令。",
-             text_params(command="the command, e.g. pytest -q"), run),
+        Tool("run_command", f"Run one allowed command in the workspace folder: {', '.join(allowlist)} (tests, git); "
+             "files are read with read_file. 在工作区运行允许的命令。", command_params(allowlist), run),
     ]  # fmt: skip

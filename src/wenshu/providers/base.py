@@ -61,13 +61,15 @@ class ModelClient:
         return str(self.reply(role, messages, on_token=on_token, on_progress=on_progress, **kw).content)
 
     def reply(self, role: Role, messages: list[BaseMessage], *, tools: list[dict] | None = None,
-              on_token: TokenCallback | None = None, on_progress: ProgressCallback | None = None, **kw) -> AIMessage:
+              tool_choice: str | None = None, on_token: TokenCallback | None = None,
+              on_progress: ProgressCallback | None = None, **kw) -> AIMessage:
         """The model's whole message: its text (streamed to `on_token` as it comes) and, with `tools`
-        (OpenAI function specs, bound natively), the tool calls it made, parsed or not (`invalid_tool_calls`)."""
+        (OpenAI function specs, bound natively; `tool_choice` "required": a call, no text answer), the tool
+        calls it made, parsed or not (`invalid_tool_calls`)."""
         model = self.model(role)
         if on_progress is not None and getattr(model, "reports_progress", False):
             kw["on_progress"] = on_progress  # only models that declare it: others would send it to their API
-        runnable = model.bind_tools(tools) if tools else model
+        runnable = model.bind_tools(tools, tool_choice=tool_choice) if tools else model
         t0 = time.perf_counter()
         try:
             if on_token is None:
