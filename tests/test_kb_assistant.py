@@ -84,7 +84,7 @@ def test_a_strong_document_match_routes_to_the_agent():
 
 
 def test_a_measure_over_a_period_is_data_though_a_document_shares_its_words(assistant, kb, kb_docs):
-    from wenshu.assistant.documents import is_documents_question
+    from wenshu.assistant.documents import is_documents_question, names_a_document
     from wenshu.kb.library import DEFAULT_COLLECTION
 
     kb.add(kb_docs)
@@ -93,6 +93,9 @@ def test_a_measure_over_a_period_is_data_though_a_document_shares_its_words(assi
     way, ctx = assistant.prepare(question)
     assert way == "data" and not ctx.act_first  # ...but it asks for a measure of the data over a period
     assert assistant.prepare("退款政策对定制商品怎么规定？")[0] == "agent"
+    docs = kb.list()  # a request that names a document by its title is a documents question
+    assert names_a_document(docs, "What does the refund policy say about opened phones?")
+    assert not names_a_document(docs, "How much was refunded last month?")
 
 
 @pytest.fixture

@@ -27,7 +27,9 @@ from wenshu.assistant.graph import AssistantContext, build_assistant_graph
 from wenshu.assistant.memory import AssistantTurns, history_block
 from wenshu.assistant.route import needs_tool, route
 from wenshu.assistant.state import AssistantResponse, AssistantStep
-from wenshu.assistant.tools import Tool, mcp_tools, query_database_tool, web_search_tool, workspace_tools
+from wenshu.assistant.offer import a_tool_fits, another_tool_fits, offer, ranked
+from wenshu.assistant.tools import (Tool, data_terms, mcp_tools, query_database_tool, web_search_tool,
+                                    workspace_context, workspace_tools)
 from wenshu.assistant.wide import DataAnswers, add_usage, parts_usage
 from wenshu.contracts import AgentRequest, AgentResponse, ErrorInfo, Event
 from wenshu.errors import EmptyQuestion, RunCancelled, WenshuError
@@ -38,10 +40,9 @@ from wenshu.semantic.split import sub_questions
 from wenshu.semantic.windows import measured_over_period
 from wenshu.settings import Settings
 from wenshu.skills.library import SkillLibrary
-from wenshu.skills.select import scored, select
+from wenshu.skills.select import scored
 from wenshu.workspace.paths import Root
 
-MAX_TOOLS = 5
 MAX_SKILLS = 2
 
 
@@ -109,24 +110,29 @@ class Assistant:
         way = route(request, workspace=workspace is not None, skill_score=score, vocabulary=vocabulary,
                     documents=strong_docs, follows_data=bool(earlier) and earlier[-1].data,
                     commands=commands)  # fmt: skip
-        act_first = way == "agent" and needs_tool(request, workspace=workspace is not None, skill=best,
-                                                  skill_score=score, documents=strong_docs, commands=commands)
-        split = partial(sub_questions, semantic)
-        subs = split(request) if way == "data" else []
+        data = DataAnswers(ask_data, partial(sub_questions, semantic), on_event or (lambda event: None))
+        tools, warnings = self._tools(way, data, documents.tools, workspace, semantic)
+        ranking = ranked(request, tools, embedder)
+        act_first = way == "agent" and (a_tool_fits(ranking) or needs_tool(
+            request, workspace=workspace is not None, skill=best, skill_score=score, documents=strong_docs,
+            commands=commands))  # fmt: skip
+        if way == "data" and another_tool_fits(ranking):  # words of the data, but another tool's task
+            way, act_first = "agent", True
+        subs = data.split(request) if way == "data" else []
         way = "wide" if subs else way  # a data question too wide for one query: its sub-questions (assistant/wide.py)
-        data = DataAnswers(ask_data, split, on_event or (lambda event: None))
-        context = "\n".join(c for c in (context, documents.context) if c)
-        tools, warnings = self._tools(way, data, documents.tools, workspace)
-        offered = offer(request, tools, [n for sk in skills for n in sk.tools], embedder)
+        context = "\n".join(c for c in (context, documents.context,
+                                         workspace_context(Root(workspace)) if workspace is not None else "") if c)
         history = history_block(earlier, self.settings.assistant_history_tokens)
-        return way, AssistantContext(models=self.agent.models(), tools=offered, skills=skills, context=context,
-                                     data=data, sub_questions=subs, ask_here=ask_here, act_first=act_first,
-                                     max_steps=self.settings.assistant_max_steps, warnings=warnings,
-                                     passages=documents.passages, on_event=on_event, history=history)  # fmt: skip
+        return way, AssistantContext(models=self.agent.models(), tools=offer(ranking, [n for k in skills for n in k.tools]),
+                                     skills=skills, context=context, data=data, sub_questions=subs, ask_here=ask_here,
+                                     act_first=act_first, max_steps=self.settings.assistant_max_steps,
+                                     warnings=warnings, passages=documents.passages, on_event=on_event,
+                                     history=history)  # fmt: skip
 
-    def _tools(self, way: str, data: DataAnswers, documents: list[Tool], workspace) -> tuple[list[Tool], list]:
+    def _tools(self, way: str, data: DataAnswers, documents: list[Tool], workspace, semantic
+               ) -> tuple[list[Tool], list]:
         """Every tool this request may be offered (the host then picks five), and the MCP servers left out."""
-        tools = [query_database_tool(data), *documents]
+        tools = [query_database_tool(data, data_terms(semantic)), *documents]
         if workspace is not None:
             s = self.settings
             tools += workspace_tools(Root(workspace), allowlist=s.workspace_commands,
@@ -134,8 +140,11 @@ class Assistant:
         warnings: list[WenshuError] = []
         if way == "agent":  # MCP servers start only for a request that may call a tool
             listed, warnings = self.mcp.tools()
-            searcher = find_search_tool(listed, self.settings.web_search)
-            tools += mcp_tools(self.mcp, exclude=searcher)
+        else:  # routing weighs the tools of servers already started; a data question starts none
+            listed = self.mcp.known() if way != "direct" else []
+        searcher = find_search_tool(listed, self.settings.web_search)
+        if listed:
+            tools += mcp_tools(self.mcp, exclude=searcher, listed=listed)
             if searcher is not None:  # the web search tool stands in for the raw one: expanded, merged
                 tools.append(web_search_tool(WebSearch(McpSearch(self.mcp, searcher),
                                                        max_results=self.settings.web_search_results)))
@@ -194,11 +203,3 @@ class Assistant:
             warnings=[ErrorInfo(code=w.code, message=w.message(lang)) for w in ctx.warnings],
         )
 
-
-def offer(request: str, tools: list[Tool], pinned: list[str], embedder) -> list[Tool]:
-    """The five tools of the turn, by retrieval over their descriptions; the tools the selected skills work
-    with (`allowed-tools`) are always among them."""
-    ranked = select(request, tools, k=len(tools), embedder=embedder, floor=float("-inf"))
-    must = [t for t in ranked if t.name in pinned][:MAX_TOOLS]
-    rest = [t for t in ranked if t not in must][: MAX_TOOLS - len(must)]
-    return [t for t in ranked if t in must or t in rest]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from wenshu.assistant.wide import parts_text
 from wenshu.errors import WenshuError
+from wenshu.prompts import render
 
 MAX_RESULT_CHARS = 4000
 
@@ -50,19 +51,48 @@ def command_params(allowlist: list[str]) -> dict:
     return params
 
 
-def query_database_tool(answers: Callable[[str], list]) -> Tool:
+MAX_LISTED_FILES = 60
+
+
+def workspace_context(root) -> str:
+    """The system prompt's line about the workspace: its files (a small one's all, a large one's first),
+    so the model names a file that is there rather than one it imagines."""
+    from wenshu.workspace.files import list_files
+
+    try:
+        entries = list_files(root, ".", limit=MAX_LISTED_FILES + 1)
+    except WenshuError:
+        return ""
+    names = [e.path + ("/" if e.kind == "dir" else "") for e in entries[:MAX_LISTED_FILES]]
+    more = " …" if len(entries) > MAX_LISTED_FILES else ""
+    return render("assistant_workspace", files=", ".join(names) + more).strip() if names else ""
+
+
+def query_database_tool(answers: Callable[[str], list], holds: str = "") -> Tool:
     """The whole data pipeline as one tool: the question in, the answer, SQL and first rows out; a question
-    too wide for one query comes back as its sub-questions' answers (`assistant.wide.DataAnswers`)."""
+    too wide for one query comes back as its sub-questions' answers (`assistant.wide.DataAnswers`).
+    `holds`: what the datasource measures, in its semantic model's words (`data_terms`), so the host's
+    retrieval finds this tool for a question in the data's own words."""
     return Tool("query_database", "Answer a question about the numbers in the connected database (SQL is "
-                "written, checked and run for you). 查询数据库中的数据。",
+                "written, checked and run for you). 查询数据库中的数据。" + (f" {holds}" if holds else ""),
                 text_params(question="the data question, in the user's words"),
                 lambda args: parts_text(answers(args["question"])))  # fmt: skip
 
 
-def mcp_tools(hub, exclude=None) -> list[Tool]:
+def data_terms(model, limit: int = 24) -> str:
+    """What a semantic model measures and splits by, in its own Chinese and English names."""
+    if model is None:
+        return ""
+    measures = [f"{e.zh}/{e.en}" for e in [*model.measures, *model.ratios]][:limit]
+    dims = [f"{d.zh}/{d.en}" for d in model.dimensions if getattr(d, "kind", "") != "time"][: limit // 2]
+    return f"Measures: {', '.join(measures)}." + (f" By: {', '.join(dims)}." if dims else "")
+
+
+def mcp_tools(hub, exclude=None, listed: list | None = None) -> list[Tool]:
     """The tools of the configured MCP servers that work (`wenshu.mcp.McpHub`), named `<server>__<tool>`,
-    with flat schemas; their results are data like any tool's. `exclude`: one offered in another shape."""
-    listed, _ = hub.tools()
+    with flat schemas; their results are data like any tool's. `exclude`: one offered in another shape;
+    `listed`: the hub's tools as already listed (else they are listed, starting the servers)."""
+    listed = hub.tools()[0] if listed is None else listed
     return [Tool(t.qualified, t.description, t.flat.parameters, lambda args, t=t: hub.call(t, args))
             for t in listed if t is not exclude]
 
@@ -71,8 +101,8 @@ def web_search_tool(search) -> Tool:
     """Web search (wenshu.search.web.WebSearch) as a tool: numbered hits with their URLs."""
     from wenshu.search.web import format_hits
 
-    return Tool("web_search", "Search the web for current public information: news, definitions, official "
-                "pages. 在网上搜索公开信息（新闻、定义、官方页面）。",
+    return Tool("web_search", "Search the web (the internet, online) for current public information: news, "
+                "definitions, official pages. 上网搜索互联网上的公开信息（新闻、定义、官方页面）。",
                 text_params(query="what to search for, in the user's words"), lambda args: format_hits(search.search(args["query"])))
 
 
@@ -100,8 +130,8 @@ def workspace_tools(root, *, allowlist: list[str], timeout_s: float, path: str) 
     return [
         Tool("list_files", "List files and folders in the workspace folder. 列出工作区文件。",
              text_params(path="a folder inside the workspace, '.' for its root"), ls),
-        Tool("read_file", "Read a text file in the workspace folder. 读取工作区文件。",
-             text_params(path="a file inside the workspace"), read),
+        Tool("read_file", "Read a text file in the workspace folder: what it says, what its code or tests do. "
+             "读取工作区文件的内容。", text_params(path="a file inside the workspace"), read),
         Tool("write_file", "Write a whole text file in the workspace folder. 写入工作区文件。",
              text_params(path="a file inside the workspace", content="the whole new content"), write),
         Tool("run_command", f"Run one allowed command in the workspace folder: {', '.join(allowlist)} (tests, git); "
