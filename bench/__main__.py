@@ -21,6 +21,7 @@ COMMANDS = {
     "coldstart": "embedded model as a user feels it: cold `wenshu ask` processes, the server, peak RSS",
     "scope": "the scope check: in-scope questions refused (false) and off-topic questions refused (true)",
     "tools": "the assistant's first step: the right tool with valid arguments, and steps that parse",
+    "agent_cost": "a data question through the assistant against the pipeline directly: extra time, same SQL",
     "server": "HTTP server: overhead for a cached answer, concurrent streaming conversations (fake model)",
     "kb": "knowledge base: passage recall@1/@5 and MRR, ingest seconds of a long PDF; --answers: grounded answers",
     "tasks": "workspace tasks: solved %, steps, seconds, writes outside the folder, edited tests",

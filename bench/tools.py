@@ -2,12 +2,15 @@
 
     python -m bench tools --model embedded --out bench/results/tool_choice.json
 
-For each request of `bench/data/tool_choice.yaml` (Chinese and English; a fixture workspace is always
-given, so the workspace tools are offered): the rules route first; a request routed to the data
-pipeline counts as `query_database` with the request as its question, a direct answer as `direct`;
-otherwise one step is decoded by the model under the turn's schema and validated. Right means the
-expected tool with arguments matching the expected patterns. Reported: right %, steps that parse %
-(model steps only), per language and per expected tool, median seconds.
+For each request of `bench/data/tool_choice.yaml` (Chinese and English) with every kind of tool there
+(bench/tools_fixture.py: a workspace folder, two documents in the knowledge base, two MCP servers, one
+of them a Tavily-compatible search offered as `web_search`), the host picks the turn's five tools and
+the rules route first; a request routed to the data pipeline (whole or as sub-questions) counts as
+`query_database` with the request as its question, a direct answer as `direct`; otherwise one step is
+decoded by the model under the turn's schema (an endpoint: as a native tool call) and validated. Right
+means the expected tool with arguments matching the expected patterns. Reported: right %, steps that
+parse % (model steps only), per language and per expected tool, how often the expected tool was among
+the five offered, median seconds.
 """
 
 from __future__ import annotations
@@ -23,12 +26,6 @@ from pathlib import Path
 import yaml
 
 DATA = Path(__file__).resolve().parent / "data" / "tool_choice.yaml"
-FIXTURE = {
-    "README.md": "# GMV export\nExports last month's GMV by region to CSV.\n",
-    "src/report.py": "import csv\n\n\ndef export(rows, path):\n    with open(path, 'w') as f:\n        csv.writer(f).writerows(rows)\n",
-    "tests/test_report.py": "from src.report import export\n\n\ndef test_export(tmp_path):\n    export([[1]], tmp_path / 'a.csv')\n",
-    "config.yaml": "region: all\n",
-}
 
 
 def add_arguments(p) -> None:
@@ -39,13 +36,6 @@ def add_arguments(p) -> None:
     p.set_defaults(func=run)
 
 
-def _workspace(base: Path) -> Path:
-    for rel, text in FIXTURE.items():
-        (base / rel).parent.mkdir(parents=True, exist_ok=True)
-        (base / rel).write_text(text, encoding="utf-8")
-    return base
-
-
 def right(expected: dict, action: str, arguments: dict) -> bool:
     if action != expected["expect"]:
         return False
@@ -53,6 +43,7 @@ def right(expected: dict, action: str, arguments: dict) -> bool:
 
 
 def run(args) -> int:
+    from bench import tools_fixture
     from bench.sql import _commit, _settings
     from wenshu.assistant.graph import choose_step
     from wenshu.assistant.service import Assistant
@@ -66,8 +57,10 @@ def run(args) -> int:
     settings, label = _settings(args, home)
     store = open_store(settings)
     ensure_demo(settings, store)
+    tools_fixture.mcp_config(settings.mcp_config_path)
     assistant = Assistant(settings, store)
-    workspace = _workspace(home / "workspace")
+    tools_fixture.documents(assistant.kb, home / "documents")
+    workspace = tools_fixture.workspace(home / "workspace")
     items = yaml.safe_load(DATA.read_text(encoding="utf-8"))[: args.limit]
     records = []
     for item in items:
@@ -77,7 +70,7 @@ def run(args) -> int:
         parsed = None
         if way == "direct":
             action, arguments = "direct", {}
-        elif way == "data":
+        elif way in ("data", "wide"):  # the pipeline answers, whole or as sub-questions, with no model step
             action, arguments = "query_database", {"question": item["request"]}
         else:
             try:
@@ -92,8 +85,10 @@ def run(args) -> int:
                 action = "direct"
         records.append({**item, "lang": detect_lang(item["request"]), "route": way, "action": action,
                         "arguments": arguments, "parsed": parsed, "right": right(item, action, arguments),
-                        "skills": [s.name for s in ctx.skills], "seconds": round(time.perf_counter() - t0, 2)})  # fmt: skip
+                        "skills": [s.name for s in ctx.skills], "offered": [t.name for t in ctx.tools],
+                        "seconds": round(time.perf_counter() - t0, 2)})  # fmt: skip
         print(f"{'✓' if records[-1]['right'] else '✗'} {way:6} {action:15} {item['request']}", flush=True)
+    assistant.close()
     summary = summarize(records, label)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -112,8 +107,10 @@ def summarize(records: list[dict], model: str) -> dict:
         groups["lang"][r["lang"]].append(r["right"])
         groups["expect"][r["expect"]].append(r["right"])
     model_steps = [r["parsed"] for r in records if r["parsed"] is not None]
+    tools = [r for r in records if r["expect"] != "direct" and r["route"] == "agent"]
     return {"model": model, "n": len(records), "right_pct": pct([r["right"] for r in records]),
             "model_steps": len(model_steps), "parsed_pct": pct(model_steps),
             "by_lang": {k: pct(v) for k, v in groups["lang"].items()},
             "by_expected_tool": {k: pct(v) for k, v in groups["expect"].items()},
+            "expected_offered_pct": pct([r["expect"] in r.get("offered", []) for r in tools]),
             "median_s": statistics.median([r["seconds"] for r in records]) if records else None}  # fmt: skip

@@ -17,7 +17,7 @@ from wenshu.assistant.stream import AnswerTokens
 from wenshu.contracts import AgentRequest
 from wenshu.errors import ModelTimeout, RunCancelled
 
-REPORT = "Please write last week's weekly report"  # the weekly-report skill fits: the agent route, no workspace
+REQUEST = "Explain in two sentences what a cohort analysis is"  # the agent route, no workspace, may answer at once
 
 
 @pytest.fixture
@@ -91,28 +91,28 @@ def test_a_data_question_through_the_assistant_adds_no_model_call(assistant, age
 
 
 def test_turns_are_stored_and_the_next_turn_sees_the_earlier_ones(assistant, store, fake_model):
-    fake_model.queue(final("Report: GMV rose 5 % week on week."))
-    first = assistant.ask(REPORT)
+    fake_model.queue(final("Cohorts: customers grouped by their first purchase month."))
+    first = assistant.ask(REQUEST)
     assert first.route == "agent" and first.conversation_id and first.message_id
-    fake_model.queue(final("Shorter: GMV +5 %."))
+    fake_model.queue(final("Shorter: grouped by first month."))
     second = assistant.ask("make it shorter", conversation_id=first.conversation_id)
-    assert second.conversation_id == first.conversation_id and second.answer == "Shorter: GMV +5 %."
+    assert second.conversation_id == first.conversation_id and second.answer == "Shorter: grouped by first month."
     prompt = fake_model.calls[-1][-1].content
-    assert "User: " + REPORT + "\nAssistant: Report: GMV rose 5 % week on week." in prompt
-    assert prompt.index("Report: GMV rose") < prompt.index("Request: make it shorter")
+    assert "User: " + REQUEST + "\nAssistant: Cohorts: customers grouped by their first purchase month." in prompt
+    assert prompt.index("Cohorts: customers") < prompt.index("Request: make it shorter")
     stored = store.conversations.messages(first.conversation_id)
-    assert [(m.role, m.content) for m in stored] == [("user", REPORT), ("assistant", first.answer),
+    assert [(m.role, m.content) for m in stored] == [("user", REQUEST), ("assistant", first.answer),
                                                      ("user", "make it shorter"), ("assistant", second.answer)]
     assert stored[-1].id == second.message_id and stored[-1].payload["route"] == "agent"
 
 
 def test_another_users_conversation_is_neither_read_nor_continued(assistant, store, fake_model):
-    fake_model.queue(final("Report for Ann."))
-    first = assistant.ask(REPORT, user_id="ann")
+    fake_model.queue(final("Cohorts, for Ann."))
+    first = assistant.ask(REQUEST, user_id="ann")
     with pytest.raises(Exception) as err:
-        assistant.ask(REPORT, conversation_id=first.conversation_id, user_id="bob")
+        assistant.ask(REQUEST, conversation_id=first.conversation_id, user_id="bob")
     assert getattr(err.value, "code", "") == "not_found"
-    assert "Report for Ann" not in fake_model.calls[-1][-1].content  # bob's step never saw ann's turn
+    assert "Cohorts, for Ann" not in fake_model.calls[-1][-1].content  # bob's step never saw ann's turn
 
 
 def test_history_keeps_the_newest_turns_within_the_budget():
@@ -155,7 +155,7 @@ def test_a_stopped_turn_is_stored_as_stopped(assistant, store, fake_model, proje
 
 def test_a_model_failure_ends_the_turn_with_the_error_stored(assistant, store, fake_model):
     fake_model.queue(ModelTimeout())
-    resp = assistant.ask(REPORT)
+    resp = assistant.ask(REQUEST)
     assert resp.status == "error" and resp.error.code == "model_timeout" and resp.answer
     last = store.conversations.messages(resp.conversation_id)[-1]
     assert last.status == "error" and last.id == resp.message_id and last.payload["error"]["code"] == "model_timeout"

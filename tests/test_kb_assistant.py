@@ -84,7 +84,7 @@ def test_nothing_found_is_said_and_nothing_is_cited(assistant, kb, kb_docs, fake
 
 def test_without_documents_the_tool_is_not_offered(assistant, fake_model):
     fake_model.queue(final("Hello."))
-    resp = assistant.ask("Please write last week's weekly report")
+    resp = assistant.ask("Explain in two sentences what a cohort analysis is")
     assert "search_documents" not in resp.tools and resp.citations == []
     assert "knowledge base" not in fake_model.calls[0][0].content
 
@@ -120,6 +120,21 @@ def test_the_passage_backing_the_answer_is_cited_first():
     cited = citations(found, "A bank card refund takes 3 to 7 working days.")
     assert [c.chunk_id for c in cited] == ["c4", "c3", "c1"]  # the 4th holds all of it, the 3rd its number 7
     assert [c.chunk_id for c in citations(found, "没有")] == ["c1", "c2", "c3"]  # nothing shared: the best ones
+
+
+def test_a_measure_over_a_period_is_data_though_a_document_shares_its_words(assistant, kb, kb_docs):
+    from wenshu.assistant.documents import is_documents_question, names_a_document
+    from wenshu.kb.library import DEFAULT_COLLECTION
+
+    kb.add(kb_docs)
+    question = "上个月申请退款的订单有多少"
+    assert is_documents_question(kb, DEFAULT_COLLECTION, question)  # the refund policy shares its words...
+    way, ctx = assistant.prepare(question)
+    assert way == "data" and not ctx.act_first  # ...but it asks for a measure of the data over a period
+    assert assistant.prepare("退款政策对定制商品怎么规定？")[0] == "agent"
+    docs = kb.list()  # a request that names a document by its title is a documents question
+    assert names_a_document(docs, "What does the refund policy say about opened phones?")
+    assert not names_a_document(docs, "How much was refunded last month?")
 
 
 @pytest.fixture

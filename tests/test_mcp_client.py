@@ -174,6 +174,7 @@ def test_a_result_that_gives_orders_comes_back_fenced_as_data(settings, store, a
 
 
 def test_the_assistant_calls_an_mcp_tool_end_to_end(settings, store, agent, fake_model):
+    from wenshu.assistant.route import route
     from wenshu.assistant.service import Assistant
 
     settings.mcp_config_path.write_text(json.dumps({"mcpServers": {
@@ -191,6 +192,10 @@ def test_the_assistant_calls_an_mcp_tool_end_to_end(settings, store, agent, fake
         fake_model.queue("SELECT COUNT(*) AS n FROM orders")
         data = assistant.ask("How many orders are there in total?")  # the data route starts no MCP server
         assert data.route == "data" and data.warnings == []
+        ask = "Search the support tickets about customers"  # words of the data...
+        assert route(ask, workspace=False, vocabulary=assistant._datasource_words("demo")[0]) == "data"
+        way, ctx = assistant.prepare(ask)  # ...but a started server's tool fits it far better
+        assert way == "agent" and ctx.act_first and ctx.tools[0].name == "toolbox__search_tickets"
 
 
 def test_an_unclosed_hub_does_not_keep_the_process_or_its_servers_alive(tmp_path):

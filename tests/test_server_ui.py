@@ -419,3 +419,17 @@ def test_assistant_mode_shows_tool_steps_keeps_them_on_reload_and_answers_data_a
     assert nodes[:2] == ["intent", "recall"] and "tool" not in nodes and "decide" not in nodes  # the pipeline's trace
     assert "SELECT" in data.locator(".sql-box code").inner_text()
     assert len(fake.calls) == calls + 1  # the pipeline's one generation: no assistant step before it
+
+    from test_assistant_wide import SQL_MONTHS, SQL_REGIONS, WIDE_ZH
+
+    fake.queue(SQL_REGIONS, SQL_MONTHS)  # a question too wide for one query: a sub-question each
+    page.fill("#question", WIDE_ZH)
+    page.click("#send")
+    page.wait_for_function("() => document.querySelectorAll('.msg.assistant[data-status=\"ok\"]').length === 3")
+    wide = page.locator(".msg.assistant").last
+    subs = wide.locator('.step[data-node="subquestion"] .step-detail').evaluate_all("els => els.map(e => e.textContent)")
+    assert [s.split(" → ")[0] for s in subs] == ["上个月各大区的GMV", "今年每个月的退款率"]
+    parts = wide.locator('[data-testid="part"]')
+    assert parts.count() == 2 and parts.nth(0).locator(".part-question").inner_text() == "1. 上个月各大区的GMV"
+    assert "SUM(o.pay_amount)" in parts.nth(0).locator(".sql-box code").inner_text()
+    assert parts.nth(1).locator(".result-table tbody tr").count() >= 1

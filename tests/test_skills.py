@@ -31,10 +31,19 @@ GOOD = "---\nname: churn-review\ndescription: Review customer churn by month and
     ("---\nname: ok-name\n---\nbody\n", "`description`"),
     ("---\nname: ok-name\ndescription: fine\n---\n\n", "body"),
     ("---\n- a list\n---\nbody\n", "mapping"),
+    ("---\nname: ok-name\ndescription: fine\nallowed-tools: [1, 2]\n---\nbody\n", "`allowed-tools`"),
 ])
 def test_a_broken_skill_comes_back_with_its_error(tmp_path, text, why):
     skill = parse(make(tmp_path, "broken", text), "user")
     assert not skill.ok and why in skill.error and skill.body == ""
+
+
+def test_allowed_tools_are_read_as_claude_writes_them(tmp_path):
+    assert parse(make(tmp_path, "a", GOOD), "user").tools == ()
+    listed = GOOD.replace("\n---\n#", "\nallowed-tools: [query_database, web_search]\n---\n#")
+    assert parse(make(tmp_path, "b", listed), "user").tools == ("query_database", "web_search")
+    text = GOOD.replace("\n---\n#", "\nallowed-tools: query_database, read_file\n---\n#")
+    assert parse(make(tmp_path, "c", text), "user").tools == ("query_database", "read_file")
 
 
 def test_sources_later_replace_earlier_and_broken_ones_stay_apart(tmp_path):

@@ -62,6 +62,8 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(120.0, gt=0, description="Seconds one request to the model endpoint may take.")
     llm_max_retries: int = Field(2, ge=0, description="Retries of a model endpoint request that timed out or got a "
                                  "5xx/429 answer, with exponential backoff (0.5 s, 1 s, 2 s ... up to 8 s).")
+    llm_native_tools: bool = Field(True, description="The assistant's steps as native tool calls on a model that "
+                                   "has them (an endpoint); false: JSON steps under a schema, as the embedded model.")
 
     model_path: Path | None = Field(None, description="A GGUF file; default the installed Qwen model.")
     model_sha256: str | None = Field(None, description="Expected SHA-256 of model_path, if known.")

@@ -65,7 +65,7 @@ class Agent:
     def models(self) -> ModelClient:
         if self._models is None:
             self._models = resolve(self.settings)
-        return ModelClient(models=self._models.models, provider=self._models.provider)
+        return self._models.fresh()
 
     def semantic_model(self, datasource: str):
         """The datasource's semantic model in force (parsed once per stored version), or None."""

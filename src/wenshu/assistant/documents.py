@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from itertools import zip_longest
+from pathlib import Path
 
 from wenshu.assistant.state import Citation
 from wenshu.assistant.tools import Tool, text_params
@@ -68,10 +69,30 @@ def documents_context(kb, collection: str) -> str:
 
 
 def documents_match(kb, collection: str, request: str) -> tuple[bool, bool]:
-    """(strong, found): whether a passage matches the request strongly (routing: the agent may then search
-    the documents), and whether any passage is relevant at all (search's own floor)."""
+    """(strong, found): whether a passage matches the request strongly or the request names a document by its
+    title (routing: the agent may then search the documents), and whether any passage is relevant at all
+    (search's own floor)."""
+    if names_a_document([d for d in kb.list(collection) if d.searchable], request):
+        return True, True
     top = kb.search(request, collection, k=1).passages
     return bool(top) and (top[0].similarity >= STRONG_SIMILARITY or top[0].coverage >= STRONG_COVERAGE), bool(top)
+
+
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]{3,}")
+_WORDS_RUN = re.compile(r"[A-Za-z][A-Za-z'&]*(?:[ -][A-Za-z][A-Za-z'&]*)+")
+
+
+def title_parts(doc) -> list[str]:
+    """A document's title (else its file name without the extension) in the parts a request may name it by:
+    each run of three Chinese characters or more, each run of two English words or more."""
+    text = doc.title or Path(doc.name).stem.replace("_", " ").replace("-", " ")
+    return _CJK_RUN.findall(text) + [m.replace("-", " ") for m in _WORDS_RUN.findall(text)]
+
+
+def names_a_document(docs, request: str) -> bool:
+    """Whether the request names one of the documents ("按照差旅报销制度…", "what does the refund policy say")."""
+    low = " ".join(request.replace("-", " ").split()).casefold()
+    return any(re.search(rf"(?<![a-z]){re.escape(p.casefold())}(?![a-z])", low) for d in docs for p in title_parts(d))
 
 
 @dataclass

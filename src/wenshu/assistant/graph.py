@@ -1,4 +1,4 @@
-"""The assistant graph: (route by rules) -> data | direct | (decide <-> act) -> finish, with pure routing functions,
+"""The assistant graph: (route by rules) -> data | wide | direct | (decide <-> act) -> finish, with pure routing functions,
 MAX_STEPS and a graceful last step that answers with what the steps found."""
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from langgraph.runtime import Runtime
 
 from wenshu.agent import explain
 from wenshu.agent.nodes import instrument
-from wenshu.assistant.decide import InvalidStep, parse_step, step_messages, step_schema
+from wenshu.assistant.decide import InvalidStep, parse_call, parse_step, step_messages, step_schema, tool_specs
 from wenshu.assistant.state import AssistantState
 from wenshu.assistant.stream import AnswerTokens, tool_finished, tool_started
 from wenshu.assistant.tools import Tool
+from wenshu.assistant.wide import DataAnswers, combined_answer
 from wenshu.contracts import Event
 from wenshu.i18n import pick
 from wenshu.providers.base import schema_format
@@ -30,7 +31,9 @@ class AssistantContext:
     tools: list[Tool]
     skills: list = field(default_factory=list)
     context: str = ""  # what the datasource holds, for the system prompt
-    ask: Callable[[str], object] | None = None  # the data pipeline, for a sub-question (query_database)
+    data: DataAnswers | None = None  # the data pipeline for query_database and a wide question's sub-questions
+    sub_questions: list[str] = field(default_factory=list)  # the wide route: the request's sub-questions
+    act_first: bool = False  # the rules routed the request to a tool: its first step calls one (no answer yet)
     ask_here: Callable[[str], object] | None = None  # the data route: the pipeline in this conversation, streamed
     max_steps: int = 6
     warnings: list = field(default_factory=list)  # WenshuErrors the host met preparing the turn (an MCP server left out)
@@ -52,15 +55,33 @@ def data_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict
     return {"answer": resp.answer, "status": "error" if resp.error else "ok", "data": resp.model_dump()}
 
 
+def wide_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:
+    """A data question too wide for one query: each sub-question through the pipeline, the answers combined."""
+    parts = runtime.context.data.each(runtime.context.sub_questions)
+    ok = any(p.response.error is None for p in parts)
+    return {"answer": combined_answer(parts, state["lang"]), "status": "ok" if ok else "error"}
+
+
 def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: str | None = None) -> dict:
-    """One model step under this turn's schema: {action, arguments, answer} or {invalid: reason}. A final
-    answer's text streams out as `token` events while the model writes it."""
-    messages = step_messages(request, ctx.tools, ctx.skills, ctx.context, steps, repair=repair, history=ctx.history)
-    tokens = AnswerTokens(lambda text: ctx.emit(Event(type="token", data=text))) if ctx.on_event else None
-    raw = ctx.models.text("strong", messages, response_format=schema_format("Step", step_schema(ctx.tools)),
-                          max_tokens=MAX_STEP_TOKENS, on_token=tokens.feed if tokens else None)
+    """One model step: {action, arguments, answer} or {invalid: reason}. The embedded model decodes it as
+    JSON under this turn's schema; an endpoint model with native tool calling calls a tool or answers in
+    text. Either way a final answer's text streams out as `token` events while the model writes it. When
+    the rules sent the request to a tool (`act_first`), its first step has no final answer to choose."""
+    native, final = ctx.models.native_tools, not (ctx.act_first and not steps)
+    messages = step_messages(request, ctx.tools, ctx.skills, ctx.context, steps, repair=repair, history=ctx.history,
+                             native=native)  # fmt: skip
+    emit = (lambda text: ctx.emit(Event(type="token", data=text))) if ctx.on_event else None
     try:
-        d = parse_step(raw, ctx.tools)
+        if native:
+            msg = ctx.models.reply("strong", messages, tools=tool_specs(ctx.tools), max_tokens=MAX_STEP_TOKENS,
+                                   tool_choice=None if final else "required", on_token=emit)  # fmt: skip
+            d = parse_call(msg, ctx.tools, final=final)
+        else:
+            tokens = AnswerTokens(emit) if emit else None
+            schema = schema_format("Step", step_schema(ctx.tools, final=final))
+            raw = ctx.models.text("strong", messages, response_format=schema, max_tokens=MAX_STEP_TOKENS,
+                                  on_token=tokens.feed if tokens else None)  # fmt: skip
+            d = parse_step(raw, ctx.tools, final=final)
     except InvalidStep as err:
         return {"invalid": str(err)}
     return {"action": d.action, "arguments": d.arguments, "answer": d.answer}
@@ -104,7 +125,7 @@ def finish_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> di
 
 
 def after_route(state: AssistantState) -> str:
-    return {"direct": "direct", "data": "data"}.get(state.get("route", ""), "decide")
+    return {"direct": "direct", "data": "data", "wide": "wide"}.get(state.get("route", ""), "decide")
 
 
 def after_decide(state: AssistantState) -> str:
@@ -120,12 +141,12 @@ def after_act(state: AssistantState, *, max_steps: int) -> str:
 
 def build_assistant_graph(max_steps: int):
     g = StateGraph(AssistantState, context_schema=AssistantContext)
-    for name, fn in (("direct", direct_node), ("data", data_node), ("decide", instrument("decide", decide_step)),
-                     ("act", act_node), ("finish", finish_node)):
+    for name, fn in (("direct", direct_node), ("data", data_node), ("wide", wide_node),
+                     ("decide", instrument("decide", decide_step)), ("act", act_node), ("finish", finish_node)):
         g.add_node(name, fn, input_schema=AssistantState)  # `instrument` is typed for the pipeline's state
-    g.add_conditional_edges(START, after_route, ["direct", "data", "decide"])  # the route is decided by rules
+    g.add_conditional_edges(START, after_route, ["direct", "data", "wide", "decide"])  # the route is decided by rules
     g.add_conditional_edges("decide", after_decide, ["decide", "act", "finish"])
     g.add_conditional_edges("act", lambda s: after_act(s, max_steps=max_steps), ["decide", "finish"])
-    for last in ("direct", "data", "finish"):
+    for last in ("direct", "data", "wide", "finish"):
         g.add_edge(last, END)
     return g.compile()

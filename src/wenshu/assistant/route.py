@@ -2,9 +2,11 @@
 
 - a greeting or a question about the assistant itself gets a direct answer;
 - a request a skill clearly fits (`skills.select.STRONG`), that needs the workspace (files, scripts,
-  tests), that a knowledge-base passage matches strongly, or that asks what a term means or what a rule
-  says (DEFINITION) while a passage is relevant to it goes to the agent loop: "How is the repurchase rate
-  defined?" names a metric of the datasource, but its answer is a definition, not a number;
+  tests, the workspace itself, one of its allowed commands), that a knowledge-base passage matches
+  strongly, or that asks what a term means or what a rule says (DEFINITION) while a passage is relevant to
+  it goes to the agent loop, whose first step then calls a tool (`needs_tool`; a skill only when it names
+  the tools it works with): "How is the repurchase rate defined?" names a metric of the datasource, but its
+  answer is a definition, not a number;
 - a follow-up of a data answer ("只看华东区", "what about last month?": the pipeline's own follow-up rules,
   agent/intent.py) and a question that asks for numbers or names the datasource go straight to the data
   pipeline, with no tool call, unless only a weaker skill match speaks against it;
@@ -14,6 +16,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from wenshu.agent.intent import CHITCHAT, DATA, classify_rules
 from wenshu.agent.vocabulary import Vocabulary
@@ -22,19 +25,30 @@ from wenshu.skills.select import STRONG
 DEFINITION = re.compile(r"\b(defin(e|ed|es|ition)|meaning|means|calculated|computed|formula|polic(y|ies)|rules?)\b|"
                         r"定义|口径|含义|什么意思|怎么算|怎么计算|如何计算|计算公式|规则|政策|规定", re.I)  # fmt: skip
 WORKSPACE = re.compile(r"\b(files?|folders?|director(y|ies)|scripts?|tests?|code|readme|csv|json|yaml|python|"
-                       r"pytest)\b|文件|目录|脚本|测试|代码", re.I)  # fmt: skip
+                       r"pytest|workspace)\b|文件|目录|脚本|测试|代码|工作区", re.I)  # fmt: skip
+
+
+def names_a_command(request: str, commands: Sequence[str]) -> bool:
+    """Whether the request names one of the workspace's allowed commands ("git status", "pytest")."""
+    return any(re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", request, re.I) for c in commands if c.strip())
+
+
+def wants_workspace(request: str, workspace: bool, commands: Sequence[str] = ()) -> bool:
+    """A workspace is given and the request speaks of it: its files and tests, or one of its allowed commands."""
+    return workspace and (WORKSPACE.search(request) is not None or names_a_command(request, commands))
 
 
 def route(request: str, *, workspace: bool, skill_score: float | None = None,
           vocabulary: Vocabulary | None = None, documents: bool = False, documents_found: bool = False,
-          follows_data: bool = False) -> str:
+          follows_data: bool = False, commands: Sequence[str] = ()) -> str:
     """"direct" | "data" | "agent"; `skill_score` is the best selected skill's score (None: no skill);
     `documents`: a knowledge-base passage matches the request strongly (assistant/documents.py);
     `documents_found`: a passage is relevant to it at all;
-    `follows_data`: the conversation's last answer came from the data pipeline."""
+    `follows_data`: the conversation's last answer came from the data pipeline; `commands`: the
+    workspace's allowed commands (a request naming one is a workspace request)."""
     if CHITCHAT.search(request) and not DATA.search(request):
         return "direct"
-    if (skill_score is not None and skill_score >= STRONG) or (workspace and WORKSPACE.search(request)) or documents:
+    if (skill_score is not None and skill_score >= STRONG) or wants_workspace(request, workspace, commands) or documents:
         return "agent"
     if follows_data and (found := classify_rules(request, has_history=True)) is not None and found.followup:
         return "data"
@@ -43,3 +57,12 @@ def route(request: str, *, workspace: bool, skill_score: float | None = None,
     if DATA.search(request) or (vocabulary is not None and vocabulary.mentioned(request)):
         return "data"
     return "agent"
+
+
+def needs_tool(request: str, *, workspace: bool, skill=None, skill_score: float | None = None,
+               documents: bool = False, commands: Sequence[str] = ()) -> bool:
+    """Whether the rules sent the request to the agent loop for a tool, so its first step must call one: it
+    needs the workspace, a document matches it strongly, or the skill that fits it works with tools
+    (`allowed-tools` in its SKILL.md). Anything else may be answered at once."""
+    skill_acts = skill is not None and bool(skill.tools) and skill_score is not None and skill_score >= STRONG
+    return skill_acts or documents or wants_workspace(request, workspace, commands)

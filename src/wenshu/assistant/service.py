@@ -16,6 +16,7 @@ then on the data route the pipeline's own events, on the agent route `decide`, `
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 
 from wenshu.agent.response import usage_of
@@ -24,20 +25,24 @@ from wenshu.agent.vocabulary import Vocabulary
 from wenshu.assistant.documents import citations, offer_documents, open_documents
 from wenshu.assistant.graph import AssistantContext, build_assistant_graph
 from wenshu.assistant.memory import AssistantTurns, history_block
-from wenshu.assistant.route import route
+from wenshu.assistant.route import needs_tool, route
 from wenshu.assistant.state import AssistantResponse, AssistantStep
-from wenshu.assistant.tools import mcp_tools, query_database_tool, web_search_tool, workspace_tools
+from wenshu.assistant.offer import a_tool_fits, another_tool_fits, offer, ranked
+from wenshu.assistant.tools import (Tool, data_terms, mcp_tools, query_database_tool, web_search_tool,
+                                    workspace_context, workspace_tools)
+from wenshu.assistant.wide import DataAnswers, add_usage, parts_usage
 from wenshu.contracts import AgentRequest, AgentResponse, ErrorInfo, Event
 from wenshu.errors import EmptyQuestion, RunCancelled, WenshuError
 from wenshu.i18n import detect_lang
 from wenshu.mcp.client import McpHub
 from wenshu.search.web import McpSearch, WebSearch, find_search_tool
+from wenshu.semantic.split import sub_questions
+from wenshu.semantic.windows import measured_over_period
 from wenshu.settings import Settings
 from wenshu.skills.library import SkillLibrary
-from wenshu.skills.select import scored, select
+from wenshu.skills.select import scored
 from wenshu.workspace.paths import Root
 
-MAX_TOOLS = 5
 MAX_SKILLS = 2
 
 
@@ -98,11 +103,36 @@ class Assistant:
         earlier = self.turns.earlier(conversation_id, user_id)
         documents = offer_documents(self.kb, request, earlier=tuple(t.question for t in earlier))
         vocabulary, context = self._datasource_words(ds)
-        way = route(request, workspace=workspace is not None, skill_score=picked[0][0] if picked else None,
-                    vocabulary=vocabulary, documents=documents.strong, documents_found=documents.found,
-                    follows_data=bool(earlier) and earlier[-1].data)  # fmt: skip
-        context = "\n".join(c for c in (context, documents.context) if c)
-        tools = [query_database_tool(ask_data), *documents.tools]
+        semantic = self.agent.semantic_model(ds)
+        strong_docs = documents.strong and not measured_over_period(semantic, request)  # "上周的退款金额" is data
+        commands = self.settings.workspace_commands if workspace is not None else []
+        best, score = (picked[0][1], picked[0][0]) if picked else (None, None)
+        way = route(request, workspace=workspace is not None, skill_score=score, vocabulary=vocabulary,
+                    documents=strong_docs, documents_found=documents.found,
+                    follows_data=bool(earlier) and earlier[-1].data, commands=commands)  # fmt: skip
+        data = DataAnswers(ask_data, partial(sub_questions, semantic), on_event or (lambda event: None))
+        tools, warnings = self._tools(way, data, documents.tools, workspace, semantic)
+        ranking = ranked(request, tools, embedder)
+        act_first = way == "agent" and (a_tool_fits(ranking) or needs_tool(
+            request, workspace=workspace is not None, skill=best, skill_score=score, documents=strong_docs,
+            commands=commands))  # fmt: skip
+        if way == "data" and another_tool_fits(ranking):  # words of the data, but another tool's task
+            way, act_first = "agent", True
+        subs = data.split(request) if way == "data" else []
+        way = "wide" if subs else way  # a data question too wide for one query: its sub-questions (assistant/wide.py)
+        context = "\n".join(c for c in (context, documents.context,
+                                         workspace_context(Root(workspace)) if workspace is not None else "") if c)
+        history = history_block(earlier, self.settings.assistant_history_tokens)
+        return way, AssistantContext(models=self.agent.models(), tools=offer(ranking, [n for k in skills for n in k.tools]),
+                                     skills=skills, context=context, data=data, sub_questions=subs, ask_here=ask_here,
+                                     act_first=act_first, max_steps=self.settings.assistant_max_steps,
+                                     warnings=warnings, passages=documents.passages, on_event=on_event,
+                                     history=history)  # fmt: skip
+
+    def _tools(self, way: str, data: DataAnswers, documents: list[Tool], workspace, semantic
+               ) -> tuple[list[Tool], list]:
+        """Every tool this request may be offered (the host then picks five), and the MCP servers left out."""
+        tools = [query_database_tool(data, data_terms(semantic)), *documents]
         if workspace is not None:
             s = self.settings
             tools += workspace_tools(Root(workspace), allowlist=s.workspace_commands,
@@ -110,17 +140,15 @@ class Assistant:
         warnings: list[WenshuError] = []
         if way == "agent":  # MCP servers start only for a request that may call a tool
             listed, warnings = self.mcp.tools()
-            searcher = find_search_tool(listed, self.settings.web_search)
-            tools += mcp_tools(self.mcp, exclude=searcher)
+        else:  # routing weighs the tools of servers already started; a data question starts none
+            listed = self.mcp.known() if way != "direct" else []
+        searcher = find_search_tool(listed, self.settings.web_search)
+        if listed:
+            tools += mcp_tools(self.mcp, exclude=searcher, listed=listed)
             if searcher is not None:  # the web search tool stands in for the raw one: expanded, merged
                 tools.append(web_search_tool(WebSearch(McpSearch(self.mcp, searcher),
                                                        max_results=self.settings.web_search_results)))
-        offered = select(request, tools, k=MAX_TOOLS, embedder=embedder, floor=float("-inf"))  # the best five, always
-        history = history_block(earlier, self.settings.assistant_history_tokens)
-        return way, AssistantContext(models=self.agent.models(), tools=offered, skills=skills, context=context,
-                                     ask=ask_data, ask_here=ask_here, max_steps=self.settings.assistant_max_steps,
-                                     warnings=warnings, passages=documents.passages, on_event=on_event,
-                                     history=history)  # fmt: skip
+        return tools, warnings
 
     def ask(self, message: str, *, workspace: str | Path | None = None, datasource: str | None = None,
             conversation_id: str | None = None, user_id: str = "local", on_event=None) -> AssistantResponse:
@@ -136,7 +164,7 @@ class Assistant:
                                 user_id=user_id, on_event=on_event)  # fmt: skip
         emit(Event(type="node", node="route", status="ok", ms=round((time.perf_counter() - t0) * 1000, 1), data=way))
         cid = None
-        if way != "data":  # the pipeline stores a data turn itself
+        if way != "data":  # the pipeline stores a data turn itself (a wide one is several: stored here)
             ds = datasource or self.settings.default_datasource
             cid = self.turns.open(AgentRequest(message=request, conversation_id=conversation_id, user_id=user_id,
                                                datasource=ds), ds, request)  # fmt: skip
@@ -162,14 +190,17 @@ class Assistant:
     @staticmethod
     def _response(state: dict, way: str, ctx: AssistantContext, lang: str) -> AssistantResponse:
         data = AgentResponse(**state["data"]) if state.get("data") else None
-        usage = data.usage if data is not None else usage_of(ctx.models.usage)
+        parts = ctx.data.parts if ctx.data is not None else []
+        usage = data.usage if data is not None else add_usage(usage_of(ctx.models.usage), parts_usage(parts))
         return AssistantResponse(
             answer=state.get("answer", ""), route=way, status=state.get("status", "ok"),
             steps=[AssistantStep(**s) for s in state.get("steps") or []], tools=[t.name for t in ctx.tools],
             skills=[s.name for s in ctx.skills], data=data, usage=usage,
             citations=citations(ctx.passages, state.get("answer", "")) if state.get("status") != "error" else [],
+            parts=parts,
             error=data.error if data is not None and data.error else (
                 ErrorInfo(code="unfinished", message=state.get("answer", "")) if state.get("status") == "fallback"
                 else None),
             warnings=[ErrorInfo(code=w.code, message=w.message(lang)) for w in ctx.warnings],
         )
+

@@ -13,7 +13,7 @@ from wenshu.contracts import AgentResponse, ErrorInfo, Usage
 class AssistantState(TypedDict, total=False):
     request: str
     lang: str
-    route: str  # direct | data | agent (assistant/route.py)
+    route: str  # direct | data | wide | agent (assistant/route.py, assistant/wide.py)
     steps: Annotated[list[dict], operator.add]  # [{action, arguments, result, ok}] in order
     decision: dict | None  # the last step the model chose: {action, arguments, answer} or {invalid: reason}
     repairs: int  # invalid steps sent back so far
@@ -29,6 +29,14 @@ class AssistantStep(BaseModel):
     result: str = ""
     ok: bool = True
     ms: float = 0.0
+
+
+class SubAnswer(BaseModel):
+    """One answer of the data pipeline behind the assistant's answer: a `query_database` call, or one
+    sub-question of a question too wide for one query (assistant/wide.py), with its SQL and table."""
+
+    question: str
+    response: AgentResponse
 
 
 class Citation(BaseModel):
@@ -53,6 +61,7 @@ class AssistantResponse(BaseModel):
     skills: list[str] = Field(default_factory=list)  # selected by the host this turn
     data: AgentResponse | None = None
     citations: list[Citation] = Field(default_factory=list)  # documents behind the answer (search_documents)
+    parts: list[SubAnswer] = Field(default_factory=list)  # the data pipeline's answers behind it, each with its SQL
     usage: Usage = Field(default_factory=Usage)
     error: ErrorInfo | None = None
     warnings: list[ErrorInfo] = Field(default_factory=list)  # e.g. an MCP server left out (mcp_unavailable)

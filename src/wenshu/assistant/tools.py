@@ -3,10 +3,13 @@ a function. Results go back to the model as data (agent/decide.py wraps them), n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from wenshu.assistant.wide import parts_text
 from wenshu.errors import WenshuError
+from wenshu.prompts import render
 
 MAX_RESULT_CHARS = 4000
 
@@ -34,25 +37,62 @@ def text_params(**props: str) -> dict:
             "required": list(props), "additionalProperties": False}  # fmt: skip
 
 
-def query_database_tool(ask: Callable[[str], object]) -> Tool:
-    """The whole data pipeline as one tool: the question in, the answer, SQL and first rows out."""
+_PLAIN = re.compile(r"[A-Za-z0-9 ._/-]+")
 
-    def run(args: dict) -> str:
-        resp = ask(args["question"])
-        if getattr(resp, "error", None):
-            return f"{resp.error.code}: {resp.answer}"
-        head = [", ".join(resp.columns), *(", ".join(str(v) for v in r) for r in resp.rows[:10])]
-        return f"{resp.answer}\nSQL: {resp.sql}\nRows ({resp.row_count}):\n" + "\n".join(head)
 
+def command_params(allowlist: list[str]) -> dict:
+    """run_command's arguments: the command must start with an allowed one (a pattern, so the embedded model's
+    grammar cannot write another; the run itself still checks the allowlist). No quote or backslash after
+    it: the grammar writes the JSON string's characters as they are."""
+    params = text_params(command="the command, e.g. pytest -q")
+    plain = [c.strip() for c in allowlist if c.strip()]
+    if plain and all(_PLAIN.fullmatch(c) for c in plain):
+        params["properties"]["command"]["pattern"] = "^(" + "|".join(re.sub(r"([.])", r"\\\1", c) for c in plain) + ')( [^"\\\\]*)?$'
+    return params
+
+
+MAX_LISTED_FILES = 60
+
+
+def workspace_context(root) -> str:
+    """The system prompt's line about the workspace: its files (a small one's all, a large one's first),
+    so the model names a file that is there rather than one it imagines."""
+    from wenshu.workspace.files import list_files
+
+    try:
+        entries = list_files(root, ".", limit=MAX_LISTED_FILES + 1)
+    except WenshuError:
+        return ""
+    names = [e.path + ("/" if e.kind == "dir" else "") for e in entries[:MAX_LISTED_FILES]]
+    more = " …" if len(entries) > MAX_LISTED_FILES else ""
+    return render("assistant_workspace", files=", ".join(names) + more).strip() if names else ""
+
+
+def query_database_tool(answers: Callable[[str], list], holds: str = "") -> Tool:
+    """The whole data pipeline as one tool: the question in, the answer, SQL and first rows out; a question
+    too wide for one query comes back as its sub-questions' answers (`assistant.wide.DataAnswers`).
+    `holds`: what the datasource measures, in its semantic model's words (`data_terms`), so the host's
+    retrieval finds this tool for a question in the data's own words."""
     return Tool("query_database", "Answer a question about the numbers in the connected database (SQL is "
-                "written, checked and run for you). 查询数据库中的数据。",
-                text_params(question="the data question, in the user's words"), run)  # fmt: skip
+                "written, checked and run for you). 查询数据库中的数据。" + (f" {holds}" if holds else ""),
+                text_params(question="the data question, in the user's words"),
+                lambda args: parts_text(answers(args["question"])))  # fmt: skip
 
 
-def mcp_tools(hub, exclude=None) -> list[Tool]:
+def data_terms(model, limit: int = 24) -> str:
+    """What a semantic model measures and splits by, in its own Chinese and English names."""
+    if model is None:
+        return ""
+    measures = [f"{e.zh}/{e.en}" for e in [*model.measures, *model.ratios]][:limit]
+    dims = [f"{d.zh}/{d.en}" for d in model.dimensions if getattr(d, "kind", "") != "time"][: limit // 2]
+    return f"Measures: {', '.join(measures)}." + (f" By: {', '.join(dims)}." if dims else "")
+
+
+def mcp_tools(hub, exclude=None, listed: list | None = None) -> list[Tool]:
     """The tools of the configured MCP servers that work (`wenshu.mcp.McpHub`), named `<server>__<tool>`,
-    with flat schemas; their results are data like any tool's. `exclude`: one offered in another shape."""
-    listed, _ = hub.tools()
+    with flat schemas; their results are data like any tool's. `exclude`: one offered in another shape;
+    `listed`: the hub's tools as already listed (else they are listed, starting the servers)."""
+    listed = hub.tools()[0] if listed is None else listed
     return [Tool(t.qualified, t.description, t.flat.parameters, lambda args, t=t: hub.call(t, args))
             for t in listed if t is not exclude]
 
@@ -61,8 +101,8 @@ def web_search_tool(search) -> Tool:
     """Web search (wenshu.search.web.WebSearch) as a tool: numbered hits with their URLs."""
     from wenshu.search.web import format_hits
 
-    return Tool("web_search", "Search the web for current public information: news, definitions, official "
-                "pages. 在网上搜索公开信息（新闻、定义、官方页面）。",
+    return Tool("web_search", "Search the web (the internet, online) for current public information: news, "
+                "definitions, official pages. 上网搜索互联网上的公开信息（新闻、定义、官方页面）。",
                 text_params(query="what to search for, in the user's words"), lambda args: format_hits(search.search(args["query"])))
 
 
@@ -90,10 +130,10 @@ def workspace_tools(root, *, allowlist: list[str], timeout_s: float, path: str) 
     return [
         Tool("list_files", "List files and folders in the workspace folder. 列出工作区文件。",
              text_params(path="a folder inside the workspace, '.' for its root"), ls),
-        Tool("read_file", "Read a text file in the workspace folder. 读取工作区文件。",
-             text_params(path="a file inside the workspace"), read),
+        Tool("read_file", "Read a text file in the workspace folder: what it says, what its code or tests do. "
+             "读取工作区文件的内容。", text_params(path="a file inside the workspace"), read),
         Tool("write_file", "Write a whole text file in the workspace folder. 写入工作区文件。",
              text_params(path="a file inside the workspace", content="the whole new content"), write),
-        Tool("run_command", "Run an allowed command (tests, listing) in the workspace folder. 在工作区运行命令。",
-             text_params(command="the command, e.g. pytest -q"), run),
+        Tool("run_command", f"Run one allowed command in the workspace folder: {', '.join(allowlist)} (tests, git); "
+             "files are read with read_file. 在工作区运行允许的命令。", command_params(allowlist), run),
     ]  # fmt: skip

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from wenshu.cli.ask import _progress_printer, make_agent
 from wenshu.cli.common import console, err_console, guarded, settings, ui_lang
@@ -51,11 +52,14 @@ class LiveSteps:
         data = event.data if isinstance(event.data, dict) else {}
         if event.type == "node" and event.node == "route" and event.status != "started":
             self.route = str(event.data)
-        elif event.type == "node" and event.node == "tool" and event.status == "started":
+        elif event.type == "node" and event.node == "subquestion" and event.status == "started":
+            err_console.print(f"· [{data.get('n')}/{data.get('of')}] {data.get('question')}", style="dim", markup=False,
+                              highlight=False, soft_wrap=True)
+        elif event.type == "node" and event.node in ("tool", "subquestion") and event.status == "started":
             args = json.dumps(data.get("arguments") or {}, ensure_ascii=False)
             err_console.print(f"· {data.get('tool')} {args}", style="dim", markup=False, highlight=False,
                               soft_wrap=True)
-        elif event.type == "node" and event.node == "tool":
+        elif event.type == "node" and event.node in ("tool", "subquestion"):
             mark = "✓" if event.status == "ok" else "✗"
             err_console.print(f"  {mark} {data.get('detail', '')} ({event.ms:.0f} ms)", style="dim", markup=False,
                               highlight=False, soft_wrap=True)
@@ -74,6 +78,8 @@ def _print(resp, lang: str, as_json: bool, streamed: str = "") -> None:
         return
     if resp.data is not None:
         render_response(console, resp.data, lang)
+    elif resp.route == "wide":  # the sub-questions' answers are the answer
+        _print_parts(resp.parts, lang)
     else:
         if streamed:
             console.print()  # the answer streamed; it is reprinted only when a repair changed it
@@ -82,5 +88,13 @@ def _print(resp, lang: str, as_json: bool, streamed: str = "") -> None:
         for n, c in enumerate(resp.citations, 1):
             where = " · ".join(p for p in (c.section, f"p. {c.page}" if c.page else "") if p)
             console.print(f"[dim][{n}] {c.document}{' · ' + where if where else ''}[/]", highlight=False)
+        _print_parts(resp.parts, lang)
     extra = [f"route {resp.route}"] + ([f"skills {', '.join(resp.skills)}"] if resp.skills else [])
     console.print(f"[dim]{' · '.join(extra + [f'conversation {resp.conversation_id}'])}[/]", highlight=False)
+
+
+def _print_parts(parts, lang: str) -> None:
+    """Each answer of the data pipeline behind the answer (a sub-question, a query_database call): its SQL and table."""
+    for n, part in enumerate(parts, 1):
+        console.print(f"[bold]{n}. {escape(part.question)}[/]", highlight=False)
+        render_response(console, part.response, lang)

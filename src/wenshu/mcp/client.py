@@ -161,6 +161,11 @@ class McpHub:
                     tools += listed
             return tools, problems
 
+    def known(self) -> list[McpTool]:
+        """The tools of the servers listed so far, without starting or waiting for any (none before `tools`)."""
+        listed = self._listed
+        return [t for found in (listed or {}).values() if not isinstance(found, WenshuError) for t in found]
+
     def call(self, tool: McpTool, arguments: dict) -> str:
         """Call a tool with the model's flat arguments; the result as text, or a WenshuError."""
         conn = self._connections.get(tool.server)

@@ -1,8 +1,9 @@
 """The model interface the agent uses: LangChain chat models per role, plus plain and structured calls.
 
 Roles: `fast` (intent, evaluation) and `strong` (SQL generation). A provider supplies one LangChain
-`BaseChatModel` per role; `ModelClient` adds usage accounting, token streaming and JSON-schema
-constrained output parsed into a pydantic model.
+`BaseChatModel` per role; `ModelClient` adds usage accounting, token streaming, JSON-schema
+constrained output parsed into a pydantic model, and native tool calls for models that have them
+(`native_tools`, set by `providers.registry.resolve`: an endpoint model, unless turned off).
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ import json
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, TypeVar
 
 from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel, ValidationError
 
 from wenshu.errors import ModelFailure, ModelTimeout, WenshuError
@@ -46,29 +47,45 @@ class ModelClient:
     models: dict[str, BaseChatModel]
     provider: str = "unknown"
     usage: UsageMeter = field(default_factory=UsageMeter)
+    native_tools: bool = False  # the assistant's steps as native tool calls (an endpoint), not JSON under a schema
 
     def model(self, role: Role) -> BaseChatModel:
         return self.models.get(role) or self.models["strong"]
 
+    def fresh(self) -> ModelClient:
+        """The same models with a usage meter of their own (one per answer)."""
+        return replace(self, usage=UsageMeter())
+
     def text(self, role: Role, messages: list[BaseMessage], *, on_token: TokenCallback | None = None,
              on_progress: ProgressCallback | None = None, **kw) -> str:
+        return str(self.reply(role, messages, on_token=on_token, on_progress=on_progress, **kw).content)
+
+    def reply(self, role: Role, messages: list[BaseMessage], *, tools: list[dict] | None = None,
+              tool_choice: str | None = None, on_token: TokenCallback | None = None,
+              on_progress: ProgressCallback | None = None, **kw) -> AIMessage:
+        """The model's whole message: its text (streamed to `on_token` as it comes) and, with `tools`
+        (OpenAI function specs, bound natively; `tool_choice` "required": a call, no text answer), the tool
+        calls it made, parsed or not (`invalid_tool_calls`)."""
         model = self.model(role)
         if on_progress is not None and getattr(model, "reports_progress", False):
             kw["on_progress"] = on_progress  # only models that declare it: others would send it to their API
+        runnable = model.bind_tools(tools, tool_choice=tool_choice) if tools else model
         t0 = time.perf_counter()
         try:
             if on_token is None:
-                msg = model.invoke(messages, **kw)
+                msg = runnable.invoke(messages, **kw)
                 self.usage.add(getattr(msg, "usage_metadata", None), time.perf_counter() - t0)
-                return str(msg.content)
-            parts, usage = [], None
-            for chunk in model.stream(messages, **kw):
+                return msg
+            whole, usage = None, None
+            for chunk in runnable.stream(messages, **kw):
                 if chunk.content:
-                    parts.append(str(chunk.content))
                     on_token(str(chunk.content))
                 usage = chunk.usage_metadata or usage
+                whole = chunk if whole is None else whole + chunk
             self.usage.add(usage, time.perf_counter() - t0)
-            return "".join(parts)
+            return AIMessage(content=whole.content if whole is not None else "",
+                             tool_calls=getattr(whole, "tool_calls", []),
+                             invalid_tool_calls=getattr(whole, "invalid_tool_calls", []))  # fmt: skip
         except WenshuError:
             raise
         except TimeoutError as exc:

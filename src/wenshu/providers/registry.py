@@ -3,7 +3,8 @@ point group (`wenshu.plugins`; the built-ins are declared there too).
 
 `resolve(settings)` picks the provider: an explicit `WENSHU_LLM_PROVIDER`, else `openai` when an
 endpoint is configured, else `embedded` when the model file is installed. With none available it raises
-`ModelMissing` with the exact fix.
+`ModelMissing` with the exact fix. A provider whose strong model has native tool calling (`bind_tools`:
+ChatOpenAI does) gets the assistant's steps as tool calls (`WENSHU_LLM_NATIVE_TOOLS`, on by default).
 """
 
 from __future__ import annotations
@@ -117,4 +118,12 @@ def resolve(settings: Settings) -> ModelClient:
             f"Unknown model provider '{name}' (known: {', '.join(sorted(PROVIDERS))}).",
             f"未知的模型提供方「{name}」（可选：{', '.join(sorted(PROVIDERS))}）。",
         )
-    return ModelClient(models=PROVIDERS[name](settings), provider=name)
+    models = PROVIDERS[name](settings)
+    return ModelClient(models=models, provider=name,
+                       native_tools=settings.llm_native_tools and calls_tools(models.get("strong")))
+
+
+def calls_tools(model: BaseChatModel | None) -> bool:
+    """Whether a LangChain chat model has native tool calling (it implements `bind_tools`). The embedded
+    llama.cpp model and the scripted fake do not: their steps are JSON decoded under a schema."""
+    return model is not None and type(model).bind_tools is not BaseChatModel.bind_tools

@@ -34,6 +34,7 @@ class Skill:
     source: str  # builtin | user | project
     body: str = field(repr=False, default="")
     error: str | None = None  # why it cannot be loaded; set only on broken skills
+    tools: tuple[str, ...] = ()  # `allowed-tools`: the tools it works with (offered with it; its first step uses one)
 
     @property
     def ok(self) -> bool:
@@ -71,7 +72,18 @@ def _parse(folder: Path, source: str) -> Skill:
     body = text[m.end():].strip()
     if not body:
         raise InvalidSkill(where, "the body after the frontmatter is empty")
-    return Skill(name=name, description=" ".join(description.split()), path=folder, source=source, body=body)
+    return Skill(name=name, description=" ".join(description.split()), path=folder, source=source, body=body,
+                 tools=_tool_names(meta.get("allowed-tools"), where))
+
+
+def _tool_names(value, where: str) -> tuple[str, ...]:
+    """`allowed-tools` as Claude's SKILL.md writes it: "a, b" or a list of names."""
+    if value is None:
+        return ()
+    names = value.replace(",", " ").split() if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
+        raise InvalidSkill(where, "`allowed-tools` must be tool names, as a list or separated by commas")
+    return tuple(n.strip() for n in names)
 
 
 def builtin_dir() -> Path:

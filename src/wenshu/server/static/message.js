@@ -1,7 +1,8 @@
 // One chat message. A user message is a bubble of text; an assistant message has fixed slots
 // (steps, answer, SQL with copy, table, chart, sources, error) filled from stream events as they arrive,
 // or at once from a stored payload when a conversation is reloaded: the data pipeline's AgentResponse,
-// or the general assistant's AssistantResponse (its tools, the documents it cites, the pipeline's answer).
+// or the general assistant's AssistantResponse (its tools, the documents it cites, the pipeline's answer or
+// answers: a question too wide for one query shows each sub-question with its SQL and table).
 
 import { label } from "./i18n.js";
 import { el } from "./dom.js";
@@ -41,6 +42,7 @@ export function assistantMessage({ onPlan } = {}) {
   const slots = {
     answer: el("div", { class: "answer", "data-testid": "answer" }),
     citations: el("div", { class: "slot-citations" }),
+    parts: el("div", { class: "slot-parts" }),
     plan: el("div", { class: "slot-plan" }),
     sql: el("div", { class: "slot-sql" }),
     table: el("div", { class: "slot-table" }),
@@ -66,10 +68,23 @@ export function assistantMessage({ onPlan } = {}) {
     slots.note.replaceChildren(box);
   }
 
+  // Each answer of the data pipeline behind an assistant's answer (a sub-question, a query_database call):
+  // its question, answer, SQL and table.
+  function partBlock(part, n) {
+    const r = part.response || {};
+    const block = el("section", { class: "part", "data-testid": "part" },
+      el("h4", { class: "part-question" }, `${n}. ${part.question}`),
+      el("p", { class: "part-answer" }, r.answer || ""));
+    if (r.sql) block.append(sqlBlock(r.sql));
+    if (r.columns && r.columns.length) block.append(createTable(r));
+    return block;
+  }
+
   // The assistant's answer: the pipeline's part rendered as a data answer, then its own tools and sources.
   function fromAssistant(resp) {
     if (resp.data) fromResponse(resp.data);
     if (resp.answer) setAnswer(resp.answer);
+    if (resp.parts && resp.parts.length) slots.parts.replaceChildren(...resp.parts.map((p, i) => partBlock(p, i + 1)));
     steps.fromTools(resp.steps);
     const sources = citationList(resp.citations);
     if (sources) slots.citations.replaceChildren(sources);

@@ -1,12 +1,13 @@
 // The collapsible steps panel: one row per graph node (intent → recall → SQL → validate → run →
 // explain) with its status, its time in ms and, on failure or retry, the reason. The assistant's steps
-// are rows too: its route, each decision of the model, and each tool with its arguments and result.
+// are rows too: its route, each decision of the model, each tool with its arguments and result, and each
+// sub-question of a data question too wide for one query with its answer.
 
 import { label, t } from "./i18n.js";
 import { el } from "./dom.js";
 
 const FAILED = new Set(["error", "retry"]);
-const TOLD = new Set(["route", "decide", "tool"]); // the assistant's rows always show their detail
+const TOLD = new Set(["route", "decide", "tool", "subquestion"]); // the assistant's rows always show their detail
 const SUMMARY = 160;
 
 const short = (text) => {
@@ -72,7 +73,7 @@ export function createSteps() {
     if (ev.status === "started") {
       current = row(ev.node, ev.tool);
       current.dataset.args = args(ev.arguments);
-      set(current, "started", null, ev.tool ? toolDetail(current) : null);
+      set(current, "started", null, ev.tool ? toolDetail(current) : ev.question || null);
       return;
     }
     const open = [...list.querySelectorAll(`.step[data-node="${CSS.escape(ev.node)}"]`)].pop();

@@ -1,0 +1,50 @@
+"""The host's choice of tools for one turn, by retrieval over the tools' descriptions (`skills.select.scored`:
+shared words, Chinese segmented, plus meaning with the embedder):
+
+- the five offered to the model: the best-ranked, with the tools a selected skill names in `allowed-tools`
+  always among them;
+- whether a tool fits the request plainly, so the agent loop's first step calls one rather than answer;
+- whether another tool fits a request the rules read as a data question clearly better than the data
+  pipeline does ("send a message to the sales channel …" names words of the data, but a chat tool's
+  description fits it far better): then it goes to the agent loop, whose first step calls a tool.
+
+`query_database`'s description carries the datasource's own measures (`tools.data_terms`), so a question in
+the data's words ranks it first and the comparison is between descriptions, not a list of phrasings.
+"""
+
+from __future__ import annotations
+
+from wenshu.assistant.tools import Tool
+from wenshu.skills.select import scored
+
+MAX_TOOLS = 5
+DATA_TOOL = "query_database"
+FITS = 0.3  # a tool's score at which it fits the request plainly
+MARGIN = 0.1  # ... and by how much it must beat the data pipeline's own score
+
+
+def ranked(request: str, tools: list[Tool], embedder) -> list[tuple[float, Tool]]:
+    """Every tool with its score for the request, best first."""
+    return scored(request, tools, k=len(tools), embedder=embedder, floor=float("-inf"))
+
+
+def offer(ranking: list[tuple[float, Tool]], pinned: list[str]) -> list[Tool]:
+    """The five tools of the turn, in rank order; those in `pinned` (a skill's allowed-tools) always among them."""
+    tools = [t for _, t in ranking]
+    must = [t for t in tools if t.name in pinned][:MAX_TOOLS]
+    rest = [t for t in tools if t not in must][: MAX_TOOLS - len(must)]
+    return [t for t in tools if t in must or t in rest]
+
+
+def a_tool_fits(ranking: list[tuple[float, Tool]]) -> bool:
+    """Whether the best tool fits the request plainly: on the agent route its first step then calls a tool
+    (a request like "explain what a cohort is" fits none, and may be answered at once)."""
+    return bool(ranking) and ranking[0][0] >= FITS
+
+
+def another_tool_fits(ranking: list[tuple[float, Tool]]) -> bool:
+    """Whether the best tool is not the data pipeline and fits the request plainly better than it."""
+    if not ranking or ranking[0][1].name == DATA_TOOL:
+        return False
+    data = next((score for score, t in ranking if t.name == DATA_TOOL), 0.0)
+    return ranking[0][0] >= FITS and ranking[0][0] - data >= MARGIN
