@@ -69,14 +69,16 @@ system-deps:
 	bash scripts/system-deps.sh
 
 # The suite runs in PYTEST_WORKERS processes (pytest-xdist; 0: one process), a whole test file per worker, so
-# each file's module fixtures (a real model run, a Spark session) are built once.
+# each file's module fixtures (a Spark session, a server) are built once; then the tests with the real model
+# (marker `model`) run alone, so two model runs never share the CPU.
 PYTEST_WORKERS ?= 2
 
 test: check-runtime system-deps $(DESKTOP_STAMP)
 	$(BIN)/lint-imports --no-cache --no-logo
-	WENSHU_REQUIRE_MODEL=1 WENSHU_REQUIRE_SERVERS=1 \
-	WENSHU_TEST_MODEL_PATH="$$($(BIN)/wenshu model status --json | $(BIN)/python -c 'import json,sys; print(json.load(sys.stdin)["path"])')" \
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	export WENSHU_REQUIRE_MODEL=1 WENSHU_REQUIRE_SERVERS=1 \
+	WENSHU_TEST_MODEL_PATH="$$($(BIN)/wenshu model status --json | $(BIN)/python -c 'import json,sys; print(json.load(sys.stdin)["path"])')" && \
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not model" $(PYTEST_ARGS) && \
+	$(BIN)/python -m pytest -m model $(PYTEST_ARGS)
 
 bench-perf: model
 	$(BIN)/python -m bench perf

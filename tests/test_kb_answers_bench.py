@@ -33,14 +33,17 @@ def test_the_grader_counts_grounded_uncited_wrong_and_refused(settings, store, a
     negative = next(q for q in ITEMS if q["doc"] is None)
     wrong_figure = " ".join(str(int(n[0]) + 1000) for n in key_facts(wrong))
     fake_model.queue(step("search_documents", query=grounded["q"]), final(f"答：{grounded['answer']}。"),
-                     final(uncited["answer"]),  # no search: nothing to cite
                      step("search_documents", query=wrong["q"]), final(f"答案是 {wrong_figure}。"),
                      step("search_documents", query=negative["q"]), final("文档中没有提到这件事。"))
-    records = ask_all(Assistant(settings, store, agent=agent, kb=kb), [grounded, uncited, wrong, negative],
+    records = ask_all(Assistant(settings, store, agent=agent, kb=kb), [grounded, wrong, negative],
                       echo=lambda line: None)
     verdicts = [(r["tool"], r.get("cited"), r.get("stated"), r.get("grounded"), r.get("refused")) for r in records]
-    assert verdicts == [("search_documents", True, True, True, None), ("none", False, True, False, None),
-                        ("search_documents", True, False, False, None), ("search_documents", None, None, None, True)]
+    assert verdicts == [("search_documents", True, True, True, None), ("search_documents", True, False, False, None),
+                        ("search_documents", None, None, None, True)]
+    # an answer stated without a citation: the host makes the first step of a documents question a search
+    # (assistant/route.py needs_tool), so it is graded from the record an answer without one would leave
+    records.insert(1, {**records[0], "q": uncited["q"], "tool": "none", "cited": False, "documents_tool": False,
+                       "stated": True, "grounded": False})
     s = summarize(records)
     assert (s["questions"], s["grounded_pct"], s["cited_not_stated"], s["stated_not_cited"], s["neither"]) == (
         3, 33.3, 1, 1, 0)

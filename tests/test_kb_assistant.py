@@ -123,12 +123,12 @@ def test_the_passage_backing_the_answer_is_cited_first():
 
 
 def test_a_measure_over_a_period_is_data_though_a_document_shares_its_words(assistant, kb, kb_docs):
-    from wenshu.assistant.documents import is_documents_question, names_a_document
+    from wenshu.assistant.documents import documents_match, names_a_document
     from wenshu.kb.library import DEFAULT_COLLECTION
 
     kb.add(kb_docs)
     question = "上个月申请退款的订单有多少"
-    assert is_documents_question(kb, DEFAULT_COLLECTION, question)  # the refund policy shares its words...
+    assert documents_match(kb, DEFAULT_COLLECTION, question)[0]  # the refund policy shares its words...
     way, ctx = assistant.prepare(question)
     assert way == "data" and not ctx.act_first  # ...but it asks for a measure of the data over a period
     assert assistant.prepare("退款政策对定制商品怎么规定？")[0] == "agent"
