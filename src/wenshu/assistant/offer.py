@@ -8,11 +8,14 @@ shared words, Chinese segmented, plus meaning with the embedder):
   pipeline does ("send a message to the sales channel …" names words of the data, but a chat tool's
   description fits it far better): then it goes to the agent loop, whose first step calls a tool.
 
-`query_database`'s description carries the datasource's own measures (`tools.data_terms`), so a question in
-the data's words ranks it first and the comparison is between descriptions, not a list of phrasings.
+`query_database` is found also by the datasource's own measures and dimensions (`tools.data_terms`, its
+`terms`: read by retrieval, not shown to the model), so a question in the data's words ranks it first and
+the comparison is between descriptions, not a list of phrasings.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from wenshu.assistant.tools import Tool
 from wenshu.skills.select import scored
@@ -23,9 +26,20 @@ FITS = 0.3  # a tool's score at which it fits the request plainly
 MARGIN = 0.1  # ... and by how much it must beat the data pipeline's own score
 
 
+@dataclass(frozen=True)
+class _Described:
+    """A tool as retrieval reads it: its description and its extra `terms` (the prompt shows the description only)."""
+
+    name: str
+    description: str
+    tool: Tool
+
+
 def ranked(request: str, tools: list[Tool], embedder) -> list[tuple[float, Tool]]:
     """Every tool with its score for the request, best first."""
-    return scored(request, tools, k=len(tools), embedder=embedder, floor=float("-inf"))
+    described = [_Described(t.name, f"{t.description} {t.terms}".strip(), t) for t in tools]
+    return [(score, d.tool) for score, d in scored(request, described, k=len(tools), embedder=embedder,
+                                                    floor=float("-inf"))]  # fmt: skip
 
 
 def offer(ranking: list[tuple[float, Tool]], pinned: list[str]) -> list[Tool]:

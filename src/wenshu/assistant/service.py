@@ -1,10 +1,13 @@
 """The assistant service: a request in, an AssistantResponse out, around one compiled graph.
 
 Per request the host (not the model) selects at most two skills and five tools by retrieval over their
-descriptions, routes by rules (assistant/route.py) and, on the agent route, lets the model choose among
-what it was offered, one JSON step at a time. The tools of the configured MCP servers (WENSHU_HOME/mcp.json)
+descriptions (assistant/offer.py), routes by rules (assistant/route.py; a data question another tool fits
+plainly better goes to the agent; one too wide for one query to its sub-questions, assistant/wide.py) and,
+on the agent route, lets the model choose among what it was offered, one step at a time (JSON under a
+schema, or an endpoint's native tool call). The tools of the configured MCP servers (WENSHU_HOME/mcp.json)
 join the built-in ones on the agent route; their servers start on the first request that needs them and
-stay connected for the assistant's life (`close` stops them). A server that cannot be used is left out
+stay connected for the assistant's life (`close` stops them); once started, their tools also weigh in on
+routing. A server that cannot be used is left out
 with a warning. A search tool among them (setting `web_search`, else the first `*search` tool taking a
 `query`) is offered as `web_search`: expanded into three queries, run in parallel, merged (wenshu.search).
 

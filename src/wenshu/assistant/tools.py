@@ -20,6 +20,7 @@ class Tool:
     description: str
     parameters: dict  # JSON schema of an object with flat properties
     run: Callable[[dict], str] = field(repr=False)
+    terms: str = ""  # more words the host's retrieval finds it by (not shown to the model: prompts stay short)
 
     def call(self, arguments: dict) -> tuple[str, bool]:
         """(result text, ok); a refusal or failure comes back as text in the user's terms, never raised."""
@@ -74,9 +75,9 @@ def query_database_tool(answers: Callable[[str], list], holds: str = "") -> Tool
     `holds`: what the datasource measures, in its semantic model's words (`data_terms`), so the host's
     retrieval finds this tool for a question in the data's own words."""
     return Tool("query_database", "Answer a question about the numbers in the connected database (SQL is "
-                "written, checked and run for you). 查询数据库中的数据。" + (f" {holds}" if holds else ""),
+                "written, checked and run for you). 查询数据库中的数据。",
                 text_params(question="the data question, in the user's words"),
-                lambda args: parts_text(answers(args["question"])))  # fmt: skip
+                lambda args: parts_text(answers(args["question"])), terms=holds)  # fmt: skip
 
 
 def data_terms(model, limit: int = 24) -> str:
