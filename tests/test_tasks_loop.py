@@ -44,7 +44,7 @@ def test_solved_only_when_the_tests_pass_in_a_clean_copy_and_the_folder_changes_
     first = fake.calls[0][1].content
     assert "assert -1 == 5" in first  # the model starts from the failing assertion, the test and the code it imports
     assert "File tests/test_calc.py (9 lines) — a test file: read it to see what the code must do, never write it:" \
-        in first and first.index("File tests/") < first.index("File calc.py") < first.index("Steps so far")
+        in first and first.index("File calc.py") < first.index("File tests/")
     assert "File calc.py (6 lines):\n<<<\ndef add(a, b):" in fake.calls[1][1].content  # read: shown as data
     # the file is asked for in the next turn of the decision's own conversation, as plain code with the
     # current text right before the answer, capped to the file's size and stopped at the closing fence

@@ -207,13 +207,3 @@ def test_the_code_a_failing_test_imports_is_found_in_the_project(tmp_path):
     assert code_under_test(tmp_path, failure) == ["calc.py", "src/shop/prices.py"]  # not os, not pytest
     assert code_under_test(tmp_path, "- calc.py: SyntaxError") == []  # only test files are read for imports
 
-
-
-def test_open_files_keep_the_most_recent_within_the_budget_and_show_it_last(tmp_path):
-    from wenshu.tasks.perceive import open_files
-
-    root = Root(write(tmp_path / "p", {"tests/test_a.py": "def test_a():\n    pass\n", "a.py": "A = 1\n" * 20}))
-    both, _ = open_files(root, ["tests/test_a.py", "a.py"], budget_chars=5000, focus=set())
-    assert both.index("File tests/test_a.py (2 lines) — a test file") < both.index("File a.py (20 lines):")
-    one, _ = open_files(root, ["tests/test_a.py", "a.py"], budget_chars=150, focus=set())
-    assert "File a.py" in one and "test_a.py" not in one  # the older file gives way

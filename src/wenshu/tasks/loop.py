@@ -97,8 +97,7 @@ def run_task(store: TaskStore, task_id: str, models, config: TaskConfig, *, on_s
             t0 = time.perf_counter()
             taking("verify", "baseline")
             first = _verify(task, ws, config)
-            # the failing tests and the code they import: what a programmer opens first (the code is the most recent:
-            # it is kept first within the budget and shown last, next to the steps, where the model picks a target)
+            # the failing tests and the code they import: what a programmer opens first (the code shown first)
             task.opened = [*task.opened, *failing_tests(ws.work.path, first.summary),
                            *code_under_test(ws.work.path, first.summary)]  # fmt: skip
             record("verify", "baseline", "", first, t0)

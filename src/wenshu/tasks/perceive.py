@@ -76,9 +76,8 @@ def project_tree(root: Root, *, budget_tokens: int, ignore: Ignore | None = None
 
 def open_files(work: Root, opened: list[str], *, budget_chars: int, focus: set[str],
                kept: Callable[[str], bool] = is_test_file) -> tuple[str, list[str]]:
-    """(the prompt's view of the files opened, within the budget; those shown in part). The most recent files
-    are kept when not all fit, and shown last, next to the steps. A file `kept` says the agent may not
-    write is marked so in its heading."""
+    """(the prompt's view of the files opened, most recent first, within the budget; those shown in part).
+    A file `kept` says the agent may not write is marked so in its heading."""
     parts, partial, used = [], [], 0
     for rel in reversed(opened):
         try:
@@ -97,7 +96,7 @@ def open_files(work: Root, opened: list[str], *, budget_chars: int, focus: set[s
         used += len(block)
         if cut:
             partial.append(rel)
-    return "\n\n".join(reversed(parts)), partial
+    return "\n\n".join(parts), partial
 
 
 _PY_PATH = re.compile(r"[\w./-]+\.py")
