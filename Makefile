@@ -70,7 +70,8 @@ system-deps:
 
 # The suite runs in PYTEST_WORKERS processes (pytest-xdist; 0: one process), a whole test file per worker, so
 # each file's module fixtures (a Spark session, a server) are built once; then the tests with the real model
-# (marker `model`) run alone, so two model runs never share the CPU.
+# (marker `model`) run alone, so two model runs never share the CPU. Each part must run tests (pytest's exit 5,
+# "no tests", fails): for a subset, run `.venv/bin/python -m pytest PATHS` instead of PYTEST_ARGS=PATHS.
 PYTEST_WORKERS ?= 2
 
 test: check-runtime system-deps $(DESKTOP_STAMP)
