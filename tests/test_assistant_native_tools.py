@@ -10,6 +10,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from test_assistant_stream import one_file_project
 
 from wenshu.assistant.service import Assistant
 from wenshu.settings import Settings
@@ -69,10 +70,7 @@ def endpoint():
 
 @pytest.fixture
 def project(tmp_path):
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "README.md").write_text("# Export\nExports GMV by region.\n")
-    return root
+    return one_file_project(tmp_path)
 
 
 @pytest.fixture
@@ -93,7 +91,7 @@ def test_tool_calls_are_steps_broken_arguments_are_repaired_and_text_is_the_answ
     resp = assistant.ask("what files are in the folder and what do they say?", workspace=project)
     assert resp.route == "agent" and resp.status == "ok" and resp.answer == "The project exports GMV by region."
     assert [(s.action, s.arguments) for s in resp.steps] == [("list_files", {"path": "."}), ("read_file", {"path": "README.md"})]
-    assert "Exports GMV by region." in resp.steps[1].result
+    assert "README.md (1 lines):\n# Export" in resp.steps[1].result
     first = _Endpoint.seen[0]
     offered = {t["function"]["name"] for t in first["tools"]}
     assert offered == {"query_database", "list_files", "read_file", "write_file", "run_command"}

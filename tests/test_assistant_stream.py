@@ -25,12 +25,16 @@ def assistant(settings, store, agent):
     return Assistant(settings, store, agent=agent)
 
 
-@pytest.fixture
-def project(tmp_path):
+def one_file_project(tmp_path):
     root = tmp_path / "project"
     root.mkdir()
     (root / "README.md").write_text("# Export\n")
     return root
+
+
+@pytest.fixture
+def project(tmp_path):
+    return one_file_project(tmp_path)
 
 
 def collect(assistant, message: str, **kw):

@@ -53,3 +53,15 @@ def test_the_bench_runs_with_the_fake_model(tmp_path):
     assert s["by_expected_tool"]["direct"] == 100.0 and s["by_expected_tool"]["write_file"] == 0.0
     offered = {t for r in data["records"] for t in r["offered"]}
     assert {"search_documents", "web_search", "office__create_ticket"} <= offered  # every kind of tool was there
+
+
+def test_agent_cost_summarizes_both_ways():
+    from bench.agent_cost import summarize
+
+    records = [{"direct_s": 10.0, "assistant_s": 10.5, "extra_pct": 5.0, "route_ms": 40.0, "route": "data",
+                "same_sql": True, "llm_calls": [1, 1]},
+               {"direct_s": 20.0, "assistant_s": 19.0, "extra_pct": -5.0, "route_ms": 60.0, "route": "agent",
+                "same_sql": False, "llm_calls": [1, 2]}]
+    s = summarize(records, "fake")
+    assert s["extra_total_pct"] == -1.7 and s["extra_median_pct"] == 0.0 and s["route_median_ms"] == 50.0
+    assert (s["data_route"], s["same_sql"], s["same_model_calls"]) == (1, 1, 1)
