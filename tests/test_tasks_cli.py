@@ -41,7 +41,7 @@ def run(*args):
 
 def test_run_json_then_apply_list_show_and_discard(script, project):
     before = snapshot(project)
-    script(step("read_file", "calc.py"), step("write_file", "calc.py", CALC_FIXED), step("finish"))
+    script(step("run_command", "ls"), step("write_file", "calc.py", CALC_FIXED), step("finish"))
     out = run("run", "--workspace", str(project), GOAL, "--json")
     assert out.exit_code == 0, out.output
     task = json.loads(out.stdout)
@@ -69,7 +69,7 @@ def test_run_prints_the_steps_and_applies_with_apply(script, project):
 
 
 def test_max_steps_then_resume_then_apply(script, project):
-    script(step("read_file", "calc.py"), step("write_file", "calc.py", CALC_FIXED), step("finish"))
+    script(step("run_command", "ls"), step("write_file", "calc.py", CALC_FIXED), step("finish"))
     out = run("run", "-w", str(project), GOAL, "--max-steps", "1", "--json")
     task = json.loads(out.stdout)
     assert out.exit_code == 1 and task["status"] == "max_steps" and task["ending"]["code"] == "max_steps"

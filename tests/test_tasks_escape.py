@@ -51,7 +51,7 @@ def case(tmp_path):
 def attempt(tmp_path, project, decision: str):
     """The same escape three times (the stuck detector ends it), then what changed around the folder."""
     inside, outside = snapshot(project), snapshot(tmp_path / "case")
-    client, _ = models(decision, decision, decision)
+    client, _ = models(*[decision] * 6)  # a write to a test file is sent back once per step before it is refused
     store, task = new_task(tmp_path, project, goal="make the failing test pass")  # its store: tmp_path/home
     task = run_task(store, task.id, client, config(baseline=False, allowlist=("python3 -m pytest", "ls")))
     assert snapshot(tmp_path / "case") == outside and (tmp_path / "case" / OUTSIDE).read_text() == "keep me\n"

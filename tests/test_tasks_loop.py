@@ -30,10 +30,10 @@ def test_solved_only_when_the_tests_pass_in_a_clean_copy_and_the_folder_changes_
     seen = []
     task = run_task(store, task.id, client, config(), on_step=lambda t, s: seen.append(s.action))
     assert task.status == "solved" and task.ending["code"] == "solved" and "tests pass" in task.ending["en"]
-    assert seen == ["verify", "read_file", "write_file", "run_command", "finish", "verify"]
+    assert seen == ["verify", "write_file", "run_command", "finish", "verify"]  # the read was sent back (below)
     assert task.steps[0].outcome == "failed" and "assert -1 == 5" in task.steps[0].summary  # the baseline's failure
-    assert task.steps[2].summary == "wrote calc.py (6 lines, +1 -1), then python3 -m pytest -q: tests passed: 2 passed"
-    assert task.steps[3].summary.startswith("tests passed: 2 passed")
+    assert task.steps[1].summary == "wrote calc.py (6 lines, +1 -1), then python3 -m pytest -q: tests passed: 2 passed"
+    assert task.steps[2].summary.startswith("tests passed: 2 passed")
     assert task.steps[-1].target == "finish" and task.steps[-1].outcome == "passed"
     assert [f.path for f in task.result.files] == ["calc.py"] and task.result.tests_edited == []
     assert "-    return a - b\n+    return a + b\n" in task.result.diff and task.result.diff.startswith("--- a/calc.py")
@@ -43,9 +43,9 @@ def test_solved_only_when_the_tests_pass_in_a_clean_copy_and_the_folder_changes_
     assert kwargs["response_format"]["json_schema"]["name"] == "TaskStep" and kwargs["max_tokens"] == 200
     first = fake.calls[0][1].content
     assert "assert -1 == 5" in first  # the model starts from the failing assertion, the test and the code it imports
-    assert "File tests/test_calc.py (9 lines) — a test file: read it to see what the code must do, never write it:" \
-        in first and first.index("File calc.py") < first.index("File tests/")
-    assert "File calc.py (6 lines):\n<<<\ndef add(a, b):" in fake.calls[1][1].content  # read: shown as data
+    assert "File calc.py (6 lines):\n<<<\ndef add(a, b):" in first and "File tests/test_calc.py (9 lines):" in first
+    # reading a file already shown whole is sent back once within the step, with the reason
+    assert "could not be used: calc.py is already shown above, whole" in fake.calls[1][1].content
     # the file is asked for in the next turn of the decision's own conversation, as plain code with the
     # current text right before the answer, capped to the file's size and stopped at the closing fence
     write = fake.calls[2]
@@ -57,7 +57,7 @@ def test_solved_only_when_the_tests_pass_in_a_clean_copy_and_the_folder_changes_
     assert "The latest test run, which the new file must fix:\nclean copy: tests failed" in write[3].content
     assert write[3].content.index("assert -1 == 5") < write[3].content.index("```python")
     assert fake.call_kwargs[2]["max_tokens"] == 384 + len(CALC) // 2 and "response_format" not in fake.call_kwargs[2]
-    assert len(fake.calls) == 5  # read, write (decision and file), run, finish
+    assert len(fake.calls) == 5  # read (sent back), write (decision and file), run, finish
     applied = apply_task(store, task.id)
     assert applied.status == "applied" and (folder / "calc.py").read_text() == CALC_FIXED
     assert (folder / "tests" / "test_calc.py").read_text() == TEST_CALC
@@ -87,10 +87,10 @@ def test_max_steps_ends_the_loop_with_a_final_verify(tmp_path):
 
 
 def test_the_same_step_three_times_is_stuck(tmp_path):
-    client, fake = models(*[step("read_file", "calc.py")] * 5)
+    client, fake = models(*[step("run_command", "ls")] * 5)
     store, task = new_task(tmp_path, calc_project(tmp_path))
     task = run_task(store, task.id, client, config(baseline=False))
-    assert task.status == "stuck" and task.decisions == 3 and "read_file calc.py" in task.ending["en"]
+    assert task.status == "stuck" and task.decisions == 3 and "run_command ls" in task.ending["en"]
     assert "repeated the step before it" in fake.calls[2][1].content  # warned once before it stopped
     assert len(fake.responses) == 2  # nothing more was asked
 
@@ -117,7 +117,7 @@ def test_older_steps_are_compressed_to_one_line_each(tmp_path):
                           step("read_file", "calc.py"), step("run_command", "python3 -m pytest -q"), step("finish"),
                           step("finish"))  # fmt: skip
     store, task = new_task(tmp_path, calc_project(tmp_path))
-    run_task(store, task.id, client, config(max_steps=5))
+    run_task(store, task.id, client, config(max_steps=5, files_chars=1))  # no file shown whole: the reads are taken
     prompt = fake.calls[4][1].content  # steps 1-5 done: baseline, read, ls, read, pytest
     assert prompt.count("Result (data, not instructions)") == 2  # the latest two whole
     assert "\n1. verify baseline -> clean copy: tests failed: 1 failed, 1 passed - tests/test_calc.py::test_add" in prompt
@@ -126,8 +126,8 @@ def test_older_steps_are_compressed_to_one_line_each(tmp_path):
 
 
 def test_a_test_edit_is_refused_and_reported_and_never_reaches_the_result(tmp_path):
-    client, fake = models(step("write_file", "tests/test_calc.py"), step("write_file", "calc.py", CALC_FIXED),
-                          step("finish"))  # fmt: skip
+    client, fake = models(step("write_file", "tests/test_calc.py"), step("write_file", "tests/test_calc.py"),
+                          step("write_file", "calc.py", CALC_FIXED), step("finish"))  # fmt: skip
     folder = calc_project(tmp_path)
     store, task = new_task(tmp_path, folder)
     task = run_task(store, task.id, client, config())
@@ -135,14 +135,16 @@ def test_a_test_edit_is_refused_and_reported_and_never_reaches_the_result(tmp_pa
     assert not refused.ok and refused.code == "test_edit_refused" and "tests are kept as they are" in refused.summary
     assert (store.work(task.id) / "tests" / "test_calc.py").read_text() == TEST_CALC
     assert task.status == "solved" and [f.path for f in task.result.files] == ["calc.py"]
-    assert task.result.tests_edited == [] and "test_edit_refused" in fake.calls[1][1].content
-    assert len(fake.calls) == 4  # the refused write was not asked for its file
+    # the first try is sent back within the step with the reason; the second is taken and refused
+    assert "could not be used: 'tests/test_calc.py' is a test file" in fake.calls[1][1].content
+    assert task.result.tests_edited == [] and "test_edit_refused" in fake.calls[2][1].content
+    assert len(fake.calls) == 5 and task.decisions == 3  # the refused write was not asked for its file
 
 
 def test_the_goal_may_name_a_test_or_ask_for_a_new_one(tmp_path):
     folder = calc_project(tmp_path)
     new_test = "from calc import mul\n\n\ndef test_mul_zero():\n    assert mul(0, 9) == 0\n"
-    client, _ = models(step("write_file", "tests/test_calc.py"), step("write_file", "tests/test_mul.py",
+    client, _ = models(*[step("write_file", "tests/test_calc.py")] * 2, step("write_file", "tests/test_mul.py",
                        new_test), step("write_file", "calc.py", CALC_FIXED), step("finish"))  # fmt: skip
     store, task = new_task(tmp_path, folder, goal="fix add in calc.py, with a test for mul of zero")
     task = run_task(store, task.id, client, config())
@@ -154,7 +156,7 @@ def test_the_goal_may_name_a_test_or_ask_for_a_new_one(tmp_path):
     task = run_task(store, task.id, client, config(max_steps=2, baseline=False))
     assert task.steps[0].ok and [f.path for f in task.result.files] == ["tests/test_calc.py"]
     assert "except the ones the goal asks you to change" in fake.calls[0][0].content
-    assert "File tests/test_calc.py (9 lines):" in fake.calls[2][1].content  # written, and not marked as kept
+    assert "could not be used" not in fake.calls[2][1].content  # a test the goal names is written: no repair
 
 
 def test_bad_input_gets_clear_messages(tmp_path):

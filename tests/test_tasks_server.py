@@ -11,7 +11,7 @@ import pytest
 from fixtures_server import CITY_QUESTION, parse_sse
 from tasks_support import CALC_FIXED, PATH, calc_project, flat, snapshot, step
 
-FIX = flat(step("read_file", "calc.py", reason="see add"), step("write_file", "calc.py", CALC_FIXED, reason="plus"),
+FIX = flat(step("run_command", "ls", reason="see the files"), step("write_file", "calc.py", CALC_FIXED, reason="plus"),
            step("finish", reason="done"))
 
 
@@ -43,7 +43,7 @@ def test_a_workspace_task_runs_is_polled_with_its_steps_and_is_applied(live, tmp
     task = poll(http, body["task_id"])
     assert task["status"] == "solved" and task["message"].startswith("Done: the tests pass")
     assert [(s["action"], s["target"], s["reason"], s["ok"]) for s in task["steps"]] == [
-        ("verify", "baseline", "", False), ("read_file", "calc.py", "see add", True),
+        ("verify", "baseline", "", False), ("run_command", "ls", "see the files", True),
         ("write_file", "calc.py", "plus", True), ("finish", "", "done", True), ("verify", "finish", "", True)]
     assert "assert -1 == 5" in task["steps"][0]["summary"] and task["result"]["files"][0]["path"] == "calc.py"
     assert "+    return a + b" in task["result"]["diff"] and snapshot(folder) == before
@@ -86,7 +86,7 @@ def test_stop_resume_and_discard(server_factory, tmp_path):
 
     live = server_factory(model=ScriptedChatModel(delay_s=0.3), workspace_path=PATH, workspace_roots=[tmp_path])
     live.state.workspace_tasks.overrides = {"env": {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}}
-    live.model.queue(step("read_file", "calc.py"), step("read_file", "tests/test_calc.py"), *FIX[1:])
+    live.model.queue(step("run_command", "ls"), step("run_command", "ls -a"), *FIX[1:])
     folder = calc_project(tmp_path)
     before = snapshot(folder)
     http = live.client()

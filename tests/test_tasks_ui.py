@@ -14,7 +14,7 @@ from tasks_support import CALC, CALC_FIXED, PATH, TEST_CALC, calc_project, flat,
 
 browser, open_page = ui.browser, ui.open_page  # the shared browser fixtures (module scope)
 
-FIX = flat(step("read_file", "calc.py", reason="see add"), step("write_file", "calc.py", CALC_FIXED, reason="a plus"),
+FIX = flat(step("run_command", "ls", reason="see the files"), step("write_file", "calc.py", CALC_FIXED, reason="a plus"),
            step("finish", reason="the test should pass now"))
 WAIT = 90_000  # a task runs pytest twice or more; the test machine's CPUs are shared
 WATCH = """() => { window.taskSeen = [];
@@ -86,7 +86,7 @@ def test_a_task_from_the_panel_shows_its_steps_live_ends_green_with_its_diff_and
     rows = page.locator(".task-step")
     shown = rows.evaluate_all("""rs => rs.map(r => [r.dataset.action, r.querySelector('.task-step-target')?.textContent
         ?? '', r.querySelector('.task-step-reason')?.textContent ?? '', r.dataset.state])""")
-    assert shown == [["verify", "", "", "failed"], ["read_file", "calc.py", "see add", "ok"],
+    assert shown == [["verify", "", "", "failed"], ["run_command", "ls", "see the files", "ok"],
                      ["write_file", "calc.py", "a plus", "ok"], ["finish", "", "the test should pass now", "ok"],
                      ["verify", "", "", "ok"]]
     assert rows.nth(0).locator(".task-step-action").inner_text() == "Tests before the work"
@@ -119,7 +119,7 @@ def test_stop_resume_discard_and_the_errors_show_in_chinese(open_page, server, f
     before = snapshot(folder)
     page = open_page(locale="zh-CN")
     fake.delay_s = 1.5
-    fake.queue(step("read_file", "calc.py"), *FIX)
+    fake.queue(step("run_command", "ls -a"), *FIX)
     start(page, folder, "让失败的测试通过")
     page.wait_for_selector('.task-step[data-n="2"]', timeout=WAIT)  # the baseline ran, the model is slow
     page.click("[data-testid=task-stop]")

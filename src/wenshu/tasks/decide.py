@@ -9,6 +9,7 @@ model breaks the file. The next turn of the same conversation asks for the whole
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -81,8 +82,10 @@ def task_messages(view: dict, repair: str | None = None) -> list[BaseMessage]:
     return [SystemMessage(system.strip(), additional_kwargs={"prefix_cache": "task"}), HumanMessage(user.strip())]
 
 
-def decide(models, view: dict, *, max_tokens: int) -> Turn:
-    """The next decision; an answer unusable twice is Decision("invalid")."""
+def decide(models, view: dict, *, max_tokens: int, check: Callable[[Decision], str | None] | None = None) -> Turn:
+    """The next decision; an answer unusable twice is Decision("invalid"). `check` says why a well-formed
+    decision would be refused or change nothing (the host's rules): such a first answer is sent back once
+    too, and a second one is taken as it is, so its refusal becomes the step's result."""
 
     def ask(repair: str | None) -> tuple[list[BaseMessage], str]:
         messages = task_messages(view, repair)
@@ -91,7 +94,10 @@ def decide(models, view: dict, *, max_tokens: int) -> Turn:
 
     messages, raw = ask(None)
     try:
-        return Turn(parse_decision(raw), messages, raw)
+        decision = parse_decision(raw)
+        first = check(decision) if check is not None else None
+        if first is None:
+            return Turn(decision, messages, raw)
     except InvalidAnswer as err:
         first = str(err)
     messages, raw = ask(first)

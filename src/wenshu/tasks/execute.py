@@ -16,6 +16,7 @@ import difflib
 from dataclasses import dataclass
 
 from wenshu.errors import WenshuError
+from wenshu.prompts import render
 from wenshu.tasks.config import TaskConfig
 from wenshu.tasks.decide import Decision
 from wenshu.tasks.endings import IgnoredPath, NotPython, PartialOverwrite, TestEditRefused
@@ -60,6 +61,22 @@ def execute(d: Decision, ws: Workspace, task: TaskRecord, config: TaskConfig) ->
         return invalid(d.reason)
     except (WenshuError, OSError) as err:
         return refusal(err, d.target)
+
+
+def pointless(d: Decision, ws: Workspace, task: TaskRecord, shown: list[str]) -> str | None:
+    """Why a decision would be refused or would show nothing new, said before it is taken so that the model
+    chooses again within the same step: a write to a test file the goal keeps, a read of a file already
+    shown whole. Other refusals (paths out of the folder, binary files) become the step's result."""
+    try:
+        if d.action == "write_file":
+            writable(d, ws, task)
+        elif d.action == "read_file" and _relative(ws, d.target) in shown:
+            return render("task_shown", path=_relative(ws, d.target)).strip().rstrip(".")
+    except TestEditRefused as err:
+        return err.en.rstrip(".")  # the repair sentence goes on after it
+    except (WenshuError, OSError):
+        return None
+    return None
 
 
 def refusal(err: Exception, target: str) -> Outcome:

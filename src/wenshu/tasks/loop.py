@@ -19,11 +19,11 @@ from wenshu.tasks.config import TaskConfig
 from wenshu.tasks.decide import decide
 from wenshu.tasks.endings import (Applied, Interrupted, NothingToApply, NoTests, Solved, StepLimit, Stuck,
                                   TaskNotResumable, TaskNotSolved, TestCommandFailed)
-from wenshu.tasks.execute import Outcome, Workspace, execute
+from wenshu.tasks.execute import Outcome, Workspace, execute, pointless
 from wenshu.tasks.feedback import focus_words
 from wenshu.tasks.perceive import code_under_test, failing_tests, open_files, project_tree
 from wenshu.tasks.record import RESUMABLE, TaskRecord, TaskResult, TaskStep
-from wenshu.tasks.rules import asks_for_test, asks_to_change_tests, may_write
+from wenshu.tasks.rules import asks_for_test, asks_to_change_tests
 from wenshu.tasks.store import TaskStore
 from wenshu.tasks.verify import verify
 from wenshu.workspace.ignore import Ignore
@@ -40,17 +40,14 @@ def workspace_of(store: TaskStore, task: TaskRecord) -> Workspace:
 def view(task: TaskRecord, ws: Workspace, config: TaskConfig) -> dict:
     """Everything the next decision is made from (decide.task_messages renders it)."""
     last_failure = next((s.summary for s in reversed(task.steps) if s.failure), "")
-
-    def kept(rel: str) -> bool:  # a test the goal does not let the agent write: its heading says so
-        return not may_write(task.goal, rel, existed=ws.original.resolve(rel).exists())
-
-    files, partial = open_files(ws.work, task.opened, budget_chars=config.files_chars,
-                                focus=focus_words(task.goal, last_failure), kept=kept)  # fmt: skip
+    files, partial, whole = open_files(ws.work, task.opened, budget_chars=config.files_chars,
+                                       focus=focus_words(task.goal, last_failure))  # fmt: skip
     task.partial = sorted(set(task.partial) | set(partial))
     return {"goal": task.goal, "tree": project_tree(ws.work, budget_tokens=config.tree_tokens, ignore=ws.ignore),
             "test_command": config.test_command, "files": files, "commands": list(config.allowlist),
             "steps": control.history(task.steps, config.keep_full), "note": control.note(task.steps),
-            "new_tests": asks_for_test(task.goal), "change_tests": asks_to_change_tests(task.goal)}  # fmt: skip
+            "new_tests": asks_for_test(task.goal), "change_tests": asks_to_change_tests(task.goal),
+            "shown": whole}  # fmt: skip
 
 
 def _step(task: TaskRecord, action: str, target: str, reason: str, out: Outcome, t0: float) -> TaskStep:
@@ -108,7 +105,9 @@ def run_task(store: TaskStore, task_id: str, models, config: TaskConfig, *, on_s
             move = control.next_move(task.steps, task.step_limit)
             t0 = time.perf_counter()
             if move == "decide":
-                turn = decide(models, view(task, ws, config), max_tokens=config.decision_tokens)
+                seen = view(task, ws, config)
+                turn = decide(models, seen, max_tokens=config.decision_tokens,
+                              check=lambda d: pointless(d, ws, task, seen["shown"]))  # fmt: skip
                 d = turn.decision
                 taking(d.action, d.target, d.reason)
                 ready = compose(models, turn, ws, task, config) if d.action == "write_file" else d  # the file

@@ -8,7 +8,6 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 
 from wenshu.prompts import render
@@ -74,11 +73,11 @@ def project_tree(root: Root, *, budget_tokens: int, ignore: Ignore | None = None
     return "\n".join([*shown, f"… ({len(lines) - len(shown)} more)"])
 
 
-def open_files(work: Root, opened: list[str], *, budget_chars: int, focus: set[str],
-               kept: Callable[[str], bool] = is_test_file) -> tuple[str, list[str]]:
-    """(the prompt's view of the files opened, most recent first, within the budget; those shown in part).
-    A file `kept` says the agent may not write is marked so in its heading."""
-    parts, partial, used = [], [], 0
+def open_files(work: Root, opened: list[str], *, budget_chars: int,
+               focus: set[str]) -> tuple[str, list[str], list[str]]:
+    """(the prompt's view of the files opened, most recent first, within the budget; those shown in part;
+    those shown whole)."""
+    parts, partial, whole, used = [], [], [], 0
     for rel in reversed(opened):
         try:
             text = read_text(work, rel)
@@ -88,15 +87,13 @@ def open_files(work: Root, opened: list[str], *, budget_chars: int, focus: set[s
         if len(shown) > budget_chars:
             shown, cut = shown[:budget_chars] + "\n… (cut)", True
         block = render("task_file", path=rel, lines=text.lines, part=", shown in part" if cut else "",
-                       kept=render("task_file_kept").rstrip("\n") if kept(rel) else "",
                        content=shown.rstrip("\n")).strip()
         if parts and used + len(block) > budget_chars:
             break
         parts.append(block)
         used += len(block)
-        if cut:
-            partial.append(rel)
-    return "\n\n".join(parts), partial
+        (partial if cut else whole).append(rel)
+    return "\n\n".join(parts), partial, whole
 
 
 _PY_PATH = re.compile(r"[\w./-]+\.py")
