@@ -28,7 +28,7 @@ STRONG_SIMILARITY = 0.4  # a passage this close to the request (or holding this 
 STRONG_COVERAGE = 0.6  # request a documents question: the agent route, not straight to the data pipeline
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3})")
-NOT_FOUND = "Not in the documents: no passage answers this. Say so plainly; do not guess."
+NOT_FOUND = render("kb_not_found").strip()  # the tool's result when no passage comes back
 
 
 def search_both(kb, collection: str, query: str, request: str, earlier: tuple[str, ...] = ()) -> list:
