@@ -151,7 +151,7 @@ def test_a_folder_of_the_roots_gives_the_turn_the_workspace_tools_and_the_turn_i
     assert (entry["question"], entry["route"], entry["status"]) == ("what files are in the folder?", "agent", "ok")
     listed, refused, wrote = entry["tools"]
     assert listed["arguments"] == {"path": "."} and listed["outcome"] == "ok" and "detail" not in listed
-    assert refused["outcome"] == "error" and refused["detail"].startswith("path_outside_workspace: ")  # the refusal, in one line
+    assert refused["outcome"] == "error" and refused["detail"].startswith("path_outside_workspace: ")  # the refusal
     assert wrote["arguments"]["path"] == "NOTES.md" and len(wrote["arguments"]["content"]) == 200  # shortened
     assert wrote["arguments"]["content"].startswith("第一行 xx") and wrote["arguments"]["content"].endswith("…")
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 from store_migrations_support import (
-    LEGACY_TABLES, SHIPPED, build_legacy, differences, extra_revision, fill, migrate_in_processes, rows, schema_versions,
+    LEGACY_TABLES, SHIPPED, build_legacy, differences, extra_revision, fill, migrate_in_processes, rows,
+    schema_versions,
 )
 
 from wenshu.storage.db import make_engine, open_store

@@ -93,7 +93,8 @@ class ModelClient:
                 whole = chunk if whole is None else whole + chunk
             split.close()
             self.usage.add(usage, time.perf_counter() - t0)
-            return AIMessage(content=split.answer,
+            text = whole is None or isinstance(whole.content, str)  # content blocks (a plugin's model) stay as sent
+            return AIMessage(content=split.answer if text else whole.content,
                              tool_calls=getattr(whole, "tool_calls", []),
                              invalid_tool_calls=getattr(whole, "invalid_tool_calls", []))  # fmt: skip
         except WenshuError:
