@@ -18,8 +18,13 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from wenshu.storage.migrations import BASELINE, VERSIONS_DIR, head_revision, migrate
+from alembic.script import ScriptDirectory
+
+from wenshu.storage.migrations import BASELINE, VERSIONS_DIR, alembic_config, head_revision, migrate
 from wenshu.storage.schema import metadata
+
+# every shipped revision, oldest first: what a store from before Alembic, or an empty one, is upgraded through
+SHIPPED = [s.revision for s in reversed(list(ScriptDirectory.from_config(alembic_config()).walk_revisions()))]
 
 LEGACY_TABLES = {
     1: ["datasources", "conversations", "messages"],
@@ -58,19 +63,31 @@ def _value(type_: sa.types.TypeEngine):
     return VALUES[sa.JSON] if isinstance(type_, sa.JSON) else VALUES[type_.python_type]
 
 
+def _columns(engine: sa.Engine, table: sa.Table) -> list[sa.Column]:
+    """The table's columns that the database has (a store before a later revision lacks its new columns)."""
+    have = {c["name"] for c in sa.inspect(engine).get_columns(table.name)}
+    return [c for c in table.columns if c.name in have]
+
+
 def fill(engine: sa.Engine) -> list[str]:
-    """One row in every app table the database has; returns their names."""
+    """One row in every app table the database has, every column it has set; returns their names."""
     have = set(sa.inspect(engine).get_table_names())
     filled = [t for t in metadata.sorted_tables if t.name in have and t.name != "schema_version"]
+    columns = {t.name: _columns(engine, t) for t in filled}
     with engine.begin() as conn:
         for table in filled:
-            conn.execute(table.insert().values({c.name: _value(c.type) for c in table.columns}))
+            conn.execute(table.insert().values({c.name: _value(c.type) for c in columns[table.name]}))
     return [t.name for t in filled]
 
 
 def rows(engine: sa.Engine, tables: list[str]) -> dict[str, list]:
+    """Each table's rows as the values they hold (a column a later revision added, still NULL, left out)."""
+    out = {}
     with engine.connect() as conn:
-        return {t: sorted(map(repr, conn.execute(sa.select(metadata.tables[t])).all())) for t in tables}
+        for t in tables:
+            found = conn.execute(sa.select(*_columns(engine, metadata.tables[t]))).all()
+            out[t] = sorted(repr(tuple(v for v in r if v is not None)) for r in found)
+    return out
 
 
 def differences(engine: sa.Engine) -> list:

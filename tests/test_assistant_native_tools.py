@@ -13,11 +13,14 @@ import pytest
 from test_assistant_stream import one_file_project
 
 from wenshu.assistant.service import Assistant
+from wenshu.providers.thinking import ThinkSplitter
 from wenshu.settings import Settings
 
 
 class _Endpoint(BaseHTTPRequestHandler):
-    script: list[dict] = []  # each answer: {"tool": name, "arguments": raw JSON text} or {"text": ...}
+    # each answer: {"tool": name, "arguments": raw JSON text} or {"text": ...}; with "reasoning", a reasoning
+    # model's thinking first, in `reasoning_content` (or the field named by "field": vLLM's `reasoning`)
+    script: list[dict] = []
     seen: list[dict] = []
 
     def log_message(self, *args):
@@ -39,6 +42,8 @@ class _Endpoint(BaseHTTPRequestHandler):
         call = {"id": "call_1", "type": "function", "function": {"name": answer.get("tool"), "arguments": answer.get("arguments")}}
         if not body.get("stream"):
             message = {"role": "assistant", "content": answer.get("text")}
+            if "reasoning" in answer:
+                message[answer.get("field", "reasoning_content")] = answer["reasoning"]
             if "tool" in answer:
                 message["tool_calls"] = [call]
             out = {**base, "object": "chat.completion", "usage": usage, "choices": [
@@ -53,6 +58,9 @@ class _Endpoint(BaseHTTPRequestHandler):
         else:
             text = answer["text"]
             deltas = [{"role": "assistant", "content": text[i : i + 6]} for i in range(0, len(text), 6)]
+        thought = answer.get("reasoning", "")
+        field = answer.get("field", "reasoning_content")
+        deltas = [{"role": "assistant", field: thought[i : i + 7]} for i in range(0, len(thought), 7)] + deltas
         lines = [{**chunk, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
         lines.append({**chunk, "choices": [], "usage": usage})
         self._send("text/event-stream", "".join(f"data: {json.dumps(x)}\n\n" for x in lines).encode() + b"data: [DONE]\n\n")
@@ -134,3 +142,42 @@ def test_native_tool_calling_is_for_models_that_have_it(home, endpoint, fake_mod
     assert resolve(Settings(llm_base_url=endpoint, llm_model="m")).native_tools
     assert not resolve(Settings(llm_base_url=endpoint, llm_model="m", llm_native_tools=False)).native_tools
     assert not calls_tools(fake_model)  # the scripted fake, like the embedded model, decodes JSON steps
+
+
+def test_an_endpoint_models_thinking_streams_apart_and_is_never_the_answer_nor_the_step(assistant, project):
+    """DeepSeek and Qwen3 send `reasoning_content` deltas, vLLM's newer parser `reasoning`, and a model served
+    without a reasoning parser writes `<think>…</think>` at the start of its content."""
+    _Endpoint.script += [{"reasoning": "The user wants the files. 先列出文件。", "tool": "list_files",
+                          "arguments": '{"path": "."}'},
+                         {"reasoning": "One file. ", "field": "reasoning",
+                          "text": "<think>Say it briefly.</think>\n\nOne file: README.md."}]
+    events = []
+    resp = assistant.ask("what files are in the folder?", workspace=project, on_event=events.append)
+    assert resp.status == "ok" and resp.answer == "One file: README.md."
+    assert [s.action for s in resp.steps] == ["list_files"]
+    thinking = [e.data for e in events if e.type == "thinking"]
+    assert "".join(thinking) == "The user wants the files. 先列出文件。One file. Say it briefly." and len(thinking) > 4
+    assert "".join(e.data for e in events if e.type == "token") == "One file: README.md."
+    kinds = [e.type if e.type != "node" else e.node for e in events]
+    assert kinds.index("thinking") < kinds.index("tool")  # as it happens, before the step it leads to
+    limit = _Endpoint.seen[0].get("max_completion_tokens", _Endpoint.seen[0].get("max_tokens"))
+    assert limit == 400 + 2048  # room to think (vLLM and DeepSeek count the thinking in the limit)
+
+    _Endpoint.script += [{"reasoning": "Hidden.", "text": "<think>Also hidden.</think>A cohort is a group."}]
+    quiet = assistant.ask("Explain in two sentences what a cohort analysis is", workspace=project)  # not streamed
+    assert quiet.answer == "A cohort is a group." and _Endpoint.seen[-1]["stream"] is False
+
+
+def test_a_leading_think_block_is_split_off_however_the_stream_is_cut():
+    text = '  <think>plan: a < b </thi and more</think>\n\n{"answer": "<think> is text here"}'
+    for i in range(len(text)):
+        for j in range(i, len(text), 3):
+            thought, said = [], []
+            split = ThinkSplitter(said.append, thought.append)
+            for piece in (text[:i], text[i:j], text[j:]):
+                split.feed(piece)
+            split.close()
+            assert "".join(thought) == "plan: a < b </thi and more", (i, j)
+            assert "".join(said) == split.answer == '{"answer": "<think> is text here"}', (i, j)
+    assert ThinkSplitter.split("<b>bold</b>") == ("", "<b>bold</b>") and ThinkSplitter.split(" ") == ("", " ")
+    assert ThinkSplitter.split("<think>cut off by max_tokens") == ("cut off by max_tokens", "")

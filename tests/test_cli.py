@@ -147,12 +147,18 @@ def test_ask_through_the_semantic_plan_prints_the_plan(fake_script, monkeypatch)
 
 def test_assist_prints_its_steps_as_they_happen_and_continues_a_conversation(fake_script):
     step = json.dumps({"action": "query_database", "arguments": {"question": "how many orders in total"}})
-    fake_script(step, "SELECT COUNT(*) AS n FROM orders", json.dumps({"action": "final", "answer": "120,000 orders."}))
+    fake_script("<think>The report needs the order count.</think>" + step, "SELECT COUNT(*) AS n FROM orders",
+                json.dumps({"action": "final", "answer": "120,000 orders."}))
     out = run("assist", "Please write last week's weekly report")
     assert out.exit_code == 0, out.output
     assert '· query_database {"question": "how many orders in total"}' in out.stderr and "✓ " in out.stderr
+    assert "The report needs the order count.\n· query_database" in out.stderr  # the thinking, on its own line
+    assert "order count" not in out.stdout  # never the answer
     assert out.stdout.count("120,000 orders.") == 1  # streamed once, not printed again
     cid = out.stdout.split("conversation ")[-1].split()[0]
     fake_script(json.dumps({"action": "final", "answer": "Shorter: 120k."}))  # each run reads the script afresh
     again = json.loads(run("assist", "make it shorter", "-c", cid, "--json").stdout)
     assert again["conversation_id"] == cid and again["answer"] == "Shorter: 120k." and again["route"] == "agent"
+    log = json.loads(run("log", "-n", "3", "--json").stdout)  # each turn audited, and the query it made
+    assert [(r["route"], [t["tool"] for t in r["tools"] or []], bool(r["sql"])) for r in log] == [
+        ("agent", [], False), ("agent", ["query_database"], False), (None, [], True)]  # a turn ends after its query

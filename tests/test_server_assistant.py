@@ -55,7 +55,12 @@ def test_tool_steps_tokens_and_the_answer_stream_and_the_turns_are_stored(live_s
     assert [(m["role"], m["content"]) for m in stored] == [("user", REPORT), ("assistant", answer)]
     assert stored[-1]["id"] == data["done"]["message_id"] and stored[-1]["payload"]["steps"][0]["ok"] is True
     assert [c["id"] for c in http.get("/api/conversations").json()["items"]] == [cid]  # the tool's question is a step
-    assert [e["question"] for e in http.get("/api/audit").json()["items"]] == ["how many orders in total"]  # audited
+    audit = http.get("/api/audit").json()["items"]  # the turn and, older, its query_database call: each audited
+    assert [(e["question"], e["route"], e["status"]) for e in audit] == [(REPORT, "agent", "ok"),
+                                                                         ("how many orders in total", None, "ok")]
+    assert audit[0]["tools"] == [{"tool": "query_database", "arguments": {"question": "how many orders in total"},
+                                  "outcome": "ok", "ms": tool[1]["ms"]}]
+    assert audit[0]["conversation_id"] == cid and audit[0]["sql"] is None and audit[1]["sql"]
 
     fake.queue(final("Shorter."))
     again = stream_events(http, cid, "make it shorter", resource="assistant")
@@ -110,6 +115,45 @@ def test_the_same_auth_and_grants_as_the_ask_routes(server_factory, tokens):
     assert [m.role for m in live.state.store.conversations.messages(own)] == []  # refused before anything ran
     empty = alice.post(url, json={"message": "  "})
     assert empty.status_code == 400 and empty.json()["error"]["code"] == "empty_question"
+    folder = {"message": "what files are in the folder?", "workspace": str(live.state.settings.home)}
+    not_admin = carol.post(f"/api/conversations/{own}/assistant", json=folder)  # workspace tools: admins only
+    assert not_admin.status_code == 403 and not_admin.json()["error"]["code"] == "forbidden"
+    no_roots = alice.post(url, json=folder)
+    assert no_roots.status_code == 403 and no_roots.json()["error"]["code"] == "workspace_roots_unset"
+    assert live.state.store.audit.query() == []  # nothing ran
+
+
+def test_a_folder_of_the_roots_gives_the_turn_the_workspace_tools_and_the_turn_is_audited(server_factory, tmp_path):
+    project = tmp_path / "roots" / "shop"
+    project.mkdir(parents=True)
+    (project / "README.md").write_text("# Shop\n")
+    (tmp_path / "secret.txt").write_text("no")
+    live = server_factory(workspace_roots=[tmp_path / "roots"])
+    http, fake = live.client(), live.model
+    cid = new_conversation(http)
+    outside = http.post(f"/api/conversations/{cid}/assistant", json={"message": "list it", "workspace": str(tmp_path)})
+    assert outside.status_code == 403 and outside.json()["error"]["code"] == "workspace_not_allowed"
+    notes = "第一行 " + "x" * 400
+    fake.queue("<think>I have not seen this folder: list it first.</think>\n" + step("list_files", path="."),
+               step("read_file", path="../../secret.txt"), step("write_file", path="NOTES.md", content=notes),
+               final("The shop has a README; notes written."))
+    events = stream_events(http, cid, "what files are in the folder?", resource="assistant",
+                           workspace=str(project / ".." / "shop"))
+    response = dict(events)["answer"]["response"]
+    assert {"list_files", "read_file", "write_file", "run_command"} <= set(response["tools"])
+    assert [(s["action"], s["ok"]) for s in response["steps"]] == [("list_files", True), ("read_file", False),
+                                                                   ("write_file", True)]
+    assert "README.md" in response["steps"][0]["result"] and (project / "NOTES.md").read_text() == notes
+    thinking = [d["text"] for k, d in events if k == "thinking"]  # a reasoning model's thinking: streamed apart
+    assert "".join(thinking) == "I have not seen this folder: list it first."
+    assert response["answer"] == "The shop has a README; notes written." and "<think>" not in json.dumps(response)
+    entry = http.get("/api/audit").json()["items"][0]
+    assert (entry["question"], entry["route"], entry["status"]) == ("what files are in the folder?", "agent", "ok")
+    listed, refused, wrote = entry["tools"]
+    assert listed["arguments"] == {"path": "."} and listed["outcome"] == "ok" and "detail" not in listed
+    assert refused["outcome"] == "error" and refused["detail"].startswith("path_outside_workspace: ")  # the refusal
+    assert wrote["arguments"]["path"] == "NOTES.md" and len(wrote["arguments"]["content"]) == 200  # shortened
+    assert wrote["arguments"]["content"].startswith("第一行 xx") and wrote["arguments"]["content"].endswith("…")
 
 
 def test_stop_ends_the_assistant_and_stores_the_turn_as_stopped(server_factory):
@@ -130,3 +174,5 @@ def test_stop_ends_the_assistant_and_stores_the_turn_as_stopped(server_factory):
     stored = http.get(f"/api/conversations/{cid}").json()["messages"]
     assert [(m["role"], m["status"]) for m in stored] == [("user", "ok"), ("assistant", "stopped")]
     assert stored[-1]["id"] == rest[-1][1]["message_id"]
+    audit = http.get("/api/audit").json()["items"]
+    assert [(e["question"], e["route"], e["status"], e["tools"]) for e in audit] == [(REPORT, "agent", "stopped", [])]

@@ -52,10 +52,12 @@ def server(tmp_path_factory, demo_db_file, fake):
     home = tmp_path_factory.mktemp("ui") / "home"
     (home / "data").mkdir(parents=True)
     shutil.copy(demo_db_file, home / "data" / "demo.sqlite")
+    (home / "projects" / "shop").mkdir(parents=True)  # the folders the assistant may work in
+    (home / "projects" / "shop" / "README.md").write_text("# Shop\n")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("WENSHU_HOME", str(home))
         reset_settings_cache()
-        live = start_server(Settings(rate_limit_per_minute=0), fake)
+        live = start_server(Settings(rate_limit_per_minute=0, workspace_roots=[home / "projects"]), fake)
         yield live.url, home
         live.stop()
     reset_settings_cache()
@@ -386,11 +388,17 @@ def test_assistant_mode_shows_tool_steps_keeps_them_on_reload_and_answers_data_a
         return json.dumps({"action": action, "arguments": arguments})
 
     page = open_page()
+    assert page.locator("#assistant-folder").is_hidden()
     page.check("#assistant-mode")
-    fake.queue(step("query_database", question="how many orders in total"), "SELECT COUNT(*) AS n FROM orders",
+    fake.queue("<think>A report needs numbers.</think>" + step("query_database", question="how many orders in total"),
+               "SELECT COUNT(*) AS n FROM orders",
                json.dumps({"action": "final", "answer": "There are 120,000 orders in total."}))
     reply = ask(page, "Please write last week's weekly report")
     assert reply.locator('[data-testid="answer"]').inner_text() == "There are 120,000 orders in total."
+    thinking = reply.locator('[data-testid="thinking"]')  # a reasoning model's thinking: its own row, folded
+    assert thinking.count() == 1 and thinking.locator("details").get_attribute("open") is None
+    assert thinking.locator("summary").text_content() == "Thinking"
+    assert thinking.locator(".thinking-text").text_content() == "A report needs numbers."
     tool = reply.locator('.step[data-node="tool"]')
     assert tool.count() == 1 and tool.get_attribute("data-status") == "ok"  # in the folded panel: text_content
     assert tool.locator(".step-name").text_content() == "query_database"
@@ -433,3 +441,14 @@ def test_assistant_mode_shows_tool_steps_keeps_them_on_reload_and_answers_data_a
     assert parts.count() == 2 and parts.nth(0).locator(".part-question").inner_text() == "1. 上个月各大区的GMV"
     assert "SUM(o.pay_amount)" in parts.nth(0).locator(".sql-box code").inner_text()
     assert parts.nth(1).locator(".result-table tbody tr").count() >= 1
+
+    folder = page.locator("#assistant-folder")  # the folders of the server's workspace_roots, for the assistant
+    assert folder.locator("option").all_text_contents() == ["No folder", "projects", "projects/shop"]
+    folder.select_option(label="projects/shop")
+    fake.queue(step("list_files", path="."), json.dumps({"action": "final", "answer": "The shop has a README."}))
+    page.fill("#question", "what files are in the folder?")
+    page.click("#send")
+    page.wait_for_function("() => document.querySelectorAll('.msg.assistant[data-status=\"ok\"]').length === 4")
+    listed = page.locator(".msg.assistant").last
+    assert listed.locator('.step[data-node="tool"] .step-name').text_content() == "list_files"
+    assert "README.md" in listed.locator('.step[data-node="tool"] .step-detail').text_content()

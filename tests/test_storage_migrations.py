@@ -7,11 +7,12 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 from store_migrations_support import (
-    LEGACY_TABLES, build_legacy, differences, extra_revision, fill, migrate_in_processes, rows, schema_versions,
+    LEGACY_TABLES, SHIPPED, build_legacy, differences, extra_revision, fill, migrate_in_processes, rows,
+    schema_versions,
 )
 
 from wenshu.storage.db import make_engine, open_store
-from wenshu.storage.migrations import BASELINE, SchemaTooNew, current_revision, head_revision, migrate
+from wenshu.storage.migrations import SchemaTooNew, current_revision, head_revision, migrate
 from wenshu.storage.schema import metadata, schema_version, utcnow
 
 
@@ -68,7 +69,7 @@ def test_upgrade_from_every_hand_written_version_keeps_every_row(request, backen
     assert set(old) == {t for v, names in LEGACY_TABLES.items() if v <= version for t in names}
     before = rows(engine, old)
 
-    assert migrate(engine) == [BASELINE]
+    assert migrate(engine) == SHIPPED
     assert rows(engine, old) == before
     assert differences(engine) == []
     assert schema_versions(engine) == [*range(1, version + 1), 9]
@@ -86,14 +87,14 @@ def test_vector_tables_created_on_use_before_version_6_are_adopted(tmp_path):
                              "hash VARCHAR(64) NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL, "
                              "PRIMARY KEY (datasource, doc_id))")
         conn.exec_driver_sql("INSERT INTO vector_items VALUES ('a', 'x', 'h', 2, x'0000803f00000000')")
-    assert migrate(engine) == [BASELINE]
+    assert migrate(engine) == SHIPPED
     assert rows(engine, ["vector_items"])["vector_items"] == ["('a', 'x', 'h', 2, b'\\x00\\x00\\x80?\\x00\\x00\\x00\\x00')"]
     assert differences(engine) == []
     engine.dispose()
 
 
 def test_opening_again_is_a_no_op(engine):
-    assert migrate(engine) == [BASELINE]
+    assert migrate(engine) == SHIPPED
     with engine.connect() as conn:
         before = conn.exec_driver_sql("SELECT applied_at FROM schema_version").all()
     assert migrate(engine) == []
@@ -117,7 +118,7 @@ def test_a_failed_migration_leaves_the_database_as_it_was(engine, tmp_path):
 
 def test_a_store_from_a_newer_wenshu_is_refused_untouched(engine, tmp_path):
     newer = extra_revision(tmp_path / "more", "0099_future", "future_things")
-    assert migrate(engine, versions=newer) == [BASELINE, "0099_future"]
+    assert migrate(engine, versions=newer) == [*SHIPPED, "0099_future"]
     tables = sa.inspect(engine).get_table_names()
     with pytest.raises(SchemaTooNew) as err:
         migrate(engine)
@@ -138,7 +139,7 @@ def test_a_hand_written_version_newer_than_alembic_is_refused(engine):
 
 
 def test_two_processes_migrating_a_fresh_store_at_once(url):
-    assert migrate_in_processes(url) == [[], [BASELINE]]  # one migrated, the other waited and found it done
+    assert migrate_in_processes(url) == [[], SHIPPED]  # one migrated, the other waited and found it done
     engine = make_engine(url)
     try:
         assert differences(engine) == []

@@ -172,4 +172,4 @@ def test_only_folders_in_the_workspace_roots_are_listed_and_accepted(server_fact
     assert closed.get("/api/workspaces").json() == {"folders": []}
     resp = closed.post("/api/tasks", json={"kind": "workspace", "workspace": str(root / "project"), "goal": "x"})
     assert resp.status_code == 403 and resp.json()["error"]["code"] == "workspace_roots_unset"
-    assert "list the folders tasks may work in as workspace_roots" in resp.json()["error"]["message"]
+    assert "list the folders tasks and the assistant may work in as workspace_roots" in resp.json()["error"]["message"]

@@ -55,9 +55,9 @@ class AgentResponse(BaseModel):
 
 
 class Event(BaseModel):
-    """One streamed event: node started/finished, a model token, tool progress."""
+    """One streamed event: node started/finished, a model token, a reasoning model's thinking, tool progress."""
 
-    type: Literal["node", "token", "progress", "sql", "result", "answer", "error"]
+    type: Literal["node", "token", "thinking", "progress", "sql", "result", "answer", "error"]
     node: str | None = None
     status: str | None = None
     ms: float | None = None

@@ -79,6 +79,10 @@ class Settings(BaseSettings):
     assistant_max_steps: int = Field(6, description="Most tool steps the assistant takes for one request.")
     assistant_history_tokens: int = Field(600, description="Token budget of the earlier turns of a conversation "
                                           "in the assistant's step prompt (newest kept first).")
+    assistant_thinking_tokens: int = Field(2048, ge=0, description="Tokens an endpoint model calling tools natively "
+                                           "may spend thinking in one assistant step, on top of the step's own "
+                                           "400 (vLLM and DeepSeek count a reasoning model's thinking in "
+                                           "max_tokens).")
     # Workspace tools (wenshu.workspace): files and commands confined to one folder
     workspace_commands: list[str] = Field(
         default_factory=lambda: ["pytest", "python3 -m pytest", "python3 -m unittest", "ls", "git status", "git diff"],
@@ -88,9 +92,10 @@ class Settings(BaseSettings):
     workspace_path: str = Field("/usr/local/bin:/usr/bin:/bin", description="PATH the workspace's commands are "
                                 "looked up on (never the workspace itself).")
     workspace_roots: list[Path] = Field(
-        default_factory=list, description="Folders the server may work in: a workspace task over HTTP (and the web "
-        "UI's task panel, which lists them and their subfolders) must name one of them or a folder inside one, "
-        "links resolved. Empty: the server runs no workspace task (the CLI is not limited).")
+        default_factory=list, description="Folders the server may work in: a workspace task or the assistant's "
+        "workspace tools over HTTP (and the web UI's task panel and assistant folder picker, which list them and "
+        "their subfolders) must name one of them or a folder inside one, links resolved. Empty: the server works "
+        "in no folder (the CLI is not limited).")
     # MCP servers whose tools the assistant may use (wenshu.mcp; servers listed in WENSHU_HOME/mcp.json)
     mcp_timeout_s: float = Field(20.0, description="Time limit of one MCP tool call or tool listing; past it the "
                                  "call is stopped and the assistant gets a refusal instead of an answer.")

@@ -36,10 +36,12 @@ class AssistantContext:
     act_first: bool = False  # the rules routed the request to a tool: its first step calls one (no answer yet)
     ask_here: Callable[[str], object] | None = None  # the data route: the pipeline in this conversation, streamed
     max_steps: int = 6
+    thinking_tokens: int = 0  # an endpoint's native step may think this much more (a reasoning model)
     warnings: list = field(default_factory=list)  # WenshuErrors the host met preparing the turn (an MCP server left out)
     passages: list = field(default_factory=list)  # what search_documents returned this turn, for the citations
     history: str = ""  # the conversation's earlier turns, for the step prompt (assistant/memory.py)
     on_event: Callable[[Event], None] | None = None  # steps and tokens as they happen (assistant/stream.py)
+    called: list[dict] = field(default_factory=list)  # the tool steps taken, also when stopped (assistant/audit.py)
 
     def emit(self, event: Event) -> None:
         if self.on_event is not None:
@@ -65,22 +67,26 @@ def wide_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict
 def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: str | None = None) -> dict:
     """One model step: {action, arguments, answer} or {invalid: reason}. The embedded model decodes it as
     JSON under this turn's schema; an endpoint model with native tool calling calls a tool or answers in
-    text. Either way a final answer's text streams out as `token` events while the model writes it. When
-    the rules sent the request to a tool (`act_first`), its first step has no final answer to choose."""
+    text. Either way a final answer's text streams out as `token` events while the model writes it, and a
+    reasoning model's thinking as `thinking` events (never part of the step). When the rules sent the
+    request to a tool (`act_first`), its first step has no final answer to choose."""
     native, final = ctx.models.native_tools, not (ctx.act_first and not steps)
     messages = step_messages(request, ctx.tools, ctx.skills, ctx.context, steps, repair=repair, history=ctx.history,
                              native=native)  # fmt: skip
     emit = (lambda text: ctx.emit(Event(type="token", data=text))) if ctx.on_event else None
+    think = (lambda text: ctx.emit(Event(type="thinking", data=text))) if ctx.on_event else None
     try:
         if native:
-            msg = ctx.models.reply("strong", messages, tools=tool_specs(ctx.tools), max_tokens=MAX_STEP_TOKENS,
-                                   tool_choice=None if final else "required", on_token=emit)  # fmt: skip
+            msg = ctx.models.reply("strong", messages, tools=tool_specs(ctx.tools),
+                                   max_tokens=MAX_STEP_TOKENS + ctx.thinking_tokens,
+                                   tool_choice=None if final else "required", on_token=emit,
+                                   on_thinking=think)  # fmt: skip
             d = parse_call(msg, ctx.tools, final=final)
         else:
             tokens = AnswerTokens(emit) if emit else None
             schema = schema_format("Step", step_schema(ctx.tools, final=final))
             raw = ctx.models.text("strong", messages, response_format=schema, max_tokens=MAX_STEP_TOKENS,
-                                  on_token=tokens.feed if tokens else None)  # fmt: skip
+                                  on_token=tokens.feed if tokens else None, on_thinking=think)  # fmt: skip
             d = parse_step(raw, ctx.tools, final=final)
     except InvalidStep as err:
         return {"invalid": str(err)}
@@ -105,7 +111,9 @@ def act_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:
     result, ok = tool.call(d["arguments"])
     ms = round((time.perf_counter() - t0) * 1000, 1)
     ctx.emit(tool_finished(tool.name, result, ok, ms))
-    return {"steps": [{"action": d["action"], "arguments": d["arguments"], "result": result, "ok": ok, "ms": ms}]}
+    step = {"action": d["action"], "arguments": d["arguments"], "result": result, "ok": ok, "ms": ms}
+    ctx.called.append(step)
+    return {"steps": [step]}
 
 
 def finish_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict:

@@ -25,6 +25,7 @@ from pathlib import Path
 from wenshu.agent.response import usage_of
 from wenshu.agent.service import Agent
 from wenshu.agent.vocabulary import Vocabulary
+from wenshu.assistant.audit import audit_turn
 from wenshu.assistant.documents import citations, offer_documents, open_documents
 from wenshu.assistant.graph import AssistantContext, build_assistant_graph
 from wenshu.assistant.memory import AssistantTurns, history_block
@@ -129,6 +130,7 @@ class Assistant:
         return way, AssistantContext(models=self.agent.models(), tools=offer(ranking, [n for k in skills for n in k.tools]),
                                      skills=skills, context=context, data=data, sub_questions=subs, ask_here=ask_here,
                                      act_first=act_first, max_steps=self.settings.assistant_max_steps,
+                                     thinking_tokens=self.settings.assistant_thinking_tokens,
                                      warnings=warnings, passages=documents.passages, on_event=on_event,
                                      history=history)  # fmt: skip
 
@@ -165,12 +167,14 @@ class Assistant:
         t0 = time.perf_counter()
         way, ctx = self.prepare(request, workspace=workspace, datasource=datasource, conversation_id=conversation_id,
                                 user_id=user_id, on_event=on_event)  # fmt: skip
-        emit(Event(type="node", node="route", status="ok", ms=round((time.perf_counter() - t0) * 1000, 1), data=way))
-        cid = None
-        if way != "data":  # the pipeline stores a data turn itself (a wide one is several: stored here)
-            ds = datasource or self.settings.default_datasource
+        route_ms = round((time.perf_counter() - t0) * 1000, 1)
+        emit(Event(type="node", node="route", status="ok", ms=route_ms, data=way))
+        cid, ds = None, datasource or self.settings.default_datasource
+        if way != "data":  # the pipeline stores and audits a data turn itself (a wide one is several: here)
             cid = self.turns.open(AgentRequest(message=request, conversation_id=conversation_id, user_id=user_id,
                                                datasource=ds), ds, request)  # fmt: skip
+        audit = partial(audit_turn, self.store.audit, user_id=user_id, conversation_id=cid, datasource=ds,
+                        question=request, route=way, steps=ctx.called, route_ms=route_ms, started=t0)  # fmt: skip
         try:
             state = self.graph.invoke({"request": request, "lang": lang, "route": way, "steps": [], "repairs": 0,
                                        "trace": []}, context=ctx)  # fmt: skip
@@ -178,6 +182,7 @@ class Assistant:
         except (KeyboardInterrupt, RunCancelled):  # Ctrl-C in the CLI, stop/disconnect in the server
             if cid is not None:
                 self.turns.stopped(cid)
+                audit(status="stopped")
             raise
         except WenshuError as err:  # the model failed or timed out: the turn ends with the error, stored
             if cid is None:
@@ -186,6 +191,7 @@ class Assistant:
             resp.error = ErrorInfo(**err.to_dict(lang))
         if cid is not None:
             resp.conversation_id, resp.message_id = cid, self.turns.close(cid, resp)
+            audit(status=resp.status, error=resp.error)
         elif resp.data is not None:
             resp.conversation_id, resp.message_id = resp.data.conversation_id, resp.data.message_id
         return resp

@@ -1,7 +1,7 @@
 """`wenshu assist "REQUEST" [--workspace DIR] [-c ID]`: the general assistant (data, skills, workspace tools).
 
 Steps print as they happen (on stderr, so `--json` stays clean): the route, each tool with its arguments and
-a short result; the final answer prints as the model writes it."""
+a short result, a reasoning model's thinking dimmed; the final answer prints as the model writes it."""
 
 from __future__ import annotations
 
@@ -47,9 +47,13 @@ class LiveSteps:
         self.answer_tokens = answer_tokens
         self.route = ""
         self.streamed = ""
+        self.thought = False  # thinking was printed and its line is still open
 
     def __call__(self, event: Event) -> None:
         data = event.data if isinstance(event.data, dict) else {}
+        if self.thought and event.type != "thinking":  # what follows the thinking starts on a line of its own
+            err_console.print()
+            self.thought = False
         if event.type == "node" and event.node == "route" and event.status != "started":
             self.route = str(event.data)
         elif event.type == "node" and event.node == "subquestion" and event.status == "started":
@@ -63,6 +67,10 @@ class LiveSteps:
             mark = "✓" if event.status == "ok" else "✗"
             err_console.print(f"  {mark} {data.get('detail', '')} ({event.ms:.0f} ms)", style="dim", markup=False,
                               highlight=False, soft_wrap=True)
+        elif event.type == "thinking":  # a reasoning model's thinking: dimmed, on stderr, never the answer
+            err_console.print(str(event.data), end="", style="dim italic", markup=False, highlight=False,
+                              soft_wrap=True)
+            self.thought = True
         elif event.type == "token" and self.route != "data" and self.answer_tokens:  # the pipeline's tokens are SQL
             console.print(str(event.data), end="", markup=False, highlight=False, soft_wrap=True)
             self.streamed += str(event.data)

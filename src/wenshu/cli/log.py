@@ -1,4 +1,5 @@
-"""`wenshu log`: the audit log (every question, SQL, validation, retries, timings, status)."""
+"""`wenshu log`: the audit log (every question, SQL, validation, retries, timings, status; an assistant turn's
+route and the tools it called)."""
 
 from __future__ import annotations
 
@@ -22,9 +23,17 @@ def log(
         if as_json:
             print(json.dumps(rows, ensure_ascii=False, default=str))
             return
-        table = Table("time", "datasource", "question", "status", "rows", "ms", "sql")
+        table = Table("time", "datasource", "question", "status", "rows", "ms", "sql / tools")
         for r in rows:
             total = (r.get("timings") or {}).get("total", "")
             table.add_row(str(r["ts"])[:19], r["datasource"] or "", r["question"] or "", r["status"] or "",
-                          str(r["row_count"] or 0), str(total), (r["sql"] or "")[:80])
+                          str(r["row_count"] or 0), str(total), (r["sql"] or _tools(r))[:80])
         console.print(table)
+
+
+def _tools(row: dict) -> str:
+    """An assistant turn's route and the tools it called, e.g. "agent: list_files, read_file ✗"."""
+    if not row.get("route"):
+        return ""
+    called = [t["tool"] + (" ✗" if t.get("outcome") == "error" else "") for t in row.get("tools") or []]
+    return f"{row['route']}: {', '.join(called)}" if called else row["route"]

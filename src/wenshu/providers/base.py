@@ -20,6 +20,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel, ValidationError
 
 from wenshu.errors import ModelFailure, ModelTimeout, WenshuError
+from wenshu.providers.thinking import ThinkSplitter
 
 Role = Literal["fast", "strong"]
 T = TypeVar("T", bound=BaseModel)
@@ -58,14 +59,18 @@ class ModelClient:
 
     def text(self, role: Role, messages: list[BaseMessage], *, on_token: TokenCallback | None = None,
              on_progress: ProgressCallback | None = None, **kw) -> str:
+        """The model's answer text (never its thinking: `reply`)."""
         return str(self.reply(role, messages, on_token=on_token, on_progress=on_progress, **kw).content)
 
     def reply(self, role: Role, messages: list[BaseMessage], *, tools: list[dict] | None = None,
               tool_choice: str | None = None, on_token: TokenCallback | None = None,
-              on_progress: ProgressCallback | None = None, **kw) -> AIMessage:
+              on_progress: ProgressCallback | None = None, on_thinking: TokenCallback | None = None,
+              **kw) -> AIMessage:
         """The model's whole message: its text (streamed to `on_token` as it comes) and, with `tools`
         (OpenAI function specs, bound natively; `tool_choice` "required": a call, no text answer), the tool
-        calls it made, parsed or not (`invalid_tool_calls`)."""
+        calls it made, parsed or not (`invalid_tool_calls`). A reasoning model's thinking (an endpoint's
+        `reasoning_content`, or `<think>…</think>` opening the text) goes to `on_thinking` and is left out of
+        the text (providers/thinking.py)."""
         model = self.model(role)
         if on_progress is not None and getattr(model, "reports_progress", False):
             kw["on_progress"] = on_progress  # only models that declare it: others would send it to their API
@@ -75,15 +80,21 @@ class ModelClient:
             if on_token is None:
                 msg = runnable.invoke(messages, **kw)
                 self.usage.add(getattr(msg, "usage_metadata", None), time.perf_counter() - t0)
-                return msg
+                return _without_thinking(msg, on_thinking)
             whole, usage = None, None
+            split = ThinkSplitter(on_token, on_thinking)
             for chunk in runnable.stream(messages, **kw):
+                reasoning = chunk.additional_kwargs.get("reasoning_content")
+                if reasoning and on_thinking is not None:
+                    on_thinking(str(reasoning))
                 if chunk.content:
-                    on_token(str(chunk.content))
+                    split.feed(str(chunk.content))
                 usage = chunk.usage_metadata or usage
                 whole = chunk if whole is None else whole + chunk
+            split.close()
             self.usage.add(usage, time.perf_counter() - t0)
-            return AIMessage(content=whole.content if whole is not None else "",
+            text = whole is None or isinstance(whole.content, str)  # content blocks (a plugin's model) stay as sent
+            return AIMessage(content=split.answer if text else whole.content,
                              tool_calls=getattr(whole, "tool_calls", []),
                              invalid_tool_calls=getattr(whole, "invalid_tool_calls", []))  # fmt: skip
         except WenshuError:
@@ -102,6 +113,15 @@ class ModelClient:
         response_format = schema_format(schema.__name__, json_schema or schema.model_json_schema())
         raw = self.text(role, messages, response_format=response_format, on_progress=on_progress)
         return parse_json_as(raw, schema)
+
+
+def _without_thinking(msg: AIMessage, on_thinking: TokenCallback | None) -> AIMessage:
+    """A whole (not streamed) message with its thinking handed to `on_thinking` and cut from its text."""
+    thinking, content = ThinkSplitter.split(msg.content) if isinstance(msg.content, str) else ("", msg.content)
+    thinking = str(msg.additional_kwargs.get("reasoning_content") or "") + thinking
+    if thinking and on_thinking is not None:
+        on_thinking(thinking)
+    return msg if content == msg.content else msg.model_copy(update={"content": content})
 
 
 _JSON_OBJECT = re.compile(r"\{.*\}", re.S)

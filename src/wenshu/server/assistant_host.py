@@ -32,10 +32,11 @@ class ServerAssistant:
                 self._assistant = Assistant(self.settings, self.store, agent=self.agent, kb=kb)
             return self._assistant
 
-    def answer(self, request: AgentRequest, on_event=None):
-        """A runner's answer (`Runner.submit(answer=...)`): the request through the assistant, in its conversation."""
+    def answer(self, request: AgentRequest, on_event=None, workspace=None):
+        """A runner's answer (`Runner.submit(answer=...)`): the request through the assistant, in its conversation;
+        with `workspace` (a folder already checked against `workspace_roots`) its workspace tools work there."""
         return self.get().ask(request.message, datasource=request.datasource, conversation_id=request.conversation_id,
-                              user_id=request.user_id, on_event=on_event)
+                              user_id=request.user_id, on_event=on_event, workspace=workspace)
 
     def close(self) -> None:
         """Stop the MCP servers the assistant started."""

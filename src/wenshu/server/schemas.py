@@ -34,6 +34,9 @@ class AssistantBody(BaseModel):
 
     message: str
     datasource: str | None = None
+    workspace: str | None = Field(None, description="A folder the assistant may list, read, write and run allowed "
+                                  "commands in: one of GET /api/workspaces (the server's workspace_roots), for an "
+                                  "administrator only. Without it the workspace tools are not offered.")
 
 
 class SemanticBody(BaseModel):

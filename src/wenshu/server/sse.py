@@ -9,8 +9,9 @@ failure) and exactly one `done`. A `: ping` comment keeps an idle stream open.
 
 The general assistant's stream (routes/assistant.py) is the same stream: its steps are `node` events
 (`route`, `decide`, and `tool` with `{tool, arguments}` when it starts and `{tool, detail}` when it ends),
-its answer's `token`s, and on the data route the pipeline's own events; `answer.response` is then an
-AssistantResponse, whose `data` (the pipeline's answer) gives the `result` and `chart` events.
+its answer's `token`s, a reasoning model's `thinking` (`{text}`, never part of the answer), and on the data
+route the pipeline's own events; `answer.response` is then an AssistantResponse, whose `data` (the
+pipeline's answer) gives the `result` and `chart` events.
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ class EventMapper:
         self._candidate: str | None = None
 
     def map(self, event: Event) -> list[tuple[str, dict]]:
-        if event.type == "token":
-            return [("token", {"text": str(event.data or "")})]
+        if event.type in ("token", "thinking"):
+            return [(event.type, {"text": str(event.data or "")})]
         if event.type == "sql":
             self._candidate = str(event.data)
             return []

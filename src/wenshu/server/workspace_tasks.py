@@ -40,8 +40,9 @@ class WorkspaceTasks:
     @staticmethod
     def require_admin(user) -> None:
         if not user.is_admin:
-            raise Forbidden("Only an administrator may run workspace tasks: they read, test and change folders on "
-                            "the server.", "只有管理员可以运行工作区任务：它们会读取、测试并修改服务器上的文件夹。")
+            raise Forbidden("Only an administrator may run workspace tasks or give the assistant a folder: they "
+                            "read, test and change folders on the server.",
+                            "只有管理员可以运行工作区任务或为助手指定文件夹：它们会读取、测试并修改服务器上的文件夹。")
 
     def config(self, max_steps: int | None = None) -> TaskConfig:
         return TaskConfig.from_settings(self.settings, **{**self.overrides, "max_steps": max_steps})

@@ -1,4 +1,5 @@
-"""The audit log: one row per question answered (or refused), for review and debugging."""
+"""The audit log: one row per question answered (or refused), for review and debugging; a general assistant's
+turn off the data route also names its route and the tools it called (assistant/audit.py)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ class AuditLog:
         """Insert one entry and return its id.
 
         Fields are the audit_log columns (ts, user_id, conversation_id, datasource, question,
-        sql, validation, retries, timings, row_count, status, error_code, error_message, cached);
+        sql, validation, retries, timings, row_count, status, error_code, error_message, cached, route,
+        tools);
         `ts` defaults to now, `retries` to 0, `status` to "ok", `cached` to False.
         """
         unknown = sorted(set(fields) - set(FIELDS))

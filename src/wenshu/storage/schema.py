@@ -118,6 +118,8 @@ audit_log = sa.Table(
     sa.Column("error_code", sa.String(64)),
     sa.Column("error_message", sa.Text),
     sa.Column("cached", sa.Boolean, nullable=False),
+    sa.Column("route", sa.String(16)),  # the general assistant's route (agent, wide, direct); NULL: the pipeline's
+    sa.Column("tools", JSONColumn()),  # the tools an assistant turn called: [{tool, arguments, outcome, ms}]
     sa.Index("ix_audit_log_ts", "ts"),
 )
 

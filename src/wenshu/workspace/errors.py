@@ -67,7 +67,9 @@ class WorkspaceNotAllowed(InputError):
 class NoWorkspaceRoots(InputError):
     code = "workspace_roots_unset"
     http_status = 403
-    en = ("This server allows no workspace folder: list the folders tasks may work in as workspace_roots "
-          "(wenshu.toml, or WENSHU_WORKSPACE_ROOTS as a JSON list), or run the task with `wenshu task run`.")
-    zh = ("该服务器未允许任何工作区文件夹：请在 workspace_roots 中列出任务可以使用的文件夹（wenshu.toml，"
-          "或以 JSON 列表设置 WENSHU_WORKSPACE_ROOTS），或用 `wenshu task run` 运行任务。")
+    en = ("This server allows no workspace folder: list the folders tasks and the assistant may work in as "
+          "workspace_roots (wenshu.toml, or WENSHU_WORKSPACE_ROOTS as a JSON list), or work on this machine's "
+          "command line (`wenshu task run`, `wenshu assist --workspace`).")
+    zh = ("该服务器未允许任何工作区文件夹：请在 workspace_roots 中列出任务和助手可以使用的文件夹（wenshu.toml，"
+          "或以 JSON 列表设置 WENSHU_WORKSPACE_ROOTS），或在本机命令行中使用（`wenshu task run`、"
+          "`wenshu assist --workspace`）。")

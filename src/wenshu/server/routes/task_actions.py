@@ -73,7 +73,8 @@ def _owned(state, user, task_id: str):
 
 @folders_router.get("", operation_id="workspaces_list")
 def list_workspaces(state: StateDep, user: CurrentUser) -> dict:
-    """The folders a workspace task may work in: each of `workspace_roots` and its subfolders."""
+    """The folders a workspace task (or the assistant's workspace tools) may work in: each of `workspace_roots`
+    and its subfolders."""
     manager(state).require_admin(user)
     return {"folders": manager(state).roots().folders()}
 

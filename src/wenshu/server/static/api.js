@@ -122,6 +122,7 @@ export const api = {
   stop: (id) => request("POST", `/api/conversations/${encodeURIComponent(id)}/stop`, {}),
   ask: (id, message, datasource, onEvent, signal, plan) =>
     stream(`/api/conversations/${encodeURIComponent(id)}/messages`, { message, datasource, plan }, onEvent, signal),
-  assist: (id, message, datasource, onEvent, signal) =>
-    stream(`/api/conversations/${encodeURIComponent(id)}/assistant`, { message, datasource }, onEvent, signal),
+  assist: (id, message, datasource, onEvent, signal, workspace) =>
+    stream(`/api/conversations/${encodeURIComponent(id)}/assistant`,
+      { message, datasource, workspace: workspace || undefined }, onEvent, signal),
 };

@@ -40,6 +40,7 @@ const chat = createChat({
   sendButton: $("#send"),
   stopButton: $("#stop"),
   modeSwitch: $("#assistant-mode"),
+  folderSelect: $("#assistant-folder"),
   state,
   onChanged: (id) => {
     setRoute(id);

@@ -6,18 +6,21 @@ import { api, ApiError } from "./api.js";
 import { label, t } from "./i18n.js";
 import { el } from "./dom.js";
 import { assistantMessage, userMessage } from "./message.js";
+import { createFolderPicker } from "./assistant_folder.js";
 
 const MODE_KEY = "wenshu.mode";
 
-export function createChat({ list, form, input, sendButton, stopButton, modeSwitch, state, onChanged }) {
+export function createChat({ list, form, input, sendButton, stopButton, modeSwitch, folderSelect, state, onChanged }) {
   let controller = null; // AbortController of the running stream
   let running = null; // {id} of the conversation whose answer is streaming
+  let folder = null; // the Assistant switch's folder picker
 
   if (modeSwitch) {
     modeSwitch.checked = localStorage.getItem(MODE_KEY) === "assistant";
     modeSwitch.addEventListener("change", () =>
       localStorage.setItem(MODE_KEY, modeSwitch.checked ? "assistant" : "data"),
     );
+    if (folderSelect) folder = createFolderPicker(folderSelect, modeSwitch);
   }
 
   function scrollDown() {
@@ -89,7 +92,8 @@ export function createChat({ list, form, input, sendButton, stopButton, modeSwit
         scrollDown();
       };
       if (modeSwitch && modeSwitch.checked && !plan) {
-        await api.assist(id, question, state.datasource, onEvent, controller.signal);
+        const workspace = folder ? folder.value() : "";
+        await api.assist(id, question, state.datasource, onEvent, controller.signal, workspace);
       } else await api.ask(id, question, state.datasource, onEvent, controller.signal, plan);
       if (!finished) reply.finish("stopped");
     } catch (err) {

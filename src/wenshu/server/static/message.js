@@ -139,6 +139,10 @@ export function assistantMessage({ onPlan } = {}) {
         else setStatus(null);
       }
     } else if (type === "progress") onProgress(data);
+    else if (type === "thinking") {
+      setStatus(null);
+      steps.onThinking(data);
+    }
     else if (type === "token") {
       setStatus(null);
       streamed += (data && data.text) || "";

@@ -1,7 +1,8 @@
 // The collapsible steps panel: one row per graph node (intent → recall → SQL → validate → run →
 // explain) with its status, its time in ms and, on failure or retry, the reason. The assistant's steps
 // are rows too: its route, each decision of the model, each tool with its arguments and result, and each
-// sub-question of a data question too wide for one query with its answer.
+// sub-question of a data question too wide for one query with its answer. A reasoning model's thinking
+// is a row of its own, folded and greyed (it is never the answer, and is not stored with it).
 
 import { label, t } from "./i18n.js";
 import { el } from "./dom.js";
@@ -25,6 +26,7 @@ export function createSteps() {
   // Open while the answer runs; it folds away once every step went well.
   const panel = el("details", { class: "steps", "data-testid": "steps", open: true }, summary, list);
   let current = null;
+  let thought = null; // the thinking row being written, until the next step
 
   // A step without a translated label (e.g. the server's `queue` step) shows its own name.
   function stepName(node) {
@@ -70,6 +72,7 @@ export function createSteps() {
   // A streamed `node` event: {node, status: "started" | "finished" | ok/retry/error..., ms?, detail?}.
   function onNode(ev) {
     if (!ev || !ev.node) return;
+    thought = null;
     if (ev.status === "started") {
       current = row(ev.node, ev.tool);
       current.dataset.args = args(ev.arguments);
@@ -82,6 +85,18 @@ export function createSteps() {
     set(item, status, ev.ms, ev.tool ? toolDetail(item, ev.detail) : ev.detail ?? ev.error ?? ev.reason);
     if (FAILED.has(status)) panel.open = true;
     updateTotal();
+  }
+
+  // A streamed `thinking` event: {text}, added to the thinking row of this step (a new one after a step).
+  function onThinking(ev) {
+    const text = ev && ev.text;
+    if (!text) return;
+    if (!thought) {
+      thought = el("pre", { class: "thinking-text" });
+      const fold = el("details", { class: "thinking" }, label(el("summary"), "thinking"), thought);
+      list.append(el("li", { class: "step step-thinking", "data-node": "thinking", "data-testid": "thinking" }, fold));
+    }
+    thought.textContent += text;
   }
 
   // The authoritative trace of the final AgentResponse replaces whatever was streamed.
@@ -111,5 +126,5 @@ export function createSteps() {
     panel.open = status !== "ok" || failed !== null;
   }
 
-  return { element: panel, onNode, fromTrace, fromTools, finish };
+  return { element: panel, onNode, onThinking, fromTrace, fromTools, finish };
 }
