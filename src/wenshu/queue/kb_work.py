@@ -1,7 +1,7 @@
 """A knowledge-base upload ingested on a worker (team deployment; server/kb_queued.py queues it).
 
 The API process admitted each file in the request: checked it, kept its copy under `settings.kb_dir`
-(`WENSHU_HOME/kb/files`) and gave it a document row in the app store. The job carries JSON only: the task's
+(`WENSHU_HOME/kb`) and gave it a document row in the app store. The job carries JSON only: the task's
 items (`meta["items"]`: name, document id, outcome, started, error) and nothing of the files themselves; the
 worker reads each admitted file from that folder, so a worker must see the API's WENSHU_HOME (same machine,
 or the folder shared) and the same app store.
