@@ -5,6 +5,7 @@ tasks for `GET /api/tasks`, and the counts by kind and state for `/metrics`.
     jobs.enqueue("kb_upload", payload, job_id=..., user_id=..., meta={...})
     jobs.job(job_id, user_id)          # the job, or None when unknown or another user's
     jobs.active(job_id)                # queued or running (any user's: the caller checked ownership)
+    jobs.stop(job_id)                  # a stop asked of it (its worker's lease reads it)
     jobs.listed(user_id, lang)         # the user's queued tasks, newest first
     jobs.counts()                      # {(kind, state): n}, None while Redis is down
 
@@ -50,16 +51,25 @@ class JobQueues:
             raise QueueUnavailable(self.where) from None
 
     def enqueue(self, kind: str, payload: dict, *, job_id: str, user_id: str, meta: dict, retries: int,
-                description: str) -> None:
-        """Put one job on the kind's queue (JSON arguments) and remember it among the user's tasks."""
+                description: str, rerun: bool = False) -> bool:
+        """Put one job on the kind's queue (JSON arguments) and remember it among the user's tasks. `rerun`: the
+        id may be a finished job's (a workspace task resumed), which is replaced, with no stop asked of it;
+        False, and nothing queued, while that job is still waiting or running."""
         s = self.settings
         meta = {"kind": kind, "user_id": user_id, "lost": 0, **meta}
         with self._redis():
+            old = self.fetch(job_id) if rerun else None
+            if old is not None:
+                if old.get_status() in WAITING or old.get_status() == JobStatus.STARTED:
+                    return False
+                old.delete()
+                self.keys.clear_cancel(job_id)
             self.queues[kind].enqueue_call(FUNCTIONS[kind], args=[payload], job_id=job_id, meta=meta,
                                            timeout=s.queue_task_timeout_s, result_ttl=s.queue_keep_s,
                                            failure_ttl=s.queue_keep_s, description=description,
                                            retry=Retry(max=retries) if retries else None)
             self._remember(user_id, job_id)
+        return True
 
     def _remember(self, user_id: str, job_id: str) -> None:
         key, now = f"wenshu:user-tasks:{user_id}", time.time()
@@ -90,6 +100,15 @@ class JobQueues:
             return job is not None and (job.get_status() in WAITING or job.get_status() == JobStatus.STARTED)
 
         return self.link.run(look, lambda: False)
+
+    def stop(self, job_id: str) -> bool:
+        """Ask a waiting or running job to stop before its next step (the worker's lease reads the cancel key);
+        whether it was waiting or running."""
+        with self._redis():
+            if not self.active(job_id):
+                return False
+            self.keys.request_cancel(job_id)
+            return True
 
     def listed(self, user_id: str, lang: str, kinds: tuple[str, ...] = ("question", "kb_upload")) -> list[dict]:
         """The user's queued tasks of these kinds still kept, newest first, as `GET /api/tasks` lists them."""

@@ -76,10 +76,7 @@ class WorkspaceTasks:
     def stop(self, task_id: str) -> bool:
         """Ask a running task to stop before its next step; False when it is not running."""
         if self.queue is not None:
-            running = self.queue.active(task_id)
-            if running:
-                self.queue.keys.request_cancel(task_id)
-            return running
+            return self.queue.stop(task_id)
         flag = self._stops.get(task_id)
         if flag is not None:
             flag.set()
@@ -112,18 +109,13 @@ class WorkspaceTasks:
         self._pool.submit(self._work, task_id, config, flag)
 
     def _enqueue(self, task_id: str, config: TaskConfig) -> None:
-        """One job per run, with the task's id: the previous run's finished job goes first."""
+        """One job per run, with the task's id (the previous run's finished job is replaced)."""
         task = self.store.load(task_id)
-        with self._lock:
-            if self.queue.active(task_id):
-                raise TaskBusy(task_id)
-            self.queue.keys.clear_cancel(task_id)  # a stop asked of an earlier run
-            old = self.queue.fetch(task_id)
-            if old is not None:
-                old.delete()
-            self.queue.enqueue("workspace", {"task_id": task_id, "config": config.to_json()}, job_id=task_id,
-                               user_id=task.user_id, meta={}, retries=self.settings.queue_retries,
-                               description=f"workspace task {task_id}")
+        queued = self.queue.enqueue("workspace", {"task_id": task_id, "config": config.to_json()}, job_id=task_id,
+                                    user_id=task.user_id, meta={}, retries=self.settings.queue_retries,
+                                    description=f"workspace task {task_id}", rerun=True)
+        if not queued:
+            raise TaskBusy(task_id)
 
     def _work(self, task_id: str, config: TaskConfig, flag: threading.Event) -> None:
         try:
