@@ -16,6 +16,8 @@ answering every question with the same SQL), so its RSS is its own and the clien
 
     python -m bench server --seconds 60            # writes bench/results/server.json
     python -m bench server --queue                 # one worker vs two (bench/server_queue.py)
+    python -m bench server --team                  # (a) and (b) over two API processes and two workers on
+                                                   # Redis (bench/server_team.py)
 """
 
 from __future__ import annotations
@@ -49,9 +51,12 @@ def add_arguments(p) -> None:
                    help="WENSHU_SERVER_WORKERS for the server (default: its own, auto: one per CPU core)")
     p.add_argument("--queue", action="store_true", help="instead: task-queue throughput with one worker and with "
                    "two on a CPU-bound fake workload (bench/server_queue.py; needs redis-server)")
+    p.add_argument("--team", action="store_true", help="(a) and (b) on a team deployment: two API processes and two "
+                   "workers on one Redis, the streams spread over both (bench/server_team.py; needs redis-server)")
     p.add_argument("--tasks", type=int, default=24, help="--queue: questions per worker count")
     p.add_argument("--cpu-s", type=float, default=0.5, help="--queue: CPU seconds the fake model burns per answer")
-    p.add_argument("--out", default=None, help="default bench/results/server.json (--queue: queue_throughput.json)")
+    p.add_argument("--out", default=None, help="default bench/results/server.json (--queue: queue_throughput.json, "
+                   "--team: server_team.json)")
     p.set_defaults(func=run)
 
 
@@ -199,23 +204,30 @@ async def stream_worker(base: str, deadline: float, stats: dict) -> None:
                 stats["errors"].append(type(err).__name__)
 
 
-async def sample_rss(pid: int, seconds: float, samples: dict) -> None:
-    samples["start"] = rss_mb(pid)
+def total_rss(pids: list[int]) -> float:
+    return round(sum(rss_mb(pid) for pid in pids), 1)
+
+
+async def sample_rss(pids: list[int], seconds: float, samples: dict) -> None:
+    samples["start"] = total_rss(pids)
     await asyncio.sleep(seconds / 2)
-    samples["middle"] = rss_mb(pid)
+    samples["middle"] = total_rss(pids)
 
 
-def streams(base: str, pid: int, n: int, seconds: float) -> dict:
+def streams(bases: list[str], pids: list[int], n: int, seconds: float) -> dict:
+    """`n` conversations streaming answers for `seconds`, spread over the servers at `bases` (whose processes
+    are `pids`: their RSS, summed)."""
     stats: dict = {"ttfe": [], "graph": [], "latency": [], "errors": [], "answers": 0}
     rss: dict = {}
 
     async def main() -> None:
         deadline = time.monotonic() + seconds
-        await asyncio.gather(sample_rss(pid, seconds, rss), *(stream_worker(base, deadline, stats) for _ in range(n)))
+        await asyncio.gather(sample_rss(pids, seconds, rss),
+                             *(stream_worker(bases[i % len(bases)], deadline, stats) for i in range(n)))
 
     t0 = time.monotonic()
     asyncio.run(main())
-    rss["end"] = rss_mb(pid)
+    rss["end"] = total_rss(pids)
     elapsed = time.monotonic() - t0
     return {"streams": n, "seconds": round(elapsed, 1), "answers": stats["answers"],
             "answers_per_s": round(stats["answers"] / elapsed, 1), "errors": len(stats["errors"]),
@@ -241,6 +253,11 @@ def run(args) -> int:
 
         args.out = args.out or "bench/results/queue_throughput.json"
         return server_queue.run(args)
+    if args.team:
+        from bench import server_team
+
+        args.out = args.out or "bench/results/server_team.json"
+        return server_team.run(args)
     args.out = args.out or "bench/results/server.json"
     load_start = [round(x, 2) for x in os.getloadavg()]  # other work on the machine skews every number
     root = Path(tempfile.mkdtemp(prefix="wenshu-bench-server-"))
@@ -252,20 +269,25 @@ def run(args) -> int:
     base = f"http://127.0.0.1:{port}"
     try:
         result = {"cached_overhead": overhead(base, root, env, args.requests),
-                  "concurrent_streams": streams(base, proc.pid, args.streams, args.seconds),
+                  "concurrent_streams": streams([base], [proc.pid], args.streams, args.seconds),
                   "server_workers": server_workers(args.workers), "cpus": os.cpu_count(),
                   "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}
     finally:
         proc.terminate()
         proc.wait(timeout=30)
         shutil.rmtree(root, ignore_errors=True)
+    result["load_average_at_start"] = load_start
+    return report(result, args.out)
+
+
+def report(result: dict, path: str) -> int:
+    """The goals of parts (a) and (b) added to `result`, which is written to `path` and printed."""
     over, conc = result["cached_overhead"], result["concurrent_streams"]
     rss = conc["rss_mb"]
-    result["load_average_at_start"] = load_start
     result["goals"] = {"overhead_p50_le_10ms": over["overhead_p50_ms"]["api"] <= 10,
                        "zero_errors": conc["errors"] == 0, "ttfe_p99_le_500ms": conc["ttfe_ms"]["p99"] <= 500,
                        "rss_flat": rss["end"] - rss["middle"] <= max(20.0, 0.1 * rss["middle"])}
-    out = Path(args.out)
+    out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(result, ensure_ascii=False, indent=2))

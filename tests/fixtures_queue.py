@@ -1,8 +1,9 @@
-"""A team deployment for the task-queue tests, built once per module: a real redis-server, two API servers
+"""A team deployment for the task-queue tests, built once per session: a real redis-server, two API servers
 (uvicorn in threads of the test process; a chat webhook waits 0.5 s for a worker on the first, 30 s on the
 second) and two `wenshu worker` processes (real subprocesses, the scripted
 fake model from a file, slow enough to be killed mid-question), all on one WENSHU_HOME (SQLite app store),
-plus a loopback HTTP endpoint that records what is pushed to the chat channel `team`.
+plus a loopback HTTP endpoint that records what is pushed to the chat channel `team`. Workspace tasks may work
+in folders under `team.projects` (test_task_queue_jobs.py).
 
     def test_x(team):
         with team.api[0].client() as http: ...
@@ -25,6 +26,7 @@ import pytest
 import redis
 from fixtures_redis import RedisServer, _new_server
 from fixtures_server import CITY_TOP, LiveServer, start_server
+from tasks_support import PATH
 
 SECRET = "team-channel-secret"
 MODEL_DELAY_S = 0.1  # per streamed piece of 8 characters: CITY_TOP takes about 2.5 s
@@ -60,6 +62,7 @@ class PushSink:
 @dataclass
 class Team:
     home: Path
+    projects: Path
     redis: RedisServer
     api: list[LiveServer]
     workers: object  # wenshu.queue.processes.WorkerProcesses
@@ -92,15 +95,16 @@ class Team:
             client.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def team(tmp_path_factory, demo_db_file):
     from wenshu.providers.fake import ScriptedChatModel
     from wenshu.queue.processes import WorkerProcesses
     from wenshu.settings import Settings
 
     root = tmp_path_factory.mktemp("team")
-    home = root / "home"
+    home, projects = root / "home", root / "projects"
     (home / "data").mkdir(parents=True)
+    projects.mkdir()
     shutil.copy(demo_db_file, home / "data" / "demo.sqlite")
     script = root / "fake.json"
     script.write_text(json.dumps({"default": CITY_TOP, "delay_s": MODEL_DELAY_S}), encoding="utf-8")
@@ -111,12 +115,15 @@ def team(tmp_path_factory, demo_db_file):
            "WENSHU_FAKE_SCRIPT": str(script), "WENSHU_QUEUE_LEASE_S": str(LEASE_S),
            "WENSHU_WEBHOOK_CHANNELS": json.dumps(channels), "WENSHU_RATE_LIMIT_PER_MINUTE": "0"}
     settings = Settings(home=home, redis_url=server.url, rate_limit_per_minute=0, queue_lease_s=LEASE_S,
-                        webhook_channels=channels, channel_reply_wait_s=0.5)
+                        webhook_channels=channels, channel_reply_wait_s=0.5, workspace_roots=[projects],
+                        workspace_path=PATH)
     api = [start_server(settings, ScriptedChatModel(default=CITY_TOP))]  # the first migrates the store
     patient = settings.model_copy(update={"channel_reply_wait_s": 30.0})  # its webhook outwaits a worker
     api.append(start_server(patient, ScriptedChatModel(default=CITY_TOP)))
     workers = WorkerProcesses(2, env=os.environ | env).start()
-    team = Team(home, server, api, workers, push)
+    for live in api:  # pytest in a task's copy: only this interpreter's plugins
+        live.state.workspace_tasks.overrides = {"env": {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}}
+    team = Team(home, projects, server, api, workers, push)
     try:
         team.wait_workers()
         yield team

@@ -131,8 +131,9 @@ def test_bad_requests_and_who_may_run_workspace_tasks(server_factory, settings, 
         assert (resp.status_code, resp.json()["error"]["code"]) == (status, code), body
     forbidden = live.client(carol).post("/api/tasks", json={"kind": "workspace", "workspace": folder, "goal": "x"})
     assert forbidden.status_code == 403 and forbidden.json()["error"]["code"] == "forbidden"
-    for path in ("/api/workspaces", "/api/tasks"):  # nor may she see the folders or the tasks
+    for path in ("/api/workspaces", "/api/tasks?kind=workspace"):  # nor may she see the folders or the tasks
         assert live.client(carol).get(path).json()["error"]["code"] == "forbidden", path
+    assert live.client(carol).get("/api/tasks").json() == {"items": []}  # her own tasks: none is kept in-process
     unknown = http.get("/api/tasks/20240101-000000-abcdef")
     assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "task_not_found"
     question = http.post("/api/tasks", json={"message": CITY_QUESTION})  # the question kind, unchanged

@@ -47,6 +47,21 @@ class WorkerLost(WenshuError):
                              "up; ask it again.", "回答该问题的工作进程在完成前停止了，该问题已放弃；请重新提问。")
 
 
+class TaskWorkerLost(WenshuError):
+    """The worker running a queued ingest or workspace task stopped before it finished (the question's own
+    sentence is WorkerLost's)."""
+
+    code = "task_worker_lost"
+
+    def __init__(self, retrying: bool):
+        if retrying:
+            super().__init__("The worker running this task stopped before it finished; another worker takes it up "
+                             "again where it was.", "运行该任务的工作进程在完成前停止了；另一个工作进程正从中断处继续。")
+        else:
+            super().__init__("The workers running this task stopped before they finished, so it was given up; "
+                             "start it again.", "运行该任务的工作进程在完成前停止了，该任务已放弃；请重新开始。")
+
+
 class AnswerPending(WenshuError):
     """Not a failure: a chat channel's reply while a worker still answers (the answer is pushed later)."""
 

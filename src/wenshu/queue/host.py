@@ -13,6 +13,8 @@ bookkeeping around each queued question.
   queued again: the attempt stops without writing (`AttemptSuperseded`), and RQ records nothing for it.
 - A question that came from a chat channel is handed to the webhook still waiting for it, or pushed to the
   channel (keys.py, push.py).
+- Knowledge-base uploads and workspace tasks run with the same host (kb_work.py, workspace_work.py); a lost
+  worker's one is retried the same way (each resumes where it was) and else ended with `task_worker_lost`.
 """
 
 from __future__ import annotations
@@ -25,10 +27,13 @@ from rq.exceptions import AbandonedJobError
 from wenshu.contracts import AgentRequest, AgentResponse
 from wenshu.errors import RunCancelled, WenshuError
 from wenshu.i18n import detect_lang
-from wenshu.queue.errors import WorkerLost
+from wenshu.queue.errors import TaskWorkerLost, WorkerLost
+from wenshu.queue.kb_progress import SharedProgress
+from wenshu.queue.kb_work import IngestWork
 from wenshu.queue.keys import TaskKeys
 from wenshu.queue.push import push_answer
-from wenshu.queue.record import error_entry, outcome
+from wenshu.queue.record import error_entry, kind_of, outcome
+from wenshu.queue.workspace_work import WorkspaceWork
 
 log = logging.getLogger("wenshu.queue")
 
@@ -48,6 +53,8 @@ class WorkerHost:
         self.keys = keys
         self.cancel = threading.Event()  # set by the worker's lease thread when the running task is cancelled
         self.superseded = threading.Event()  # set when this attempt's lease ran out and the question was requeued
+        self.ingests = IngestWork(settings, store, agent, SharedProgress(keys.client))
+        self.workspaces = WorkspaceWork(settings, agent, lambda: self.cancel.is_set() or self.superseded.is_set())
 
     def owns(self, job) -> bool:
         """Whether the job is still this attempt's: RQ's job hash still says started, by this worker."""
@@ -101,6 +108,8 @@ class WorkerHost:
         if exc_type is None or not issubclass(exc_type, AbandonedJobError):
             return True
         retrying = bool(job.retries_left)
+        if kind_of(job) != "question":
+            return self._other_lost(job, retrying)
         err, cid = WorkerLost(retrying), job.meta.get("conversation_id")
         payload = (job.args or [{}])[0]
         lang = detect_lang(payload.get("request", {}).get("message", ""))
@@ -112,6 +121,17 @@ class WorkerHost:
             job.meta["error"] = error_entry(err)
             self.keys.release_conversation(cid, job.id)
             self._deliver(payload.get("origin"), job.id, cid, outcome("error", error=err), lang)
+        job.save_meta()
+        return True
+
+    def _other_lost(self, job, retrying: bool) -> bool:
+        kind = kind_of(job)
+        log.warning("the worker running %s task %s was lost; %s", kind, job.id,
+                    "it is queued again" if retrying else "it is given up")
+        (self.ingests if kind == "kb_upload" else self.workspaces).on_lost(job, retrying)
+        job.meta["lost"] = job.meta.get("lost", 0) + 1
+        if not retrying:
+            job.meta.setdefault("error", error_entry(TaskWorkerLost(False)))
         job.save_meta()
         return True
 

@@ -42,6 +42,10 @@ class TaskKeys:
     def request_cancel(self, task_id: str) -> None:
         self.client.set(f"wenshu:task-cancel:{task_id}", 1, ex=self.keep_s)
 
+    def clear_cancel(self, task_id: str) -> None:
+        """A task run again under the same id (a workspace task resumed) starts with no stop asked of it."""
+        self.client.delete(f"wenshu:task-cancel:{task_id}")
+
     def cancel_requested(self, task_id: str) -> bool:
         return bool(self.client.exists(f"wenshu:task-cancel:{task_id}"))
 

@@ -17,7 +17,11 @@ from wenshu.queue.errors import UnknownTaskFunction, WorkerLost
 
 QUEUE_NAME = "wenshu-questions"
 ANSWER_FUNCTION = "wenshu.queue.worker.answer_question"
-TASK_FUNCTIONS = frozenset({ANSWER_FUNCTION})
+# each kind of task has its queue (so /metrics counts them by kind from RQ's registries) and its job function
+QUEUES = {"question": QUEUE_NAME, "kb_upload": "wenshu-ingests", "workspace": "wenshu-workspace"}
+FUNCTIONS = {"question": ANSWER_FUNCTION, "kb_upload": "wenshu.queue.worker.ingest_documents",
+             "workspace": "wenshu.queue.worker.run_workspace_task"}
+TASK_FUNCTIONS = frozenset(FUNCTIONS.values())
 SERIALIZER = JSONSerializer  # never pickle: a job's arguments and results are plain JSON
 
 
@@ -31,6 +35,11 @@ class TaskJob(Job):
         return super().func
 
 
+def kind_of(job: Job) -> str:
+    """question | kb_upload | workspace (a job queued before kinds existed is a question)."""
+    return job.meta.get("kind", "question")
+
+
 def error_entry(err: WenshuError) -> dict:
     """An error as a job keeps it: its code and both sentences (each reader picks its language)."""
     return {"code": err.code, "en": err.message("en"), "zh": err.message("zh")}
@@ -42,7 +51,7 @@ def outcome(status: str, *, response=None, error: WenshuError | None = None, mes
             "error": error_entry(error) if error is not None else None, "message_id": message_id}
 
 
-def _error(entry: dict, lang: str) -> dict:
+def localized(entry: dict, lang: str) -> dict:
     return {"code": entry["code"], "message": pick(lang, entry["en"], entry["zh"])}
 
 
@@ -72,7 +81,7 @@ def task_view(job: Job, lang: str) -> dict:
             if response.get("error"):
                 out["error"] = response["error"]
         if result.get("error"):
-            out["error"] = _error(result["error"], lang)
+            out["error"] = localized(result["error"], lang)
     elif status == JobStatus.FAILED:
-        out["error"] = _error(meta.get("error") or _failure(job), lang)
+        out["error"] = localized(meta.get("error") or _failure(job), lang)
     return out

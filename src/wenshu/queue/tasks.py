@@ -13,54 +13,32 @@ from __future__ import annotations
 
 import time
 import uuid
-from contextlib import contextmanager
 
-import redis
-from rq import Queue, Retry
-from rq.exceptions import NoSuchJobError
 from rq.job import JobStatus
 
 from wenshu.contracts import AgentRequest
 from wenshu.errors import ConversationBusy
-from wenshu.queue.errors import QueueUnavailable
-from wenshu.queue.keys import TaskKeys
-from wenshu.queue.record import ANSWER_FUNCTION, QUEUE_NAME, SERIALIZER, TaskJob, task_view
-from wenshu.storage.redis_link import RedisLink, redact
+from wenshu.queue.jobs import WAITING, JobQueues
+from wenshu.queue.record import TaskJob, task_view
 
-WAITING = (JobStatus.QUEUED, JobStatus.DEFERRED, JobStatus.SCHEDULED, JobStatus.CREATED)
 CANCEL_WAIT_S = 10.0
 
 
-class TaskQueue:
-    def __init__(self, link: RedisLink, settings):
-        self.link = link
-        self.client = link.client
-        self.settings = settings
-        self.where = redact(link.url)
-        self.keys = TaskKeys(self.client, settings.queue_keep_s)
-        self.queue = Queue(QUEUE_NAME, connection=self.client, serializer=SERIALIZER, job_class=TaskJob)
-
-    @contextmanager
-    def _redis(self):
-        try:
-            yield
-        except (redis.ConnectionError, redis.TimeoutError):
-            raise QueueUnavailable(self.where) from None
+class TaskQueue(JobQueues):
+    """The question tasks; the other kinds' jobs go through JobQueues (server/kb_queued.py, workspace_tasks.py)."""
 
     def submit(self, request: AgentRequest, origin: dict | None = None) -> str:
         """Queue the question (its conversation must exist and belong to request.user_id); its task id."""
         s, task_id, cid = self.settings, uuid.uuid4().hex, request.conversation_id
         payload = {"request": request.model_dump(mode="json"), "origin": origin}
-        meta = {"user_id": request.user_id, "conversation_id": cid, "progress": [], "lost": 0}
         with self._redis():
             if not self.keys.hold_conversation(cid, task_id) and (
                     self._holder_running(cid) or not self.keys.hold_conversation(cid, task_id)):
                 raise ConversationBusy()
             try:
-                self.queue.enqueue_call(ANSWER_FUNCTION, args=[payload], job_id=task_id, meta=meta,
-                                        timeout=s.queue_task_timeout_s, result_ttl=s.queue_keep_s,
-                                        failure_ttl=s.queue_keep_s, description=f"question in {cid}",
-                                        retry=Retry(max=s.queue_retries) if s.queue_retries else None)
+                self.enqueue("question", payload, job_id=task_id, user_id=request.user_id,
+                             meta={"conversation_id": cid, "progress": []}, retries=s.queue_retries,
+                             description=f"question in {cid}")
             except BaseException:
                 self.keys.release_conversation(cid, task_id)
                 raise
@@ -77,21 +55,15 @@ class TaskQueue:
         holder = self.keys.conversation_task(conversation_id)
         if holder is None:
             return False
-        try:
-            status = TaskJob.fetch(holder, connection=self.client, serializer=SERIALIZER).get_status()
-        except NoSuchJobError:
-            status = None
+        job = self.fetch(holder)
+        status = job.get_status() if job is not None else None
         if status in WAITING or status == JobStatus.STARTED:
             return True
         self.keys.release_conversation(conversation_id, holder)
         return False
 
     def _job(self, task_id: str, user_id: str) -> TaskJob | None:
-        try:
-            job = TaskJob.fetch(task_id, connection=self.client, serializer=SERIALIZER)
-        except NoSuchJobError:
-            return None
-        return job if job.meta.get("user_id") == user_id else None
+        return self.job(task_id, user_id, "question")
 
     def view(self, task_id: str, user_id: str, lang: str) -> dict | None:
         with self._redis():

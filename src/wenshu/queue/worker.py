@@ -1,4 +1,5 @@
-"""`wenshu worker`: one process taking questions from the queue, one at a time, with the server's Agent.
+"""`wenshu worker`: one process taking tasks from the queues (questions first, then knowledge-base uploads, then
+workspace tasks), one at a time, with the server's Agent.
 
 RQ's `SimpleWorker` runs each job in the worker process itself (no fork per job), so the Agent, the model
 and the store are opened once. Two things are added to it:
@@ -32,19 +33,33 @@ from rq import Queue, SimpleWorker, get_current_job
 from rq.worker import WorkerStatus
 
 from wenshu.queue.keys import CANCEL_POLL_S
-from wenshu.queue.record import QUEUE_NAME, SERIALIZER, TaskJob
+from wenshu.queue.record import QUEUES, SERIALIZER, TaskJob
 
 log = logging.getLogger("wenshu.queue")
 _HOST: ContextVar = ContextVar("wenshu_worker_host", default=None)
 
 
+def _host():
+    host = _HOST.get()
+    if host is None:
+        raise RuntimeError("Wenshu's task functions run inside `wenshu worker` only")
+    return host
+
+
 def answer_question(payload: dict) -> dict:
     """The job RQ runs for a queued question (payload: {"request": AgentRequest as JSON, "origin": {"channel"} or
     None}), with the host the worker bound around it (`serving`): the function itself holds no state."""
-    host = _HOST.get()
-    if host is None:
-        raise RuntimeError("answer_question runs inside `wenshu worker` only")
-    return host.answer(payload, get_current_job())
+    return _host().answer(payload, get_current_job())
+
+
+def ingest_documents(payload: dict) -> dict:
+    """The job of a knowledge-base upload (payload: {"collection"}; its documents are in the job's meta)."""
+    return _host().ingests.run(payload, get_current_job())
+
+
+def run_workspace_task(payload: dict) -> dict:
+    """The job of a workspace task (payload: {"task_id", "config": TaskConfig as JSON})."""
+    return _host().workspaces.run(payload, get_current_job())
 
 
 @contextmanager
@@ -137,6 +152,7 @@ def make_worker(client: redis.Redis, host, lease_s: float) -> AnswerWorker:
     """The worker on `client` (its own: RQ lengthens the socket timeout for its blocking dequeue). It looks for
     abandoned jobs (maintenance) and re-registers itself every `tick` seconds, a third of the lease."""
     tick = max(1, round(lease_s / 3))
-    queue = Queue(QUEUE_NAME, connection=client, serializer=SERIALIZER, job_class=TaskJob)
-    return AnswerWorker([queue], host=host, lease_s=lease_s, connection=client, serializer=SERIALIZER,
+    queues = [Queue(name, connection=client, serializer=SERIALIZER, job_class=TaskJob)  # questions first
+              for name in QUEUES.values()]
+    return AnswerWorker(queues, host=host, lease_s=lease_s, connection=client, serializer=SERIALIZER,
                         job_class=TaskJob, name=worker_name(), worker_ttl=15 + tick, maintenance_interval=tick)

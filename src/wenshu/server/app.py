@@ -77,11 +77,13 @@ def open_state(settings: Settings, models: ModelClient | None, bind_host: str, m
     metrics.active = runner.active_count
     from wenshu.server.workspace_tasks import WorkspaceTasks
 
-    kb = ServerKnowledgeBase(settings, store.engine, agent, kb_hooks)
     queue = TaskQueue(redis, settings) if redis is not None else None
+    if queue is not None:
+        metrics.queue_counts = queue.counts
+    kb = ServerKnowledgeBase(settings, store.engine, agent, kb_hooks, queue=queue)
     return ServerState(settings=settings, store=store, agent=agent, runner=runner, metrics=metrics,
                        limiter=limiter, bind_host=bind_host, kb=kb, redis=redis, queue=queue,
-                       workspace_tasks=WorkspaceTasks(settings, agent.models),
+                       workspace_tasks=WorkspaceTasks(settings, agent.models, queue=queue),
                        assistant=ServerAssistant(settings, store, agent, kb))
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from wenshu.errors import WenshuError
 from wenshu.kb.ingest import WAITING
+from wenshu.queue.record import localized
 
 log = logging.getLogger("wenshu.server.kb")
 
@@ -36,7 +37,13 @@ class JobItem:
     document_id: str | None = None
     outcome: str | None = None  # None until its ingest ended; then added | resumed | duplicate | error
     started: bool = False
-    error: object = None  # a WenshuError
+    error: object = None  # a WenshuError, or (a queued upload's, queue/record.py) its entry {code, en, zh}
+
+
+def error_out(err, lang: str) -> dict | None:
+    if isinstance(err, dict):
+        return localized(err, lang)
+    return err.to_dict(lang) if hasattr(err, "to_dict") else None
 
 
 @dataclass
@@ -45,6 +52,9 @@ class KbTask:
     kind: str  # kb_upload | kb_resume
     user_id: str | None  # None: the server's own (resume at start), visible to admins
     items: list[JobItem] = field(default_factory=list)
+    running: bool = False  # a queued upload's (kb_queued.py): its job is waiting or running
+    worker: str | None = None  # a queued upload's: the worker that took it
+    lost: int = 0  # a queued upload's: workers lost while running it
 
 
 class KbJobs:
@@ -67,11 +77,12 @@ class KbJobs:
         for name, data in files:
             admitted = kb.admit(name, data, collection)
             item = JobItem(name, admitted.document.id if admitted.document else None, error=admitted.error)
-            if admitted.status in WAITING and item.document_id not in self._waiting:
+            task.items.append(item)
+            if admitted.status in WAITING and not self.busy(item.document_id):
                 self._submit(item)
             else:  # an error, a duplicate, or the same content already queued in this or another upload
                 item.outcome = "error" if admitted.error else "duplicate"
-            task.items.append(item)
+        self._submitted(task, collection)
         return task
 
     def resume(self, documents) -> KbTask:
@@ -90,6 +101,9 @@ class KbJobs:
             while len(self._tasks) > KEEP:
                 self._tasks.popitem(last=False)
         return task
+
+    def _submitted(self, task: KbTask, collection: str) -> None:
+        """Every admitted item of the task was submitted (a queue of workers takes them all at once here)."""
 
     def _submit(self, item: JobItem) -> None:
         with self._lock:
@@ -129,6 +143,10 @@ class KbJobs:
     def busy(self, document_id: str | None) -> bool:
         return document_id in self._waiting
 
+    def working(self, task: KbTask, item: JobItem) -> bool:
+        """Whether the item's document may still change (queued, ingesting, or a summary may still come)."""
+        return self.busy(item.document_id) or self.owner.summarizing()
+
     # -- reading -------------------------------------------------------------------------------------
     def get(self, task_id: str, user) -> KbTask | None:
         """The task if this user may see it: their own upload, or (admins) the server's resume."""
@@ -137,7 +155,7 @@ class KbJobs:
             return None
         return task
 
-    def item_out(self, item: JobItem, lang: str) -> dict:
+    def item_out(self, task: KbTask, item: JobItem, lang: str) -> dict:
         doc = self.owner.get().docs.get(item.document_id) if item.document_id else None
         if item.outcome in ("error", "duplicate", "removed"):
             status = item.outcome
@@ -147,15 +165,15 @@ class KbJobs:
             status = doc.status if doc is not None else "removed"
         out = {"name": item.name, "document_id": item.document_id, "status": status,
                "document": doc.to_dict() if doc is not None else None,
-               "error": item.error.to_dict(lang) if hasattr(item.error, "to_dict") else None}
+               "error": error_out(item.error, lang)}
         if out["error"] is None and status == "error" and doc is not None and doc.error_message:
             out["error"] = {"code": doc.error_code, "message": doc.error_message}
         out |= self.owner.progress.of(item.document_id, status)
-        waiting = self.busy(item.document_id) or self.owner.summarizing()
+        waiting = self.working(task, item)
         out["finished"] = status in FINAL or (status == "summarizing" and not waiting)
         return out
 
     def task_out(self, task: KbTask, lang: str) -> dict:
-        items = [self.item_out(i, lang) for i in task.items]
+        items = [self.item_out(task, i, lang) for i in task.items]
         running = any(not i["finished"] for i in items)
         return {"task_id": task.id, "kind": task.kind, "status": "running" if running else "done", "items": items}

@@ -7,7 +7,8 @@ The summary worker runs while documents wait for their summary (status `summariz
 to it. A failure is logged and leaves the document waiting (its finished segments kept); the next kick
 resumes. At start (`resume`), documents a crash left in parsing, chunking or embedding are queued for
 ingest and waiting summaries are kicked, so a `kill -9` mid-ingest ends, after a restart, with the
-document ready or in error.
+document ready or in error. In a team deployment background uploads run on the queue's workers instead
+(kb_queued.py), whose lease and retry take the place of this resume.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from wenshu.kb.progress import Progress
 from wenshu.server.kb_jobs import KbJobs
 
 log = logging.getLogger("wenshu.server.kb")
@@ -22,36 +24,19 @@ log = logging.getLogger("wenshu.server.kb")
 INTERRUPTED = ("parsing", "chunking", "embedding")  # an ingest stopped before its publish
 
 
-class Progress:
-    """Document id -> the stage working on it now and its counter; read by the task and document routes."""
-
-    def __init__(self) -> None:
-        self._now: dict[str, tuple[str, int, int]] = {}
-
-    def set(self, doc_id: str, stage: str, done: int, total: int) -> None:
-        self._now[doc_id] = (stage, done, total)
-
-    def clear(self, doc_id: str) -> None:
-        self._now.pop(doc_id, None)
-
-    def tracker(self, doc_id: str):
-        """A kb Progress callback: its label starts with the stage ("embedding a.pdf", "summarizing a.pdf")."""
-        return lambda label, done, total: self.set(doc_id, label.split(" ", 1)[0], done, total)
-
-    def stage(self, doc_id: str) -> str:
-        return self._now.get(doc_id, ("",))[0]
-
-    def of(self, doc_id: str | None, status: str) -> dict:
-        """{done, total} when the counted stage is the document's status now, {} otherwise."""
-        stage, done, total = self._now.get(doc_id or "", ("", 0, 0))
-        return {"done": done, "total": total} if stage == status and total else {}
-
-
 class ServerKnowledgeBase:
-    def __init__(self, settings, engine, agent, hooks=None):
+    def __init__(self, settings, engine, agent, hooks=None, queue=None):
+        """`queue` (a queue.jobs.JobQueues, team deployment): background uploads go to its workers
+        (kb_queued.py), with their progress in Redis where every process reads it."""
         self.settings, self.engine, self.agent, self.hooks = settings, engine, agent, hooks
-        self.progress = Progress()
-        self.jobs = KbJobs(self)
+        self.queued = queue is not None
+        if queue is None:
+            self.progress, self.jobs = Progress(), KbJobs(self)
+        else:
+            from wenshu.queue.kb_progress import SharedProgress
+            from wenshu.server.kb_queued import QueuedKbJobs
+
+            self.progress, self.jobs = SharedProgress(queue.client), QueuedKbJobs(self, queue)
         self._kb = None
         self._lock = threading.Lock()
         self._worker: threading.Thread | None = None
@@ -82,6 +67,8 @@ class ServerKnowledgeBase:
     def _resume(self) -> None:
         from wenshu.storage.kb_store import KbDocuments
 
+        if self.queued:  # a document in parsing or summarizing may be a worker's now (kb_queued.py)
+            return
         try:
             docs = KbDocuments(self.engine)
             interrupted = docs.list(None, INTERRUPTED)

@@ -32,6 +32,7 @@ class Metrics:
         self.cache_hits = 0
         self.active: Callable[[], int] = lambda: 0
         self.redis_up: Callable[[], int] | None = None  # set when a shared Redis is configured
+        self.queue_counts: Callable[[], dict | None] | None = None  # the task queue's, when there is one
 
     def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
         with self._lock:
@@ -75,6 +76,11 @@ class Metrics:
             out += ["# HELP wenshu_redis_up Whether the shared Redis answered the last command (0: down, answers go "
                     "on without the shared cache).", "# TYPE wenshu_redis_up gauge",
                     f"wenshu_redis_up {self.redis_up()}"]
+        counts = self.queue_counts() if self.queue_counts is not None else None
+        if counts is not None:  # None: Redis is down (wenshu_redis_up says so)
+            out += ["# HELP wenshu_queue_tasks Queued tasks by kind and state (finished and failed: those still "
+                    "kept), in the shared task queue.", "# TYPE wenshu_queue_tasks gauge"]
+            out += [f"wenshu_queue_tasks{_labels(kind=k, state=s)} {n}" for (k, s), n in sorted(counts.items())]
         return "\n".join(out) + "\n"
 
 

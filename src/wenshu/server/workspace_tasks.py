@@ -6,30 +6,33 @@ started over HTTP and the API can poll a task the CLI runs. A task records who s
 gets 404, exactly as for an unknown id. Workspace tasks read and test a folder on the server's own disk
 and run code the model wrote there, so only an admin (the local user, or a token with every grant) may
 start or change one (docs/tasks.md), and only in a folder of `workspace_roots` (workspace/roots.py).
+
+In a team deployment (`queue`, a queue.jobs.JobQueues) a task runs on a queue worker instead of a thread
+(queue/workspace_work.py), one job per run (start or resume) with the task's id: whether it runs is read
+from Redis and a stop goes through the queue's cancel key, so every API process sees and stops it; the
+record, its steps and the copy stay in the task store, which the worker writes (same WENSHU_HOME).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import threading
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from wenshu.errors import Forbidden, WenshuError
+from wenshu.errors import Forbidden
 from wenshu.tasks.config import TaskConfig
 from wenshu.tasks.endings import TaskBusy, TaskNotFound, TaskNotResumable
-from wenshu.tasks.loop import apply_task, run_task
+from wenshu.tasks.loop import apply_task, run_unattended
 from wenshu.tasks.record import RESUMABLE, TaskRecord
 from wenshu.tasks.store import TaskStore
 from wenshu.workspace.roots import WorkspaceRoots
 
-log = logging.getLogger("wenshu.server")
-
 
 class WorkspaceTasks:
-    def __init__(self, settings, models: Callable[[], object], *, workers: int = 1):
+    def __init__(self, settings, models: Callable[[], object], *, workers: int = 1, queue=None):
         self.settings = settings
+        self.queue = queue
         self.store = TaskStore(settings.home / "tasks")
         self._models = models
         self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="wenshu-task")
@@ -67,10 +70,14 @@ class WorkspaceTasks:
         return task if task.user_id == user_id else None
 
     def running(self, task_id: str) -> bool:
+        if self.queue is not None:
+            return self.queue.active(task_id)
         return task_id in self._stops
 
     def stop(self, task_id: str) -> bool:
         """Ask a running task to stop before its next step; False when it is not running."""
+        if self.queue is not None:
+            return self.queue.stop(task_id)
         flag = self._stops.get(task_id)
         if flag is not None:
             flag.set()
@@ -94,22 +101,26 @@ class WorkspaceTasks:
         self.store.discard(task.id)
 
     def _submit(self, task_id: str, config: TaskConfig) -> None:
+        if self.queue is not None:
+            return self._enqueue(task_id, config)
         with self._lock:
             if task_id in self._stops:
                 raise TaskBusy(task_id)
             flag = self._stops[task_id] = threading.Event()
         self._pool.submit(self._work, task_id, config, flag)
 
+    def _enqueue(self, task_id: str, config: TaskConfig) -> None:
+        """One job per run, with the task's id (the previous run's finished job is replaced)."""
+        task = self.store.load(task_id)
+        queued = self.queue.enqueue("workspace", {"task_id": task_id, "config": config.to_json()}, job_id=task_id,
+                                    user_id=task.user_id, meta={}, retries=self.settings.queue_retries,
+                                    description=f"workspace task {task_id}", rerun=True)
+        if not queued:
+            raise TaskBusy(task_id)
+
     def _work(self, task_id: str, config: TaskConfig, flag: threading.Event) -> None:
         try:
-            run_task(self.store, task_id, self._models(), config, stop=flag.is_set)
-        except Exception as err:  # an unexpected failure (or no model at all): the task says so, resumable
-            if not isinstance(err, WenshuError):
-                log.exception("workspace task %s failed", task_id)
-            task = self.store.load(task_id)
-            if task.status in ("queued", "running"):
-                task.end("failed", err if isinstance(err, WenshuError) else WenshuError())
-                self.store.save(task)
+            run_unattended(self.store, task_id, self._models, config, stop=flag.is_set)
         finally:
             with self._lock:
                 self._stops.pop(task_id, None)

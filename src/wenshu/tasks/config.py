@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 
 from wenshu.workspace.commands import SAFE_PATH
 
@@ -33,3 +33,11 @@ class TaskConfig:
                    test_timeout_s=settings.task_test_timeout_s, allowlist=tuple(settings.workspace_commands),
                    command_timeout_s=settings.workspace_command_timeout_s, path=settings.workspace_path)  # fmt: skip
         return replace(base, **{k: v for k, v in overrides.items() if v is not None})
+
+    def to_json(self) -> dict:
+        """Plain JSON (a queued workspace task carries its config to the worker that runs it)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "TaskConfig":
+        return cls(**{**data, "allowlist": tuple(data.get("allowlist", cls.allowlist))})

@@ -9,6 +9,7 @@ task can be watched, interrupted, resumed or discarded; the user's folder is onl
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 
@@ -30,6 +31,7 @@ from wenshu.workspace.ignore import Ignore
 from wenshu.workspace.paths import Root
 
 OnStep = Callable[[TaskRecord, TaskStep], None]
+log = logging.getLogger("wenshu.tasks")
 
 
 def workspace_of(store: TaskStore, task: TaskRecord) -> Workspace:
@@ -130,6 +132,21 @@ def run_task(store: TaskStore, task_id: str, models, config: TaskConfig, *, on_s
         task.result = result_of(task, ws)
         store.save(task)
     return task
+
+
+def run_unattended(store: TaskStore, task_id: str, models: Callable[[], object], config: TaskConfig,
+                   stop: Callable[[], bool] | None = None) -> None:
+    """run_task where nobody waits for it (a server thread, a queue worker; `models()` opens the model): an
+    unexpected failure (or no model at all) ends the task as failed, resumable, with its message."""
+    try:
+        run_task(store, task_id, models(), config, stop=stop)
+    except Exception as err:
+        if not isinstance(err, WenshuError):
+            log.exception("workspace task %s failed", task_id)
+        task = store.load(task_id)
+        if task.status in ("queued", "running"):
+            task.end("failed", err if isinstance(err, WenshuError) else WenshuError())
+            store.save(task)
 
 
 def _end(task: TaskRecord, ws: Workspace, config: TaskConfig, move: str, record, taking) -> None:

@@ -80,13 +80,23 @@ def list_workspaces(state: StateDep, user: CurrentUser) -> dict:
 
 
 @router.get("", operation_id="tasks_list")
-def list_tasks(state: StateDep, user: CurrentUser, lang: LangDep, kind: Literal["workspace"] = "workspace",
+def list_tasks(state: StateDep, user: CurrentUser, lang: LangDep,
+               kind: Literal["workspace", "question", "kb_upload"] | None = None,
                limit: int = Query(50, ge=1, le=500)) -> dict:
-    """The caller's workspace tasks, newest first, without their steps and diff (question tasks are not kept
-    on disk and are not listed)."""
+    """The caller's tasks, newest first, without their steps, result or diff: workspace tasks (an admin's
+    only; `kind=workspace` asks for them alone and is refused to others) and, in a team deployment, the
+    question tasks and knowledge-base uploads queued for the workers while they are kept. In-process
+    question tasks and uploads are not kept on disk and are not listed."""
     tasks = manager(state)
-    tasks.require_admin(user)
-    return {"items": [task_summary(t, lang, tasks.running(t.id)) for t in tasks.store.list(user.user_id)[:limit]]}
+    if kind == "workspace":
+        tasks.require_admin(user)
+    items = []
+    if kind in (None, "workspace") and user.is_admin:
+        items += [task_summary(t, lang, tasks.running(t.id)) for t in tasks.store.list(user.user_id)[:limit]]
+    if kind != "workspace" and state.queue is not None:
+        items += state.queue.listed(user.user_id, lang, (kind,) if kind else ("question", "kb_upload"))
+    items.sort(key=lambda t: t.get("created_at") or 0, reverse=True)
+    return {"items": items[:limit]}
 
 
 @router.get("/{task_id}/events", operation_id="tasks_events",
