@@ -1,12 +1,12 @@
 """The knowledge base in the web UI, in Chromium against the real server (the browser, server and page
-fixtures of test_server_ui.py): upload with the button and by dropping files on the page, a toast per
+fixtures of tests/ui_support.py): upload with the button and by dropping files on the page, a toast per
 file that follows it to ready or to its own error, the document list with summaries and remove, and
 citations under an answer that open their passage."""
 
 from __future__ import annotations
 
 import pytest
-import test_server_ui as ui
+import ui_support as ui
 from fixtures_kb import CUSTOM_RULE, PLATINUM_RULE, bad_set, good_set
 
 browser, server, open_page = ui.browser, ui.server, ui.open_page  # the shared browser fixtures (module scope)
@@ -21,7 +21,7 @@ WATCH = """() => { window.kbSeen = {};
 
 @pytest.fixture(scope="module")
 def fake():
-    """Overrides test_server_ui's: here the model only writes document summaries."""
+    """Overrides ui_support's: here the model only writes document summaries."""
     from wenshu.providers.fake import ScriptedChatModel
 
     return ScriptedChatModel(default=SUMMARY)

@@ -1,7 +1,7 @@
 """The web UI in a real browser (Debian's Chromium through Playwright) against the real server.
 
-One loopback uvicorn per module (`start_server` of tests/fixtures_server.py with a tmp WENSHU_HOME,
-the demo database and the scripted fake model, whose default answer is the demo question's SQL) and
+The fixtures are tests/ui_support.py's: one loopback uvicorn per module (`start_server` of
+tests/fixtures_server.py with a tmp WENSHU_HOME, the demo database and the scripted fake model, whose default answer is the demo question's SQL) and
 one headless browser; each test opens a fresh browser context. Screenshots go to the test's tmp dir;
 `WENSHU_UPDATE_SCREENSHOT=1` also refreshes docs/screenshot.png.
 """
@@ -14,105 +14,10 @@ import sqlite3
 import time
 from pathlib import Path
 
-import pytest
+import ui_support as ui
+from ui_support import CITY_ORDERS, DOCS_SHOT, QUESTION, ask, body_rows, gold
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run", "--disable-sync", "--disable-quic"]
-CITY_ORDERS = (
-    "SELECT c.city_name AS 城市, COUNT(*) AS 订单量 FROM orders o JOIN cities c ON o.city_id = c.city_id "
-    "WHERE o.status = 1 GROUP BY c.city_name ORDER BY 订单量 DESC, 城市"
-)
-QUESTION = "每个城市的订单量"
-DOCS_SHOT = Path(__file__).resolve().parent.parent / "docs" / "screenshot.png"
-
-if not Path(CHROMIUM).exists():
-    reason = f"{CHROMIUM} is missing (Debian package chromium; `make test` installs it)"
-    if os.environ.get("WENSHU_REQUIRE_SERVERS") == "1":
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason, allow_module_level=True)
-
-sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def fake():
-    from wenshu.providers.fake import ScriptedChatModel
-
-    return ScriptedChatModel(default=f"```sql\n{CITY_ORDERS}\n```")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory, demo_db_file, fake):
-    """The real app (S's `start_server`, shared by one module's tests) on a free loopback port."""
-    from fixtures_server import start_server
-
-    from wenshu.settings import Settings, reset_settings_cache
-
-    home = tmp_path_factory.mktemp("ui") / "home"
-    (home / "data").mkdir(parents=True)
-    shutil.copy(demo_db_file, home / "data" / "demo.sqlite")
-    (home / "projects" / "shop").mkdir(parents=True)  # the folders the assistant may work in
-    (home / "projects" / "shop" / "README.md").write_text("# Shop\n")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("WENSHU_HOME", str(home))
-        reset_settings_cache()
-        live = start_server(Settings(rate_limit_per_minute=0, workspace_roots=[home / "projects"]), fake)
-        yield live.url, home
-        live.stop()
-    reset_settings_cache()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def open_page(browser, server, fake):
-    """open_page(locale=..., width=..., height=...) -> a page on the app; fails the test on a JS error."""
-    contexts, errors, outside = [], [], []
-    fake.responses.clear()
-    fake.delay_s = 0.0
-
-    def opener(locale="en-US", width=1280, height=860):
-        ctx = browser.new_context(locale=locale, viewport={"width": width, "height": height}, accept_downloads=True)
-        contexts.append(ctx)
-        page = ctx.new_page()
-        page.set_default_timeout(10_000)
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.on("request", lambda r: r.url.startswith((server[0], "data:", "blob:")) or outside.append(r.url))
-        page.goto(server[0] + "/")
-        page.wait_for_selector("#datasource option", state="attached")
-        return page
-
-    yield opener
-    for ctx in contexts:
-        ctx.close()
-    fake.delay_s = 0.0
-    assert not errors, f"JavaScript errors in the page: {errors}"
-    assert not outside, f"the UI must work offline, yet it requested: {outside}"
-
-
-def gold(home: Path) -> list[list]:
-    with sqlite3.connect(home / "data" / "demo.sqlite") as conn:
-        return [list(r) for r in conn.execute(CITY_ORDERS).fetchall()]
-
-
-def ask(page, question: str, status: str = "ok"):
-    page.fill("#question", question)
-    page.click("#send")
-    # generous: the first answer also loads the catalog, and the test machine's CPUs are shared
-    page.wait_for_selector(f'.msg.assistant[data-status="{status}"]', timeout=30_000)
-    return page.locator(".msg.assistant").last
-
-
-def body_rows(reply) -> list[list[str]]:
-    return reply.locator(".result-table tbody tr").evaluate_all(
-        "trs => trs.map(tr => [...tr.cells].map(td => td.textContent))")
+browser, fake, open_page, server = ui.browser, ui.fake, ui.open_page, ui.server  # the shared fixtures
 
 
 def test_ask_shows_steps_sql_paged_table_csv_and_chart(open_page, server, tmp_path):
@@ -353,102 +258,3 @@ def test_sse_parser_handles_split_chunks_comments_and_crlf(open_page):
         {"type": "token", "data": {"text": "SEL"}},
         {"type": "done", "data": {"status": "ok"}},
     ]
-
-
-def test_plan_chips_rerun_a_changed_plan_without_the_model(open_page, server, fake):
-    """A planned answer shows its plan as chips; removing one re-runs the plan, with no model call."""
-    import httpx
-
-    plan = {"measures": ["paid_orders"], "dimensions": ["city_tier"], "share": True}
-    with httpx.Client(base_url=server[0], timeout=30) as http:
-        first = http.post("/api/ask", json={"message": "订单量 · 城市等级 · 占比", "plan": plan}).json()
-    assert first["plan"]["plan"] == plan
-    calls = len(fake.calls)
-    page = open_page(locale="zh-CN")
-    page.goto(f"{server[0]}/#c={first['conversation_id']}")
-    page.reload()  # only the hash changed: load the app on it
-    reply = page.locator(".msg.assistant").last
-    reply.locator('[data-testid="chips"] .chip').first.wait_for()
-    kinds = reply.locator(".chip").evaluate_all("els => els.map(e => e.dataset.kind)")
-    assert kinds == ["measure", "dimension", "share"]
-    reply.locator('.chip[data-kind="share"] [data-testid="chip-remove"]').click()
-    rerun = page.locator(".msg.assistant").last
-    page.wait_for_function("() => document.querySelectorAll('.msg.assistant[data-status=\"ok\"]').length === 2")
-    assert page.locator(".msg.user .bubble").last.inner_text() == "去掉「占比」"
-    assert rerun.locator(".chip").evaluate_all("els => els.map(e => e.dataset.kind)") == ["measure", "dimension"]
-    assert [r[0] for r in body_rows(rerun)] == ["一线", "新一线", "二线", "其他"]
-    assert len(fake.calls) == calls  # neither the first plan nor the chip asked the model
-
-
-def test_assistant_mode_shows_tool_steps_keeps_them_on_reload_and_answers_data_as_before(open_page, server, fake,
-                                                                                         tmp_path):
-    import json
-
-    def step(action: str, **arguments) -> str:
-        return json.dumps({"action": action, "arguments": arguments})
-
-    page = open_page()
-    assert page.locator("#assistant-folder").is_hidden()
-    page.check("#assistant-mode")
-    fake.queue("<think>A report needs numbers.</think>" + step("query_database", question="how many orders in total"),
-               "SELECT COUNT(*) AS n FROM orders",
-               json.dumps({"action": "final", "answer": "There are 120,000 orders in total."}))
-    reply = ask(page, "Please write last week's weekly report")
-    assert reply.locator('[data-testid="answer"]').inner_text() == "There are 120,000 orders in total."
-    thinking = reply.locator('[data-testid="thinking"]')  # a reasoning model's thinking: its own row, folded
-    assert thinking.count() == 1 and thinking.locator("details").get_attribute("open") is None
-    assert thinking.locator("summary").text_content() == "Thinking"
-    assert thinking.locator(".thinking-text").text_content() == "A report needs numbers."
-    tool = reply.locator('.step[data-node="tool"]')
-    assert tool.count() == 1 and tool.get_attribute("data-status") == "ok"  # in the folded panel: text_content
-    assert tool.locator(".step-name").text_content() == "query_database"
-    detail = tool.locator(".step-detail").text_content()
-    assert detail.startswith('{"question":"how many orders in total"} → ') and "120" in detail
-    assert reply.locator('.step[data-node="route"] .step-detail').text_content() == "tools and skills"
-    assert reply.locator('.step[data-node="decide"]').count() == 2
-    reply.locator(".steps-summary").click()
-    page.screenshot(path=str(tmp_path / "assistant.png"))
-
-    page.reload()  # the conversation reopens from #c=<id>; the switch is remembered
-    stored = page.locator(".msg.assistant").last
-    stored.locator('.step[data-node="tool"]').wait_for(state="attached")
-    assert page.is_checked("#assistant-mode")
-    assert stored.locator('[data-testid="answer"]').inner_text() == "There are 120,000 orders in total."
-    assert stored.locator('.step[data-node="tool"] .step-detail').text_content() == detail
-
-    calls = len(fake.calls)
-    page.fill("#question", "各城市的订单量")
-    page.click("#send")
-    page.wait_for_function("() => document.querySelectorAll('.msg.assistant[data-status=\"ok\"]').length === 2")
-    data = page.locator(".msg.assistant").last
-    data.locator(".chart svg").first.wait_for()
-    assert body_rows(data) == [[str(v) for v in r] for r in gold(server[1])[:20]]  # as a data answer shows it
-    nodes = data.locator(".step").evaluate_all("els => els.map(e => e.dataset.node)")
-    assert nodes[:2] == ["intent", "recall"] and "tool" not in nodes and "decide" not in nodes  # the pipeline's trace
-    assert "SELECT" in data.locator(".sql-box code").inner_text()
-    assert len(fake.calls) == calls + 1  # the pipeline's one generation: no assistant step before it
-
-    from test_assistant_wide import SQL_MONTHS, SQL_REGIONS, WIDE_ZH
-
-    fake.queue(SQL_REGIONS, SQL_MONTHS)  # a question too wide for one query: a sub-question each
-    page.fill("#question", WIDE_ZH)
-    page.click("#send")
-    page.wait_for_function("() => document.querySelectorAll('.msg.assistant[data-status=\"ok\"]').length === 3")
-    wide = page.locator(".msg.assistant").last
-    subs = wide.locator('.step[data-node="subquestion"] .step-detail').evaluate_all("els => els.map(e => e.textContent)")
-    assert [s.split(" → ")[0] for s in subs] == ["上个月各大区的GMV", "今年每个月的退款率"]
-    parts = wide.locator('[data-testid="part"]')
-    assert parts.count() == 2 and parts.nth(0).locator(".part-question").inner_text() == "1. 上个月各大区的GMV"
-    assert "SUM(o.pay_amount)" in parts.nth(0).locator(".sql-box code").inner_text()
-    assert parts.nth(1).locator(".result-table tbody tr").count() >= 1
-
-    folder = page.locator("#assistant-folder")  # the folders of the server's workspace_roots, for the assistant
-    assert folder.locator("option").all_text_contents() == ["No folder", "projects", "projects/shop"]
-    folder.select_option(label="projects/shop")
-    fake.queue(step("list_files", path="."), json.dumps({"action": "final", "answer": "The shop has a README."}))
-    page.fill("#question", "what files are in the folder?")
-    page.click("#send")
-    page.wait_for_function("() => document.querySelectorAll('.msg.assistant[data-status=\"ok\"]').length === 4")
-    listed = page.locator(".msg.assistant").last
-    assert listed.locator('.step[data-node="tool"] .step-name').text_content() == "list_files"
-    assert "README.md" in listed.locator('.step[data-node="tool"] .step-detail').text_content()

@@ -1,5 +1,5 @@
 """The task panel of the web UI, in Chromium against the real server (the browser and page fixtures of
-test_server_ui.py) with the scripted fake model and real pytest runs: a task started from the panel shows
+tests/ui_support.py) with the scripted fake model and real pytest runs: a task started from the panel shows
 each step live and ends green with its diff; Apply writes the change into the folder; Stop, Resume and
 Discard (which leaves the folder as it was); a folder without tests and a folder outside the server's
 workspace roots show their sentences."""
@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-import test_server_ui as ui
+import ui_support as ui
 from tasks_support import CALC, CALC_FIXED, PATH, TEST_CALC, calc_project, flat, snapshot, step, write
 
 browser, open_page = ui.browser, ui.open_page  # the shared browser fixtures (module scope)
@@ -28,7 +28,7 @@ WATCH = """() => { window.taskSeen = [];
 
 @pytest.fixture(scope="module")
 def fake():
-    """Overrides test_server_ui's: here the model only decides task steps, one queued answer each."""
+    """Overrides ui_support's: here the model only decides task steps, one queued answer each."""
     from wenshu.providers.fake import ScriptedChatModel
 
     return ScriptedChatModel()
@@ -41,7 +41,7 @@ def roots(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, demo_db_file, fake, roots):
-    """The real app with one workspace root, on a free loopback port (test_server_ui's, plus the root)."""
+    """The real app with one workspace root, on a free loopback port (ui_support's, plus the root)."""
     from fixtures_server import start_server
 
     from wenshu.settings import Settings
