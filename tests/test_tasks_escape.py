@@ -114,3 +114,27 @@ def test_rewriting_the_copys_gitignore_does_not_unhide_ignored_files(case):
     client, _ = models(step("read_file", "secret.env"), step("run_command", "ls"))
     task = run_task(store, task.id, client, config(max_steps=2, test_timeout_s=2))  # a resume reads them again
     assert task.steps[-2].code == "task_path_ignored"
+
+
+def test_verify_runs_the_tests_without_network(tmp_path):
+    """A test that connects to a server listening on this machine's loopback: in verify's clean copy the
+    connection fails (a network namespace of its own), so the test that expects it to fail passes."""
+    import socket
+
+    from wenshu.tasks.verify import verify
+    from wenshu.workspace.isolation import isolation
+    from wenshu.workspace.paths import Root
+
+    if isolation() != "namespace":
+        pytest.skip("this machine cannot make a network namespace (unshare -rn): verify falls back to proxies")
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        project = write(tmp_path / "net", {"tests/test_net.py": (
+            "import socket\n\n\ndef test_no_network():\n"
+            f"    s = socket.socket()\n    s.settimeout(3)\n    assert s.connect_ex(('127.0.0.1', {port})) != 0\n")})
+        with socket.create_connection(("127.0.0.1", port), timeout=3):  # reachable from here
+            pass
+        signal = verify(Root(project), Root(project), [], config(baseline=False))
+    assert signal.outcome == "passed", signal.summary

@@ -1,6 +1,7 @@
 """Verify: the tests run in a clean copy — the user's folder as it is, plus the files the agent wrote —
-in a temporary folder, with the configured test command, a time limit and no network for well-behaved
-clients (proxies that lead nowhere, no package index). Test files therefore always come from the user's
+in a temporary folder, with the configured test command, a time limit and no network: a network namespace
+of its own where the machine allows one (workspace/isolation.py), else proxies that lead nowhere and no
+package index, which stop only well-behaved clients. Test files therefore always come from the user's
 folder: a test the agent changed in its scratch copy (by a command, say) never reaches verify.
 
 What is enforced and what is not: docs/tasks.md ("Verify")."""
@@ -15,6 +16,7 @@ from wenshu.tasks.feedback import Signal, signal_of_tests
 from wenshu.workspace.commands import run_command
 from wenshu.workspace.copy import copy_tree
 from wenshu.workspace.files import read_text, write_text
+from wenshu.workspace.isolation import no_network_prefix
 from wenshu.workspace.paths import Root
 
 NOWHERE = "http://127.0.0.1:9"  # the discard port: connections are refused at once
@@ -32,6 +34,6 @@ def verify(original: Root, work: Root, written: list[str], config: TaskConfig) -
             write_text(clean, rel, read_text(work, rel).content)
         command = config.test_command
         r = run_command(clean, command, allowlist=[command], timeout_s=config.test_timeout_s, path=config.path,
-                        env=NO_NETWORK | dict(config.env))  # fmt: skip
+                        env=NO_NETWORK | dict(config.env), wrapper=no_network_prefix())  # fmt: skip
         signal = signal_of_tests(r, command, str(clean.path))
     return Signal(signal.outcome, f"clean copy: {signal.summary}", signal.failure)

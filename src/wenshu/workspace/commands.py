@@ -63,15 +63,18 @@ def scrubbed_env(path: str = SAFE_PATH, home: str | None = None) -> dict[str, st
 
 
 def run_command(root: Root, command: str | list[str], *, allowlist: list[str], timeout_s: float = 60.0,
-                max_output: int = 100_000, path: str = SAFE_PATH, env: dict[str, str] | None = None) -> CommandResult:
-    """`env` adds variables to the scrubbed environment (e.g. proxies that lead nowhere, for a test run)."""
+                max_output: int = 100_000, path: str = SAFE_PATH, env: dict[str, str] | None = None,
+                wrapper: tuple[str, ...] = ()) -> CommandResult:
+    """`env` adds variables to the scrubbed environment (e.g. proxies that lead nowhere, for a test run);
+    `wrapper` is put before the allowed command once it is checked (e.g. workspace.isolation's no-network
+    prefix): the allowlist and the confinement apply to the command itself."""
     argv = parse(command)
     if not argv or not allowed(argv, allowlist):
         raise CommandNotAllowed(command if isinstance(command, str) else shlex.join(argv), allowlist)
     confine_arguments(root, argv)
     t0 = time.perf_counter()
     try:
-        proc = subprocess.Popen(argv, cwd=root.path, env=scrubbed_env(path, str(root.path)) | (env or {}),
+        proc = subprocess.Popen([*wrapper, *argv], cwd=root.path, env=scrubbed_env(path, str(root.path)) | (env or {}),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
     except (FileNotFoundError, PermissionError) as err:
