@@ -7,17 +7,16 @@ answering every question with the same SQL), so its RSS is its own and the clien
     `--requests` times over HTTP (`POST /api/ask`, `POST /v1/chat/completions`: new conversations) and as many
     times through `Agent.ask` in this process on a copy of the home. Goal: the HTTP p50 itself <= 10 ms on both
     paths (`cached_answer_p50_ms`); beside it the overhead p50(HTTP) - p50(direct).
-(b) `--streams` conversations (default 50) each ask again and again over the event stream for
-    `--seconds` (default 60): errors, time to the first event (p50/p99, goal p99 <= 500 ms; that is
-    the `queue` step the server sends once it accepted the answer), time to the first graph event (a
-    worker started the answer: the queue wait included), answers a second, and the server's RSS at
-    the start, middle and end (goal: flat). The load average at start and end says how busy the
-    machine was: other work on it skews every number.
+(b) `--streams` conversations (default 50) each ask again and again over the event stream (the first ask
+    from the answer cache, the follow-ups through the graph) for `--seconds` (default 60): errors, time to
+    the first event (p50/p99, goal p99 <= 500 ms; that is the `queue` step the server sends once it
+    accepted the answer), time to the first graph event (a worker started the answer: the queue wait
+    included), answers a second, and the server's RSS at the start, middle and end (goal: flat). The load
+    average at start and end says how busy the machine was: other work on it skews every number.
 
     python -m bench server --seconds 60            # writes bench/results/server.json
     python -m bench server --queue                 # one worker vs two (bench/server_queue.py)
-    python -m bench server --team                  # (a) and (b) over two API processes and two workers on
-                                                   # Redis (bench/server_team.py)
+    python -m bench server --team                  # (a), (b): 2 API processes, 2 workers, Redis (server_team.py)
 """
 
 from __future__ import annotations
