@@ -3,21 +3,20 @@
 The server runs as its own process (`create_app` under uvicorn, temporary WENSHU_HOME, fake provider
 answering every question with the same SQL), so its RSS is its own and the client cannot share its GIL.
 
-(a) Overhead for a cached answer: the same question is asked once to fill the result cache, then
-    `--requests` times over HTTP (`POST /api/ask` and `POST /v1/chat/completions`) and as many times
-    through `Agent.ask` in this process on a copy of the same home. Overhead = p50(HTTP) - p50(direct).
-    Goal: p50 overhead <= 10 ms.
-(b) `--streams` conversations (default 50) each ask again and again over the event stream for
-    `--seconds` (default 60): errors, time to the first event (p50/p99, goal p99 <= 500 ms; that is
-    the `queue` step the server sends once it accepted the answer), time to the first graph event (a
-    worker started the answer: the queue wait included), answers a second, and the server's RSS at
-    the start, middle and end (goal: flat). The load average at start and end says how busy the
-    machine was: other work on it skews every number.
+(a) A cached answer: one first question fills the answer cache (agent/answer_cache.py), then is asked
+    `--requests` times over HTTP (`POST /api/ask`, `POST /v1/chat/completions`: new conversations) and as many
+    times through `Agent.ask` in this process on a copy of the home. Goal: the HTTP p50 itself <= 10 ms on both
+    paths (`cached_answer_p50_ms`); beside it the overhead p50(HTTP) - p50(direct).
+(b) `--streams` conversations (default 50) each ask again and again over the event stream (the first ask
+    from the answer cache, the follow-ups through the graph) for `--seconds` (default 60): errors, time to
+    the first event (p50/p99, goal p99 <= 500 ms; that is the `queue` step the server sends once it
+    accepted the answer), time to the first graph event (a worker started the answer: the queue wait
+    included), answers a second, and the server's RSS at the start, middle and end (goal: flat). The load
+    average at start and end says how busy the machine was: other work on it skews every number.
 
     python -m bench server --seconds 60            # writes bench/results/server.json
     python -m bench server --queue                 # one worker vs two (bench/server_queue.py)
-    python -m bench server --team                  # (a) and (b) over two API processes and two workers on
-                                                   # Redis (bench/server_team.py)
+    python -m bench server --team                  # (a), (b): 2 API processes, 2 workers, Redis (server_team.py)
 """
 
 from __future__ import annotations
@@ -88,7 +87,7 @@ def prepare_home(root: Path) -> dict[str, str]:
     script = root / "fake.json"
     script.write_text(json.dumps({"responses": [], "default": SQL}), encoding="utf-8")
     env = {"WENSHU_HOME": str(root / "home"), "WENSHU_LLM_PROVIDER": "fake", "WENSHU_FAKE_SCRIPT": str(script),
-           "WENSHU_RATE_LIMIT_PER_MINUTE": "0"}
+           "WENSHU_RATE_LIMIT_PER_MINUTE": "0", "WENSHU_ANSWER_CACHE_TTL_S": "3600"}
     settings = Settings(home=Path(env["WENSHU_HOME"]))
     store = open_store(settings)
     ensure_demo(settings, store)
@@ -129,13 +128,18 @@ def direct_agent(root: Path, env: dict[str, str]):
     copy = root / "direct"
     shutil.copytree(env["WENSHU_HOME"], copy)
     os.environ["WENSHU_FAKE_SCRIPT"] = env["WENSHU_FAKE_SCRIPT"]
-    settings = Settings(home=copy, llm_provider="fake")
+    settings = Settings(home=copy, llm_provider="fake", answer_cache_ttl_s=3600)
     store = open_store(settings)
     agent = Agent(settings, store, models=resolve(settings))
     for _ in range(2):
         resp = agent.ask(AgentRequest(message=QUESTION))
-    assert resp.cached and resp.error is None, resp
+    assert from_answer_cache(resp.model_dump(mode="json")), resp
     return (lambda: agent.ask(AgentRequest(message=QUESTION))), store.close
+
+
+def from_answer_cache(response: dict) -> bool:
+    """An AgentResponse (as JSON) the answer cache answered: no graph ran."""
+    return response.get("error") is None and [t["node"] for t in response.get("trace") or []] == ["answer_cache"]
 
 
 def overhead(base: str, root: Path, env: dict[str, str], n: int) -> dict:
@@ -146,14 +150,14 @@ def overhead(base: str, root: Path, env: dict[str, str], n: int) -> dict:
     with httpx.Client(base_url=base, timeout=60) as http:
         for _ in range(2):
             warm = http.post("/api/ask", json={"message": QUESTION}).json()
-        assert warm["cached"] and warm.get("error") is None, warm
+        assert from_answer_cache(warm), warm
         for _ in range(n):
             times["api"].append(timed(lambda: http.post("/api/ask", json={"message": QUESTION}).raise_for_status()))
             times["openai"].append(timed(lambda: http.post("/v1/chat/completions", json=chat).raise_for_status()))
             times["direct"].append(timed(ask_direct))
     close()
     p50 = {k: round(statistics.median(v), 2) for k, v in times.items()}
-    return {"requests": n, "p50_ms": p50,
+    return {"requests": n, "p50_ms": p50, "cached_answer_p50_ms": {"api": p50["api"], "openai": p50["openai"]},
             "overhead_p50_ms": {"api": round(p50["api"] - p50["direct"], 2),
                                 "openai": round(p50["openai"] - p50["direct"], 2)},
             "p90_ms": {k: round(pct(v, 90), 2) for k, v in times.items()}}
@@ -284,7 +288,8 @@ def report(result: dict, path: str) -> int:
     """The goals of parts (a) and (b) added to `result`, which is written to `path` and printed."""
     over, conc = result["cached_overhead"], result["concurrent_streams"]
     rss = conc["rss_mb"]
-    result["goals"] = {"overhead_p50_le_10ms": over["overhead_p50_ms"]["api"] <= 10,
+    result["goals"] = {"cached_answer_p50_le_10ms": max(over["cached_answer_p50_ms"].values()) <= 10,
+                       "overhead_p50_le_10ms": over["overhead_p50_ms"]["api"] <= 10,
                        "zero_errors": conc["errors"] == 0, "ttfe_p99_le_500ms": conc["ttfe_ms"]["p99"] <= 500,
                        "rss_flat": rss["end"] - rss["middle"] <= max(20.0, 0.1 * rss["middle"])}
     out = Path(path)

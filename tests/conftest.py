@@ -40,6 +40,16 @@ def free_sql_by_default():
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_answer_cache_by_default():
+    """The product answers a repeated first question from the answer cache (settings.answer_cache_ttl_s). Tests
+    ask the same question again to see the graph run again, so they run with it off; its own tests
+    (test_answer_cache.py) turn it on explicitly."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("WENSHU_ANSWER_CACHE_TTL_S", "0")
+        yield
+
+
 @pytest.fixture
 def home(tmp_path, monkeypatch, demo_db_file) -> Path:
     """A fresh WENSHU_HOME with the demo DB already in place (copied, so tests cannot share state)."""

@@ -145,6 +145,14 @@ def test_evict_and_max_age(cache):
     assert cache.clear("demo") == 1
 
 
+def test_forget_one_entry(cache):
+    keep, drop = make_key("demo", "select 1", 1), make_key("demo", "select 2", 1)
+    for k in (keep, drop):
+        cache.put(k, datasource="demo", sql="select", data_version=1, columns=["a"], rows=[[1]])
+    assert cache.forget(drop) and not cache.forget(drop)
+    assert cache.get(drop) is None and cache.get(keep) is not None
+
+
 def test_clear_everything_and_what_it_counts(cache):
     for i, ds in enumerate(["demo", "demo", "shop"]):
         cache.put(make_key(ds, f"select {i}", 1), datasource=ds, sql=f"select {i}", data_version=1, columns=["a"],
@@ -163,6 +171,8 @@ def test_redis_entries_expire_after_their_ttl(redis_url):
     time.sleep(0.45)
     assert cache.get(key) is None
     assert link.client.keys("*") == []  # the datasource's index expired with its newest entry
+    cache.put(key, datasource="demo", sql="select 1", data_version=1, columns=["a"], rows=[[1]], ttl_s=30)
+    assert 300 < link.client.pttl("cache:" + key) <= 30_000  # an entry's own TTL (the answer cache's)
     link.close()
 
 

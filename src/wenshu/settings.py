@@ -47,6 +47,8 @@ class Settings(BaseSettings):
     redis_url: str = Field("", description="Redis shared by every process (result cache, rate limits, session "
                            "memory), e.g. redis://host:6379/0; empty: the embedded defaults (docs/storage.md).")
     cache_ttl_s: float = Field(86400, gt=0, description="Seconds a result stays in the Redis result cache.")
+    answer_cache_ttl_s: float = Field(3600, ge=0, description="Seconds a repeated first question is answered from "
+                                      "the answer cache (agent/answer_cache.py) without running the graph; 0: off.")
     session_ttl_s: float = Field(8 * 3600, gt=0, description="Seconds a conversation's session memory stays in "
                                  "Redis after its last use.")
     default_datasource: str = "demo"

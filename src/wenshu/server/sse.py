@@ -3,8 +3,9 @@
 Order (docs/api.md): a `queue` step (`node` started at once, finished when a worker takes the answer),
 `progress` events while it waits (`{node: "queue", ahead}`: its new place in line) or while the model
 prepares a datasource for the first time (`{node: "generate", stage: "prefix", done, total}`, then
-`stage: "prefix_ready"`), then `node` events as the graph runs, interleaved with `token` (model output as it streams) and `sql`
-(after the SQL passed validation); then `result`, `chart` (when there is one), `answer`, `error` (on
+`stage: "prefix_ready"`), then `node` events as the graph runs, interleaved with `token` (model output as it
+streams) and `sql` (after the SQL passed validation; an answer from the answer cache has one `answer_cache` step,
+`outcome: "cached"`, and its SQL after it); then `result`, `chart` (when there is one), `answer`, `error` (on
 failure) and exactly one `done`. A `: ping` comment keeps an idle stream open.
 
 The general assistant's stream (routes/assistant.py) is the same stream: its steps are `node` events
@@ -23,6 +24,7 @@ from typing import Any
 
 from fastapi.responses import StreamingResponse
 
+from wenshu.agent.answer_cache import NODE as ANSWER_CACHE_NODE
 from wenshu.assistant.state import AssistantResponse
 from wenshu.contracts import AgentResponse, Event
 from wenshu.server.answers import owned_conversation, start_answer
@@ -59,7 +61,8 @@ class EventMapper:
         finished = {"node": event.node, "status": "finished", "outcome": event.status, "ms": event.ms,
                     "detail": str(extra.get("detail", "") if extra else event.data or "")}
         out = [("node", finished | {k: v for k, v in extra.items() if k not in finished})]
-        if event.node == "validate" and event.status == "ok" and self._candidate:
+        passed = (event.node, event.status) in (("validate", "ok"), (ANSWER_CACHE_NODE, "cached"))
+        if passed and self._candidate:
             out.append(("sql", {"sql": self._candidate}))
             self._candidate = None
         return out

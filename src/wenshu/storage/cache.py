@@ -3,6 +3,9 @@
 `data_version` is whatever the caller uses to notice that the data changed (a file mtime, a
 max(updated_at), a manual counter); a new version simply produces new keys, and old entries age
 out through `evict_older_than`.
+
+The answer cache (agent/answer_cache.py) keeps its entries here too, under keys of its own: a one-row
+"result" whose only cell is the stored answer, read with `max_age_s` and dropped with `forget`.
 """
 
 from __future__ import annotations
@@ -109,8 +112,10 @@ class CacheWrites:
         rows: list[list[Any]],
         row_count: int | None = None,
         truncated: bool = False,
+        ttl_s: float | None = None,
     ) -> None:
-        """Store (or replace) a result; hits restart at 0."""
+        """Store (or replace) a result; hits restart at 0. `ttl_s`: how long Redis keeps this entry (default the
+        cache's own TTL); the table keeps every entry until evicted, readers pass `max_age_s`."""
         self._store(key, dict(
             datasource=datasource,
             sql=sql,
@@ -119,9 +124,9 @@ class CacheWrites:
             rows=[list(r) for r in rows],
             row_count=len(rows) if row_count is None else row_count,
             truncated=bool(truncated),
-        ))
+        ), ttl_s)
 
-    def _store(self, key: str, entry: dict[str, Any]) -> None:
+    def _store(self, key: str, entry: dict[str, Any], ttl_s: float | None = None) -> None:
         raise NotImplementedError
 
 
@@ -140,13 +145,18 @@ class ResultCache(CacheWrites):
             row = conn.execute(sa.select(t).where(t.c.key == key)).first()
         return None if row is None else CachedResult(**row._mapping)
 
-    def _store(self, key: str, entry: dict[str, Any]) -> None:
+    def _store(self, key: str, entry: dict[str, Any], ttl_s: float | None = None) -> None:
         try:
             with self.engine.begin() as conn:
                 conn.execute(t.delete().where(t.c.key == key))
                 conn.execute(t.insert().values(key=key, created_at=utcnow(), hits=0, **entry))
         except IntegrityError:
             pass  # a concurrent writer stored the same key first; its result is as good
+
+    def forget(self, key: str) -> bool:
+        """Delete one entry; whether there was one."""
+        with self.engine.begin() as conn:
+            return bool(conn.execute(t.delete().where(t.c.key == key)).rowcount)
 
     def evict_older_than(self, seconds: float) -> int:
         """Delete entries created more than `seconds` ago; returns how many."""

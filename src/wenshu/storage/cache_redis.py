@@ -1,7 +1,7 @@
 """The result cache in Redis, shared by every process: the twin of `ResultCache` (storage/cache.py).
 
 Same keys (`make_key`: datasource + normalized SQL + data version, so new data simply misses), same
-interface and behaviour (hits counted, `max_age_s`, `evict_older_than`, `clear`). Each entry is a hash
+interface and behaviour (hits counted, `max_age_s`, `forget`, `evict_older_than`, `clear`). Each entry is a hash
 `cache:{key}` (the result as JSON, its creation time, its hits) that Redis expires `ttl_s` after it was
 stored; the set `cache-ds:{datasource}` lists a datasource's keys for `clear`. While Redis is down every
 read misses and every write is skipped: answers go on, without the shared cache (storage/redis_link.py).
@@ -51,20 +51,26 @@ class RedisResultCache(CacheWrites):
         created_at = datetime.fromtimestamp(float(created), UTC)
         return CachedResult(key=key, created_at=created_at, hits=int(hits), **json.loads(entry))
 
-    def _store(self, key: str, entry: dict[str, Any]) -> None:
+    def _store(self, key: str, entry: dict[str, Any], ttl_s: float | None = None) -> None:
         """`put`'s storing (storage/cache.py): skipped while Redis is down."""
         blob = json_dumps(entry)
+        ttl_ms = self.ttl_ms if ttl_s is None else max(1, int(ttl_s * 1000))
 
         def store(r) -> None:
             pipe = r.pipeline(transaction=True)
             pipe.delete(PREFIX + key)
             pipe.hset(PREFIX + key, mapping={"entry": blob, "created": repr(time.time()), "hits": 0})
-            pipe.pexpire(PREFIX + key, self.ttl_ms)
+            pipe.pexpire(PREFIX + key, ttl_ms)
             pipe.sadd(DS_PREFIX + entry["datasource"], key)
-            pipe.pexpire(DS_PREFIX + entry["datasource"], self.ttl_ms)  # as long as its newest entry
+            pipe.pexpire(DS_PREFIX + entry["datasource"], max(ttl_ms, self.ttl_ms))  # as long as its newest entry
             pipe.execute()
 
         self.link.run(store, lambda: None)
+
+    def forget(self, key: str) -> bool:
+        """Delete one entry (its datasource's set keeps the name until it expires); whether there was one
+        (False while Redis is down)."""
+        return self.link.run(lambda r: bool(r.delete(PREFIX + key)), lambda: False)
 
     def evict_older_than(self, seconds: float) -> int:
         """Delete entries created more than `seconds` ago; returns how many (0 while Redis is down)."""

@@ -197,6 +197,12 @@ class Conversations:
         with self.engine.connect() as conn:
             return [MessageRecord(**r._mapping) for r in conn.execute(stmt)]
 
+    def has_messages(self, conversation_id: str) -> bool:
+        """Whether anything was said in the conversation yet (False for an unknown one)."""
+        stmt = sa.select(mt.c.id).where(mt.c.conversation_id == conversation_id).limit(1)
+        with self.engine.connect() as conn:
+            return conn.execute(stmt).first() is not None
+
     def recent_turns(self, conversation_id: str, n: int) -> list[Turn]:
         """The last `n` answered questions, oldest first.
 

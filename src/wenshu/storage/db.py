@@ -51,7 +51,7 @@ def _sqlite_dbapi():
     return sqlite_dbapi()
 
 
-def _set_wal(cur) -> None:
+def set_wal(cur) -> None:
     """Switch the file to WAL (persistent, so only its first opener does it). Changing the journal
     mode answers SQLITE_BUSY at once, without the busy handler, while another connection is in a
     transaction (e.g. a concurrent first open migrating), so retry until the busy timeout."""
@@ -91,7 +91,7 @@ def make_engine(url: str, connect_timeout_s: float = 5.0) -> Engine:
         try:
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
-            _set_wal(cur)
+            set_wal(cur)
             cur.execute("PRAGMA synchronous=NORMAL")
         finally:
             cur.close()

@@ -59,6 +59,12 @@ class SemanticModels:
             row = conn.execute(q).mappings().first()
         return SemanticVersion(**row) if row else None
 
+    def latest_version(self, datasource: str) -> int | None:
+        """The number of the version in force (without reading its body); None when there is none."""
+        q = sa.select(sa.func.max(t.c.version)).where(t.c.datasource == datasource)
+        with self.engine.connect() as conn:
+            return conn.execute(q).scalar()
+
     def require(self, datasource: str, version: int | None = None) -> SemanticVersion:
         found = self.get(datasource, version)
         if found is None:

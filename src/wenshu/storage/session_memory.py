@@ -9,7 +9,7 @@ Which checkpointer, first match wins:
 |---|---|---|
 | a Redis link (WENSHU_REDIS_URL) | `RedisSessionMemory` (storage/session_redis.py) | each conversation's latest checkpoint, `ttl_s` after its last use |
 | a PostgreSQL database | `PostgresSessionMemory` (storage/session_postgres.py), in that database | every checkpoint |
-| a SQLite file | LangGraph's SqliteSaver in `checkpoint_path` (WENSHU_HOME/checkpoints.sqlite) | every checkpoint |
+| a SQLite file | LangGraph's SqliteSaver in `checkpoint_path` (WENSHU_HOME/checkpoints.sqlite, WAL) | every checkpoint |
 
 Redis wins when both are set: it is the store shared for speed and expiry, and it keeps working (per process)
 while Redis is down. A PostgreSQL checkpointer's pool is closed with the store.
@@ -37,4 +37,9 @@ def open_session_memory(checkpoint_path: Path, store=None, ttl_s: float = 8 * 36
         return memory
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    return SqliteSaver(sqlite3.connect(checkpoint_path, check_same_thread=False))
+    from wenshu.storage.db import set_wal
+
+    conn = sqlite3.connect(checkpoint_path, check_same_thread=False)
+    set_wal(conn.cursor())  # as the app store's file: a checkpoint's commit need not wait for the disk each time
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return SqliteSaver(conn)
