@@ -85,7 +85,8 @@ def run(args) -> int:
     env = prepare_home(root)
     (root / "fake.json").write_text(json.dumps({"default": SQL, "cpu_s": args.cpu_s}), encoding="utf-8")
     redis_proc, url = start_redis(root)
-    env |= {"WENSHU_REDIS_URL": url, "WENSHU_SEMANTIC_PATH": "0"}  # free SQL: one model call per answer
+    env |= {"WENSHU_REDIS_URL": url, "WENSHU_SEMANTIC_PATH": "0",  # free SQL: one model call per answer
+            "WENSHU_ANSWER_CACHE_TTL_S": "0"}  # the same question each time: answered, not served from the cache
     port = free_port()
     api = start_server(env, port)
     try:
