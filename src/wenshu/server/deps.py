@@ -46,18 +46,20 @@ class ServerState:
         return auth.auth_required(self.settings, self.store, self.bind_host)
 
 
-def get_state(request: Request) -> ServerState:
+# The dependencies without I/O are async on purpose: FastAPI runs a plain `def` dependency in its threadpool,
+# a thread hop per dependency per request (a cached answer over HTTP went from about 12.4 to 10-11 ms).
+async def get_state(request: Request) -> ServerState:
     return request.app.state.wenshu
 
 
 StateDep = Annotated[ServerState, Depends(get_state)]
 
 
-def get_store(state: StateDep) -> Store:
+async def get_store(state: StateDep) -> Store:
     return state.store
 
 
-def get_agent(state: StateDep) -> Agent:
+async def get_agent(state: StateDep) -> Agent:
     return state.agent
 
 
@@ -73,7 +75,11 @@ def request_lang(request: Request) -> str:
     return "zh" if request.headers.get("accept-language", "").strip().lower().startswith("zh") else "en"
 
 
-LangDep = Annotated[str, Depends(request_lang)]
+async def _lang(request: Request) -> str:
+    return request_lang(request)
+
+
+LangDep = Annotated[str, Depends(_lang)]
 
 
 def current_user(request: Request, state: StateDep) -> Principal:
