@@ -80,6 +80,16 @@ def test_nothing_found_is_said_and_nothing_is_cited(assistant, kb, kb_docs, fake
     fake_model.queue(step("search_documents", query="公司年会在哪里举办"), final("文档中没有提到年会地点。"))
     resp = assistant.ask("公司年会在哪里举办？")
     assert resp.steps[0].result.startswith("Not in the documents") and resp.citations == []
+    assert resp.answer == "文档中没有提到年会地点。"
+
+
+def test_a_copied_not_found_instruction_reaches_the_user_as_one_sentence_in_their_language(assistant, kb, kb_docs,
+                                                                                        fake_model):
+    from wenshu.assistant.documents import NOT_FOUND
+
+    kb.add(kb_docs)
+    fake_model.queue(step("search_documents", query="公司年会在哪里举办"), final(NOT_FOUND))  # the tool's words echoed
+    assert assistant.ask("公司年会在哪里举办？").answer == "文档中没有找到相关内容。"
 
 
 def test_without_documents_the_tool_is_not_offered(assistant, fake_model):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from wenshu.assistant.state import Citation
 from wenshu.assistant.tools import Tool, text_params
+from wenshu.kb.errors import KbNothingFound
 from wenshu.kb.followup import rewrite
 from wenshu.kb.library import DEFAULT_COLLECTION
 from wenshu.knowledge.tokenize import tokens
@@ -56,6 +57,12 @@ def search_documents_tool(kb, collection: str, found: list, earlier: tuple[str, 
     return Tool("search_documents", "Search the uploaded documents (policies, handbooks, plans, manuals) for passages "
                 "that answer a question. 检索知识库文档。",
                 text_params(query="what to look for, as a full question in the user's words"), run)  # fmt: skip
+
+
+def plain_answer(answer: str, lang: str) -> str:
+    """The answer as the user reads it: a model that copied the tool's not-found instruction into its answer
+    ("… Say so plainly; do not guess.") gets the not-found sentence in the user's language instead."""
+    return KbNothingFound().message(lang) if NOT_FOUND in answer else answer
 
 
 def documents_context(kb, collection: str) -> str:

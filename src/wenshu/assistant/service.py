@@ -26,7 +26,7 @@ from wenshu.agent.response import usage_of
 from wenshu.agent.service import Agent
 from wenshu.agent.vocabulary import Vocabulary
 from wenshu.assistant.audit import audit_turn
-from wenshu.assistant.documents import citations, offer_documents, open_documents
+from wenshu.assistant.documents import citations, offer_documents, open_documents, plain_answer
 from wenshu.assistant.graph import AssistantContext, build_assistant_graph
 from wenshu.assistant.memory import AssistantTurns, history_block
 from wenshu.assistant.route import needs_tool, route
@@ -202,7 +202,7 @@ class Assistant:
         parts = ctx.data.parts if ctx.data is not None else []
         usage = data.usage if data is not None else add_usage(usage_of(ctx.models.usage), parts_usage(parts))
         return AssistantResponse(
-            answer=state.get("answer", ""), route=way, status=state.get("status", "ok"),
+            answer=plain_answer(state.get("answer", ""), lang), route=way, status=state.get("status", "ok"),
             steps=[AssistantStep(**s) for s in state.get("steps") or []], tools=[t.name for t in ctx.tools],
             skills=[s.name for s in ctx.skills], data=data, usage=usage,
             citations=citations(ctx.passages, state.get("answer", "")) if state.get("status") != "error" else [],

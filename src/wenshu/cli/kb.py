@@ -122,7 +122,7 @@ def reindex(collection: str = typer.Option(None, "--collection", "-c", help="Onl
 def search(query: str = typer.Argument(...), k: int = typer.Option(5, "--k", help="Passages to show."),
            collection: str = COLLECTION, as_json: bool = AS_JSON) -> None:
     """Search the documents: the best passages with their document, section and page."""
-    from wenshu.i18n import pick
+    from wenshu.kb.errors import KbNothingFound
 
     lang = ui_lang(query)
     with guarded(lang, as_json):
@@ -131,7 +131,7 @@ def search(query: str = typer.Argument(...), k: int = typer.Option(5, "--k", hel
             print(json.dumps(result.to_dict(), ensure_ascii=False))
             return
         if not result.found:
-            console.print(pick(lang, "Not in the documents: no passage answers this.", "文档中没有找到相关内容。"))
+            console.print(KbNothingFound().message(lang))
             return
         for n, p in enumerate(result.passages, 1):
             console.print(f"[bold]{n}. {p.document}[/]" + (f" · {p.where}" if p.where else "")

@@ -72,3 +72,11 @@ class KbNoEmbedder(WenshuError):
     code = "kb_no_embedder"
     en = "The knowledge base needs an embedding model; embed_provider is 'none'."
     zh = "知识库需要向量模型，但 embed_provider 设置为 none。"
+
+
+class KbNothingFound(WenshuError):
+    """Not an error raised: the answer when no passage of the documents answers a question."""
+
+    code = "kb_nothing_found"
+    en = "Not in the documents: no passage answers this."
+    zh = "文档中没有找到相关内容。"
