@@ -22,9 +22,10 @@ class Conversations:
         """The conversation this turn belongs to (created when new or unknown), with the question stored.
         A conversation of another user is not found, never continued."""
         cid = request.conversation_id
-        if cid and self.repo.get(cid) is not None and self.repo.get(cid, user_id=request.user_id) is None:
+        found = self.repo.get(cid) if cid else None  # read once: whose it is, and whether it exists
+        if found is not None and found.user_id != request.user_id:
             raise NotFound(f"Conversation '{cid}' was not found.", f"找不到会话「{cid}」。")
-        if not cid or self.repo.get(cid) is None:
+        if found is None:
             cid = self.repo.create(request.user_id, datasource, conversation_id=cid)
         self.repo.add_message(cid, "user", question)
         return cid

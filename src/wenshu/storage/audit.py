@@ -35,8 +35,8 @@ class AuditLog:
         values = {**{k: None for k in FIELDS}, **values}
         values["ts"] = values["ts"] or utcnow()
         values["cached"] = bool(values["cached"])
-        with self.engine.begin() as conn:
-            return conn.execute(t.insert().values(**values)).inserted_primary_key[0]
+        with self.engine.begin() as conn:  # values bound, not built into the statement: cheaper per entry
+            return conn.execute(t.insert(), values).inserted_primary_key[0]
 
     def query(
         self,

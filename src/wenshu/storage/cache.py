@@ -24,6 +24,12 @@ from sqlalchemy.exc import IntegrityError
 from wenshu.storage.schema import result_cache as t
 from wenshu.storage.schema import utcnow
 
+# A read counts its hit and returns the entry in one statement (UPDATE .. RETURNING: SQLite 3.35+, PostgreSQL),
+# built once and bound when it runs.
+_HIT = t.update().where(t.c.key == sa.bindparam("k")).values(hits=t.c.hits + 1).returning(*t.c)
+_HIT_SINCE = (t.update().where(t.c.key == sa.bindparam("k"), t.c.created_at >= sa.bindparam("since"))
+              .values(hits=t.c.hits + 1).returning(*t.c))
+
 # Segments whose text must be kept exactly: string literals ('it''s', E'..', N'..'), quoted
 # identifiers ("Name", `name`, [name]), PostgreSQL $tag$ strings and comments. Everything else is
 # case-folded and has its whitespace collapsed. An unterminated quote runs to the end.
@@ -136,13 +142,12 @@ class ResultCache(CacheWrites):
 
     def get(self, key: str, max_age_s: float | None = None) -> CachedResult | None:
         """The cached result (counting the hit), or None; entries older than max_age_s miss."""
-        cond = t.c.key == key
-        if max_age_s is not None:
-            cond = sa.and_(cond, t.c.created_at >= utcnow() - timedelta(seconds=max_age_s))
+        if max_age_s is None:
+            stmt, params = _HIT, {"k": key}
+        else:
+            stmt, params = _HIT_SINCE, {"k": key, "since": utcnow() - timedelta(seconds=max_age_s)}
         with self.engine.begin() as conn:
-            if not conn.execute(t.update().where(cond).values(hits=t.c.hits + 1)).rowcount:
-                return None
-            row = conn.execute(sa.select(t).where(t.c.key == key)).first()
+            row = conn.execute(stmt, params).first()
         return None if row is None else CachedResult(**row._mapping)
 
     def _store(self, key: str, entry: dict[str, Any], ttl_s: float | None = None) -> None:

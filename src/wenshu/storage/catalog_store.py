@@ -42,6 +42,10 @@ class CatalogStatus:
                 "tables": self.table_count, "seconds": self.seconds, "synced_at": self.synced_at.isoformat()}
 
 
+# Built once: the answer cache reads the sync stamp on every first question.
+_STATUS = sa.select(src).where(src.c.datasource == sa.bindparam("ds"))
+
+
 def _status(row: sa.Row) -> CatalogStatus:
     return CatalogStatus(row.datasource, row.dialect, row.schema_hash, row.data_version,
                          row.table_count, row.seconds, row.synced_at)
@@ -53,7 +57,7 @@ class CatalogStore:
 
     def status(self, datasource: str) -> CatalogStatus | None:
         with self.engine.connect() as conn:
-            row = conn.execute(sa.select(src).where(src.c.datasource == datasource)).first()
+            row = conn.execute(_STATUS, {"ds": datasource}).first()
         return None if row is None else _status(row)
 
     def statuses(self) -> dict[str, CatalogStatus]:

@@ -22,6 +22,7 @@ from wenshu.storage.schema import utcnow
 
 NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db", ".db3")
+_GET = sa.select(t).where(t.c.name == sa.bindparam("name_"))  # built once: every answer reads its datasource
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,7 @@ class Datasources:
 
     def get(self, name: str) -> DatasourceRecord:
         with self.engine.connect() as conn:
-            row = conn.execute(sa.select(t).where(t.c.name == name)).first()
+            row = conn.execute(_GET, {"name_": name}).first()
         if row is None:
             raise UnknownDatasource(name, self.names())
         return _record(row)

@@ -16,6 +16,8 @@ from wenshu.storage.schema import semantic_models as t
 from wenshu.storage.schema import utcnow
 
 SOURCES = ("bundled", "draft", "user")
+# Built once: the answer cache reads the version in force on every first question.
+_LATEST = sa.select(sa.func.max(t.c.version)).where(t.c.datasource == sa.bindparam("ds"))
 
 
 @dataclass(frozen=True)
@@ -61,9 +63,8 @@ class SemanticModels:
 
     def latest_version(self, datasource: str) -> int | None:
         """The number of the version in force (without reading its body); None when there is none."""
-        q = sa.select(sa.func.max(t.c.version)).where(t.c.datasource == datasource)
         with self.engine.connect() as conn:
-            return conn.execute(q).scalar()
+            return conn.execute(_LATEST, {"ds": datasource}).scalar()
 
     def require(self, datasource: str, version: int | None = None) -> SemanticVersion:
         found = self.get(datasource, version)
