@@ -69,6 +69,29 @@ def test_a_repeated_first_question_comes_from_the_cache_and_follow_ups_run_the_g
     assert inside.error is None and len(fake_model.calls) == 3 and not from_cache(inside)
 
 
+def test_a_cached_answer_stopped_midway_keeps_its_question_and_a_stopped_reply(cached_agent, fake_model, store):
+    """A hit stores its question with its answer, in one transaction; stopped before that, the question is stored
+    all the same, with the "(stopped)" reply and a stopped audit entry, as for a stopped graph answer."""
+    from wenshu.errors import RunCancelled
+
+    fake_model.queue(REGIONS)
+    assert cached_agent.ask(AgentRequest(message="各大区的订单量")).error is None
+
+    def stop(event):
+        if event.type == "answer":
+            raise RunCancelled()
+
+    cid = store.conversations.create("carol", "demo")
+    with pytest.raises(RunCancelled):
+        cached_agent.ask(AgentRequest(message="各大区的订单量", conversation_id=cid, user_id="carol"), on_event=stop)
+    assert [(m.role, m.content, m.status) for m in store.conversations.messages(cid)] == [
+        ("user", "各大区的订单量", "ok"), ("assistant", "(stopped)", "stopped")]
+    audit = store.audit.query(limit=1)[0]
+    assert (audit["conversation_id"], audit["status"], audit["cached"]) == (cid, "stopped", False)
+    again = cached_agent.ask(AgentRequest(message="各大区的订单量", user_id="carol"))
+    assert from_cache(again) and len(fake_model.calls) == 1  # the entry is still there for the next asker
+
+
 def from_cache(resp) -> bool:
     """Answered by the answer cache (`cached` alone also says the result cache spared the database call)."""
     return resp.error is None and resp.cached and [t.node for t in resp.trace] == ["answer_cache"]

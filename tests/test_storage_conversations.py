@@ -177,3 +177,28 @@ def test_turns_survive_reopen(url):
         assert s.conversations.recent_turns(cid, 3) == [Turn("q1", "SELECT 1", "one")]
         assert s.conversations.get(cid, user_id="alice").title == "a1"
         assert [c.id for c in s.conversations.list("alice")] == [cid]
+
+
+def test_add_exchange_stores_question_reply_and_more_in_one_transaction(store):
+    """A cached answer's turn: the question, the reply (titled as add_message titles it) and the caller's write
+    (its audit entry) commit together, or nothing of them does."""
+    convs = store.conversations
+    cid = convs.create("alice", "demo")
+    mid = convs.add_exchange(cid, "orders by city?", "Shanghai leads.", sql="SELECT 1", status="ok",
+                             result_summary="1 rows", payload={"cached": True},
+                             also=lambda conn: store.audit.record_in(conn, conversation_id=cid, question="q"))
+    msgs = convs.messages(cid)
+    assert [(m.role, m.content, m.sql, m.payload) for m in msgs] == [
+        ("user", "orders by city?", None, None), ("assistant", "Shanghai leads.", "SELECT 1", {"cached": True})]
+    assert msgs[1].id == mid and convs.get(cid).title == "Shanghai leads."
+    assert store.audit.query(limit=5)[0]["conversation_id"] == cid
+
+    def fail(conn):
+        store.audit.record_in(conn, conversation_id=cid, question="second")
+        raise RuntimeError("audit failed")
+
+    with pytest.raises(RuntimeError):
+        convs.add_exchange(cid, "again?", "Again.", also=fail)
+    assert len(convs.messages(cid)) == 2 and len(store.audit.query(limit=5)) == 1  # rolled back together
+    with pytest.raises(NotFound):
+        convs.add_exchange("nope", "q", "a", also=lambda conn: None)

@@ -91,7 +91,8 @@ class Agent:
         record = self.store.datasources.get(ds_name)
         first = self.answers.applies(request.conversation_id, request.plan)  # a first turn with no given plan
         entry = self.answers.lookup(self.answers.key(record, question, lang)) if first else None
-        cid = self.conversations.open_turn(request, ds_name, question)
+        held = entry is not None  # a cached answer: its question is stored with the answer, in one transaction
+        cid = self.conversations.open_turn(request, ds_name, question, store_question=not held)
         models = None if entry is not None else self.models()
         status = "error"
         state: dict = {}
@@ -102,7 +103,7 @@ class Agent:
                 response, state = self._run(request, record, cid, question, lang, models, on_event)
             status = state["meta"].get("status", "ok")
         except (KeyboardInterrupt, RunCancelled):  # Ctrl-C in the CLI, stop/disconnect in the server
-            self.conversations.stopped(cid)
+            self.conversations.stopped(cid, question if held else None)
             self.audit.record(request, ds_name, cid, question, {}, "stopped", None, t0)
             raise
         except WenshuError as err:
@@ -110,8 +111,13 @@ class Agent:
                                      usage=usage_of(models.usage) if models is not None else Usage())
         if first and entry is None and status == "ok":
             self.answers.remember(record, question, lang, response, state)
-        response.message_id = self.conversations.close_turn(cid, response, status)
-        self.audit.record(request, ds_name, cid, question, state, status, response, t0)
+        turn = (request, ds_name, cid, question, state, status, response, t0)
+        if held:  # the question, the answer and the audit entry in one transaction
+            response.message_id = self.conversations.close_turn(cid, response, status, question=question,
+                                                                also=self.audit.writer(*turn))
+        else:
+            response.message_id = self.conversations.close_turn(cid, response, status)
+            self.audit.record(*turn)
         return response
 
     def _run(self, request: AgentRequest, record, cid: str, question: str, lang: str, models: ModelClient,

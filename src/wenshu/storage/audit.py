@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from wenshu.storage.schema import as_utc, utcnow
 from wenshu.storage.schema import audit_log as t
@@ -28,6 +28,12 @@ class AuditLog:
         tools);
         `ts` defaults to now, `retries` to 0, `status` to "ok", `cached` to False.
         """
+        with self.engine.begin() as conn:
+            return self.record_in(conn, **fields)
+
+    @staticmethod
+    def record_in(conn: Connection, **fields: Any) -> int:
+        """`record` inside the caller's transaction (a cached answer's turn is stored in one)."""
         unknown = sorted(set(fields) - set(FIELDS))
         if unknown:
             raise TypeError(f"unknown audit fields: {', '.join(unknown)}")
@@ -35,8 +41,8 @@ class AuditLog:
         values = {**{k: None for k in FIELDS}, **values}
         values["ts"] = values["ts"] or utcnow()
         values["cached"] = bool(values["cached"])
-        with self.engine.begin() as conn:  # values bound, not built into the statement: cheaper per entry
-            return conn.execute(t.insert(), values).inserted_primary_key[0]
+        # values bound, not built into the statement: cheaper per entry
+        return conn.execute(t.insert(), values).inserted_primary_key[0]
 
     def query(
         self,

@@ -7,6 +7,7 @@ A conversation's title is set from the first assistant message that finds it emp
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -153,17 +154,38 @@ class Conversations:
             raise ValueError(f"role must be one of {ROLES}, not {role!r}")
         if status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, not {status!r}")
-        now = utcnow()
         with self.engine.begin() as conn:
-            # Write first: it takes the write lock and tells us whether the conversation exists.
-            if not conn.execute(_TOUCH, {"cid": conversation_id, "now": now}).rowcount:
-                raise _not_found(conversation_id)
-            mid = conn.execute(mt.insert(), {
-                "conversation_id": conversation_id, "role": role, "content": content or "", "sql": sql,
-                "result_summary": result_summary, "status": status, "created_at": now, "payload": payload,
-            }).inserted_primary_key[0]
+            return self._append(conn, conversation_id, [(role, {"content": content, "sql": sql, "status": status,
+                                                                 "result_summary": result_summary,
+                                                                 "payload": payload})])
+
+    def add_exchange(self, conversation_id: str, question: str, answer: str, *, also: Callable[[Connection], Any],
+                     **reply: Any) -> int:
+        """A question and its reply (`reply`: add_message's keywords) appended in one transaction, with `also(conn)`
+        (the turn's audit entry) in it too: a turn with nothing to wait for between them (a cached answer).
+        Stored exactly as two add_message calls would store them; returns the reply's id."""
+        if reply.get("status", "ok") not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}, not {reply['status']!r}")
+        with self.engine.begin() as conn:
+            mid = self._append(conn, conversation_id, [("user", {"content": question}),
+                                                       ("assistant", {"content": answer, **reply})])
+            also(conn)
+        return mid
+
+    def _append(self, conn: Connection, conversation_id: str, messages: list[tuple[str, dict[str, Any]]]) -> int:
+        """Touch the conversation, insert the messages (role, columns) and title it after an assistant message;
+        the last message's id."""
+        now = utcnow()
+        # Write first: it takes the write lock and tells us whether the conversation exists.
+        if not conn.execute(_TOUCH, {"cid": conversation_id, "now": now}).rowcount:
+            raise _not_found(conversation_id)
+        for role, fields in messages:
+            row = {"sql": None, "result_summary": None, "status": "ok", "payload": None} | fields
+            mid = conn.execute(mt.insert(), row | {"conversation_id": conversation_id, "role": role,
+                                                  "content": fields.get("content") or "", "created_at": now},
+                               ).inserted_primary_key[0]
             if role == "assistant":
-                self._maybe_title(conn, conversation_id, mid, content)
+                self._maybe_title(conn, conversation_id, mid, fields.get("content"))
         return mid
 
     @staticmethod

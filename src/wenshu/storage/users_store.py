@@ -27,6 +27,8 @@ PREFIX_LEN = 12  # "wsk_" + 8 characters are kept for display
 ALL = "*"
 USER_RE = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
 TOUCH_EVERY = timedelta(minutes=1)
+# Built once: a server with no explicit auth setting asks this on every request (server/auth.auth_required).
+_ANY_ACTIVE = sa.select(tt.c.id).where(tt.c.revoked_at.is_(None)).limit(1)
 
 
 @dataclass(frozen=True)
@@ -115,7 +117,7 @@ class Users:
 
     def any_active(self) -> bool:
         with self.engine.connect() as conn:
-            return conn.execute(sa.select(tt.c.id).where(tt.c.revoked_at.is_(None)).limit(1)).first() is not None
+            return conn.execute(_ANY_ACTIVE).first() is not None
 
     def lookup(self, token: str) -> TokenRecord | None:
         """The active token record matching `token`, or None; notes when it was last used."""
