@@ -110,3 +110,18 @@ def test_rate_limit_per_token(server_factory, users):
     assert alice.get("/healthz").status_code == 200  # health checks are not limited
     zh = alice.get("/api/meta", headers={"Accept-Language": "zh-CN,zh;q=0.9"})
     assert zh.status_code == 429 and "秒后重试" in zh.json()["error"]["message"]
+
+
+def test_auth_off_by_setting_answers_without_the_store_and_still_limits_and_refuses_bad_tokens(server_factory, users):
+    """With `auth_required` set false, a request without a token is the local user without asking the store
+    (current_user stays on the event loop); the per-client rate limit and the refusal of a bad token hold."""
+    live = server_factory(auth_required=False, rate_limit_per_minute=2)
+    anonymous = live.client()
+    meta = anonymous.get("/api/meta")
+    assert meta.status_code == 200 and meta.json()["user"] == "local" and meta.json()["auth_required"] is False
+    assert live.client(users["alice"]).get("/api/meta").json()["user"] == "alice"  # a token still names its user
+    assert error_code(live.client("wsk_not-a-token").get("/api/meta")) == "token_invalid"
+    models = live.client("wsk_not-a-token").get("/v1/models")  # /v1 ignores an API key when none is required
+    assert models.status_code == 200 and models.json()["data"]
+    limited = anonymous.get("/api/conversations")  # this client's third request this minute
+    assert limited.status_code == 429 and error_code(limited) == "rate_limited"

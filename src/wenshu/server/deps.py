@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
+from starlette.concurrency import run_in_threadpool
 
 from wenshu.agent.service import Agent
 from wenshu.errors import Forbidden, UnknownDatasource
@@ -82,8 +83,17 @@ async def _lang(request: Request) -> str:
 LangDep = Annotated[str, Depends(_lang)]
 
 
-def current_user(request: Request, state: StateDep) -> Principal:
-    """The authenticated caller (401 on a bad or missing token), rate limited per token."""
+async def current_user(request: Request, state: StateDep) -> Principal:
+    """The authenticated caller (401 on a bad or missing token), rate limited per token: on the event loop when
+    that needs no I/O (no token sent, whether one is required known without the store, the rate limit kept in
+    this process), else in the threadpool (a token looked up, `auth_required` asking the store whether any
+    token exists, the shared rate limit in Redis)."""
+    no_io = (request.headers.get("authorization") is None and state.limiter.in_process
+             and (state.settings.auth_required is not None or not auth.is_loopback(state.bind_host)))
+    return _authenticate(request, state) if no_io else await run_in_threadpool(_authenticate, request, state)
+
+
+def _authenticate(request: Request, state: ServerState) -> Principal:
     principal = auth.authenticate(state.store, request.headers.get("authorization"), required=state.auth_required)
     if principal.token_id is not None:
         key = f"token:{principal.token_id}"

@@ -65,6 +65,8 @@ class BodySizeLimit:
 class Limiter(Protocol):
     """What the routes call: `RateLimiter` (this process) or `RedisRateLimiter` (shared, server/limits_redis.py)."""
 
+    in_process: bool  # True: `check` does no I/O (the buckets are in this process)
+
     def check(self, key: str) -> None: ...
 
 
@@ -72,6 +74,7 @@ class RateLimiter:
     """Token buckets per key: `per_minute` requests a minute, bursts up to `per_minute`; 0 is off."""
 
     MAX_KEYS = 10_000
+    in_process = True
 
     def __init__(self, per_minute: int):
         self.capacity = float(per_minute)

@@ -39,6 +39,8 @@ return tostring(wait)
 class RedisRateLimiter:
     """Token buckets per key in Redis; 0 requests a minute is off."""
 
+    in_process = False  # `check` asks Redis
+
     def __init__(self, link: RedisLink, per_minute: int, fallback: RateLimiter | None = None):
         self.link = link
         self.capacity = float(per_minute)

@@ -17,6 +17,7 @@ from fastapi import APIRouter, Depends, Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.routing import APIRoute
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from wenshu.channels.markdown import details_markdown, response_markdown
@@ -58,16 +59,16 @@ class OpenAIRoute(APIRoute):
 router = APIRouter(tags=["openai"], route_class=OpenAIRoute)
 
 
-def openai_user(request: Request, state: StateDep) -> Principal:
+async def openai_user(request: Request, state: StateDep) -> Principal:
     """CurrentUser, except that a server without auth ignores the API key: OpenAI clients always send one."""
     try:
-        return current_user(request, state)
+        return await current_user(request, state)
     except InvalidToken:
-        if state.auth_required():
+        if await run_in_threadpool(state.auth_required):  # may ask the store
             raise
     scope = dict(request.scope)  # the same request without its Authorization header (state is shared)
     scope["headers"] = [(k, v) for k, v in request.scope["headers"] if k.lower() != b"authorization"]
-    return current_user(Request(scope), state)
+    return await current_user(Request(scope), state)
 
 
 OpenAIUser = Annotated[Principal, Depends(openai_user)]
