@@ -116,6 +116,21 @@ def test_thumbs_down_new_data_and_a_new_semantic_model_miss(cached_agent, fake_m
     assert not from_cache(cached_agent.ask(AgentRequest(message=CITY_QUESTION))) and len(fake_model.calls) == 4
 
 
+def test_a_glossary_edit_or_an_approved_pair_is_answered_afresh(cached_agent, fake_model, store):
+    fake_model.default = CITY_TOP
+    cached_agent.ask(AgentRequest(message=CITY_QUESTION))
+    assert from_cache(cached_agent.ask(AgentRequest(message=CITY_QUESTION))) and len(fake_model.calls) == 1
+    term = store.glossary.list("demo")[0]
+    store.glossary.put("demo", term.term, term.definition + " (corrected)", kind=term.kind, sql=term.sql,
+                       synonyms=term.synonyms, tables=term.tables)  # an edit in place: same id, same count
+    assert not from_cache(cached_agent.ask(AgentRequest(message=CITY_QUESTION))) and len(fake_model.calls) == 2
+    assert from_cache(cached_agent.ask(AgentRequest(message=CITY_QUESTION)))
+    pair = store.examples.add("demo", "各城市下单数量排行", CITY_TOP, status="pending")
+    assert from_cache(cached_agent.ask(AgentRequest(message=CITY_QUESTION)))  # a pending pair changes no answer
+    store.examples.set_status(pair.id, "active")
+    assert not from_cache(cached_agent.ask(AgentRequest(message=CITY_QUESTION))) and len(fake_model.calls) == 3
+
+
 def test_two_servers_share_answers_through_redis(server_factory, redis_url, fake_model):
     from wenshu.providers.fake import ScriptedChatModel
 

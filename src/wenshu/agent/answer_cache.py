@@ -10,6 +10,8 @@ the answer depends on, so a change misses by itself:
 - the question, normalized (`normalize_question`), and its language;
 - today's date (relative periods such as 上个月 resolve by it);
 - the semantic model's stored version and the catalog's sync stamp (schema hash and time: `wenshu sync`);
+- the glossary's terms and the active example pairs as they are now (their stores' `stamp`): a term
+  corrected or a pair approved after a wrong answer is answered afresh, not served;
 - a fingerprint of the settings that change answers (`ANSWER_SETTINGS`).
 
 The user is not part of the key: the channels check the user's grant on the datasource before `Agent.ask`,
@@ -82,8 +84,9 @@ class AnswerCache:
         semantic = self.store.semantic.latest_version(ds) if hasattr(self.store, "semantic") else None
         synced = self.store.catalogs.status(ds)
         stamp = [synced.schema_hash, synced.synced_at.isoformat()] if synced is not None else None
+        knowledge = [self.store.glossary.stamp(ds), self.store.examples.stamp(ds)]  # edited: answered afresh
         return _sha([NODE, ds, _sha([record.url, record.options]), data_version(record.url),
-                     normalize_question(question), lang, date.today().isoformat(), semantic, stamp,
+                     normalize_question(question), lang, date.today().isoformat(), semantic, stamp, knowledge,
                      self.fingerprint])
 
     def lookup(self, key: str) -> dict | None:

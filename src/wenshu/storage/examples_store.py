@@ -117,6 +117,15 @@ class Examples:
         with self.engine.connect() as conn:
             return conn.execute(stmt).scalar_one()
 
+    def stamp(self, datasource: str) -> str:
+        """What changes when the datasource's active pairs change (one added, approved, held, rejected or
+        removed): their count, largest id, id sum and latest approval. The answer cache keys on it."""
+        active = sa.and_(t.c.datasource == datasource, t.c.status == "active")
+        stmt = sa.select(sa.func.count(), sa.func.max(t.c.id), sa.func.sum(t.c.id), sa.func.max(t.c.approved_at)) \
+            .where(active)
+        with self.engine.connect() as conn:
+            return "/".join(str(v) for v in conn.execute(stmt).one())
+
     def set_status(self, example_id: int, status: str) -> ExampleRecord:
         """Approve (`active`), hold (`pending`) or reject a pair."""
         _check_status(status)

@@ -8,6 +8,8 @@ Matching terms in questions belongs to `wenshu.knowledge.glossary`; this is stor
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
@@ -103,6 +105,15 @@ class Glossary:
         with self.engine.connect() as conn:
             rows = [dict(r._mapping) for r in conn.execute(stmt)]
         return [GlossaryRecord(**{**r, "synonyms": r["synonyms"] or [], "tables": r["tables"] or []}) for r in rows]
+
+    def stamp(self, datasource: str) -> str:
+        """A short hash of the datasource's terms as they are now: any add, edit or removal changes it (the answer
+        cache keys on it, so an answer the glossary shaped is not served after the glossary changed)."""
+        stmt = sa.select(t.c.id, t.c.term, t.c.kind, t.c.definition, t.c.sql, t.c.synonyms, t.c.tables) \
+            .where(t.c.datasource == datasource).order_by(t.c.id)
+        with self.engine.connect() as conn:
+            rows = [list(r) for r in conn.execute(stmt)]
+        return hashlib.sha256(json.dumps(rows, ensure_ascii=False, default=str).encode()).hexdigest()[:16]
 
     def count(self, datasource: str | None = None) -> int:
         stmt = sa.select(sa.func.count()).select_from(t)
