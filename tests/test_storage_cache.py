@@ -14,7 +14,8 @@ from wenshu.storage.cache import make_key, normalize_sql
 from wenshu.storage.cache_redis import RedisResultCache
 from wenshu.storage.db import open_store
 from wenshu.storage.redis_link import RedisLink
-from wenshu.storage.schema import result_cache, utcnow
+from wenshu.storage.columns import utcnow
+from wenshu.storage.schema import result_cache
 
 
 @pytest.fixture

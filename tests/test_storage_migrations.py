@@ -13,7 +13,8 @@ from store_migrations_support import (
 
 from wenshu.storage.db import make_engine, open_store
 from wenshu.storage.migrations import SchemaTooNew, current_revision, head_revision, migrate
-from wenshu.storage.schema import metadata, schema_version, utcnow
+from wenshu.storage.columns import utcnow
+from wenshu.storage.schema import metadata, schema_version
 
 
 def _url(tmp_path) -> str:

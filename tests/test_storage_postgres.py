@@ -14,7 +14,8 @@ import sqlalchemy as sa
 from wenshu.errors import InputError, UnknownDatasource
 from wenshu.storage.conversations import Turn
 from wenshu.storage.db import open_store
-from wenshu.storage.schema import result_cache, utcnow
+from wenshu.storage.columns import utcnow
+from wenshu.storage.schema import result_cache
 
 
 def test_repositories_on_postgres(pg_database):

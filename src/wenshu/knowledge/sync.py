@@ -38,7 +38,7 @@ from wenshu.errors import EmptyDatasource, error_payload
 from wenshu.knowledge.inferred_keys import apply_inferred, name_candidates
 from wenshu.knowledge.introspect import datasource_engine, read_connection, read_structure, unreachable
 from wenshu.knowledge.samples import fill_data, row_count
-from wenshu.storage.schema import utcnow
+from wenshu.storage.columns import utcnow
 
 Progress = Callable[[str, int, int], None]
 DAY_S = 86_400

@@ -9,7 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from wenshu.storage.schema import as_utc, utcnow
+from wenshu.storage.columns import as_utc, utcnow
 from wenshu.storage.schema import audit_log as t
 
 FIELDS = tuple(c.name for c in t.columns if c.name != "id")

@@ -21,8 +21,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
+from wenshu.storage.columns import utcnow
 from wenshu.storage.schema import result_cache as t
-from wenshu.storage.schema import utcnow
 
 # A read counts its hit and returns the entry in one statement (UPDATE .. RETURNING: SQLite 3.35+, PostgreSQL),
 # built once and bound when it runs.

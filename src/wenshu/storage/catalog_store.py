@@ -23,8 +23,8 @@ from wenshu.catalog import Catalog, TableInfo, schema_hash
 from wenshu.errors import UnknownDatasource
 from wenshu.storage.schema import catalog_sources as src
 from wenshu.storage.schema import catalog_tables as tbl
+from wenshu.storage.columns import utcnow
 from wenshu.storage.schema import datasources as ds
-from wenshu.storage.schema import utcnow
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from sqlalchemy.engine import Connection, Engine
 
 from wenshu.errors import NotFound
 from wenshu.storage.schema import conversations as ct
+from wenshu.storage.columns import utcnow
 from wenshu.storage.schema import messages as mt
-from wenshu.storage.schema import utcnow
 
 ROLES = ("user", "assistant")
 STATUSES = ("ok", "error", "stopped", "fallback")

@@ -17,8 +17,8 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError
 
 from wenshu.errors import InputError, UnknownDatasource
+from wenshu.storage.columns import utcnow
 from wenshu.storage.schema import datasources as t
-from wenshu.storage.schema import utcnow
 
 NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db", ".db3")

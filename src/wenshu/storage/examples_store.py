@@ -17,8 +17,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from wenshu.errors import DuplicateEntry, InputError, NotFound
+from wenshu.storage.columns import utcnow
 from wenshu.storage.schema import examples as t
-from wenshu.storage.schema import utcnow
 
 STATUSES = ("active", "pending", "rejected")
 SOURCES = ("bundled", "user", "learned")

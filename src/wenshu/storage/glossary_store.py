@@ -18,8 +18,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from wenshu.errors import DuplicateEntry, InputError, NotFound
+from wenshu.storage.columns import utcnow
 from wenshu.storage.schema import glossary_terms as t
-from wenshu.storage.schema import utcnow
 
 KINDS = ("term", "topic")
 

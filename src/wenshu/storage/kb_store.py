@@ -14,7 +14,8 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from wenshu.storage.schema import kb_chunks, kb_documents, kb_segment_summaries, utcnow
+from wenshu.storage.columns import utcnow
+from wenshu.storage.schema import kb_chunks, kb_documents, kb_segment_summaries
 
 SEARCHABLE = ("summarizing", "ready")  # statuses whose chunks search may return
 UNFINISHED = ("parsing", "chunking", "embedding", "error")  # statuses `reindex` resumes

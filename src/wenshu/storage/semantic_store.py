@@ -12,8 +12,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from wenshu.errors import NotFound
+from wenshu.storage.columns import utcnow
 from wenshu.storage.schema import semantic_models as t
-from wenshu.storage.schema import utcnow
 
 SOURCES = ("bundled", "draft", "user")
 # Built once: the answer cache reads the version in force on every first question.

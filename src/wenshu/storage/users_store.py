@@ -19,8 +19,8 @@ from sqlalchemy.exc import IntegrityError
 from wenshu.errors import InputError
 from wenshu.storage.schema import api_tokens as tt
 from wenshu.storage.schema import user_grants as gt
+from wenshu.storage.columns import utcnow
 from wenshu.storage.schema import users as ut
-from wenshu.storage.schema import utcnow
 
 TOKEN_PREFIX = "wsk_"
 PREFIX_LEN = 12  # "wsk_" + 8 characters are kept for display
