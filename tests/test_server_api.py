@@ -56,6 +56,19 @@ def test_conversations_create_list_rename_delete(live_server):
     assert gone.status_code == 404 and gone.json()["error"]["code"] == "conversation_not_found"
 
 
+def test_feedback_on_the_latest_answer(live_server):
+    http = live_server.client()
+    asked = http.post("/api/ask", json={"message": CITY_QUESTION}).json()
+    url = f"/api/conversations/{asked['conversation_id']}/feedback"
+    down = http.post(url, json={"verdict": "down"})
+    assert down.status_code == 200 and down.json() == {"conversation_id": asked["conversation_id"], "verdict": "down",
+                                                       "rejected_examples": []}
+    bad = http.post(url, json={"verdict": "meh"})
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_feedback"
+    missing = http.post("/api/conversations/nope/feedback", json={"verdict": "up"})
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "conversation_not_found"
+
+
 def test_datasources_list_and_add_with_a_connection_test(live_server, home, tmp_path):
     http = live_server.client()
     items = http.get("/api/datasources").json()["items"]

@@ -61,6 +61,16 @@ class ConversationPatch(BaseModel):
     title: str
 
 
+class FeedbackBody(BaseModel):
+    verdict: str = Field(description="up or down, on the conversation's latest answer")
+
+
+class FeedbackOut(BaseModel):
+    conversation_id: str
+    verdict: str
+    rejected_examples: list[int] = Field(default_factory=list)
+
+
 class ConversationOut(BaseModel):
     id: str
     title: str | None

@@ -1,4 +1,6 @@
-"""Conversations: list (newest first), create, get with messages, rename, delete."""
+"""Conversations: list (newest first), create, get with messages, rename, delete, and a verdict on the latest
+answer (feedback: "down" rejects the example pair learned from that turn and, for a first answer, forgets the
+answer cache's copy of it)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ from wenshu.server.schemas import (
     ConversationOut,
     ConversationPatch,
     Deleted,
+    FeedbackBody,
+    FeedbackOut,
     MessageOut,
 )
 
@@ -63,3 +67,9 @@ def delete_conversation(conversation_id: str, state: StateDep, user: CurrentUser
     if not state.store.conversations.delete(conversation_id, user_id=user.user_id):
         raise conversation_not_found(conversation_id)
     return Deleted()
+
+
+@router.post("/{conversation_id}/feedback", operation_id="conversations_feedback", response_model=FeedbackOut)
+def feedback(conversation_id: str, body: FeedbackBody, state: StateDep, user: CurrentUser):
+    """Thumbs up or down on the conversation's latest answer (another user's conversation answers 404)."""
+    return FeedbackOut(**state.agent.feedback(conversation_id, body.verdict, user_id=user.user_id))
