@@ -115,7 +115,7 @@ def test_a_strong_document_match_routes_to_the_agent():
     assert route("How is the average order value calculated?", workspace=False) == "data"
     assert route("How is the average order value calculated?", workspace=False, documents_found=True) == "agent"
     assert route("客单价的口径是什么", workspace=False, documents_found=True) == "agent"
-    assert route("上个月的平均客单价是多少", workspace=False, documents_found=True) == "data"
+    assert route("上个月的平均客单价是多少", workspace=False, documents_found=True, measure_read=True) == "data"
 
 
 def test_the_passage_backing_the_answer_is_cited_first():
@@ -167,3 +167,49 @@ def test_a_follow_up_is_searched_with_the_question_before_it(assistant, kb, kb_d
     assert resp.route == "agent" and [s.action for s in resp.steps] == ["search_documents"]
     assert resp.steps[0].result.startswith("[1] membership.pdf")  # searched as "白金会员怎么升级？ 有什么权益"
     assert resp.citations and resp.citations[0].document == "membership.pdf" and resp.citations[0].page == 2
+
+
+def test_a_request_naming_nothing_of_the_data_goes_to_the_documents_first(assistant, kb, kb_docs, fake_model):
+    from wenshu.assistant.route import route_reason
+
+    # "多少" alone reads as data; with a relevant passage and no word or measure of the datasource it is not
+    assert route_reason("大家电多少天内可以退款", workspace=False) == ("data", "data")
+    assert route_reason("大家电多少天内可以退款", workspace=False, documents_found=True) == ("agent", "documents")
+    assert route_reason("大家电多少天内可以退款", workspace=False, documents_found=True, measure_read=True)[0] == "data"
+    kb.add(kb_docs)
+    way, ctx = assistant.prepare("大家电多少天内可以退款")
+    assert way == "agent" and ctx.act_first and ctx.first_tool == "search_documents"
+    # the rules chose the documents: a first step calling another tool is sent back, the documents searched
+    fake_model.queue(step("query_database", question="大家电的退款天数"), step("search_documents", query="大家电 退款期限"),
+                     final("大家电的退款期限是15天。"))
+    resp = assistant.ask("大家电多少天内可以退款")
+    assert [s.action for s in resp.steps] == ["search_documents"] and resp.answer == "大家电的退款期限是15天。"
+    assert '"action" must be one of search_documents' in fake_model.calls[1][-1].content
+    assert "a final answer is written in Chinese" in fake_model.calls[-1][-1].content
+
+
+def test_an_answer_that_only_says_the_question_back_is_sent_back_once(assistant, kb, kb_docs, fake_model):
+    kb.add(kb_docs)
+    fake_model.queue(step("search_documents", query="定制商品退款"), final("是的，定制商品可以退款。"),
+                     final("是的，定制商品可以退款。"))
+    resp = assistant.ask("定制商品可以退款吗")
+    assert "only says the question back" in fake_model.calls[-1][-1].content  # the repair said why
+    assert resp.answer == "是的，定制商品可以退款。" and resp.status == "ok"  # once: the second answer is taken
+    fake_model.queue(step("search_documents", query="定制商品退款"), final("定制商品和已拆封的数码产品不支持无理由退款。"))
+    calls = len(fake_model.calls)
+    assert assistant.ask("定制商品可以退款吗").answer.startswith("定制商品和已拆封") and len(fake_model.calls) == calls + 2
+
+
+def test_an_answer_in_another_language_cites_the_passage_it_comes_from(kb):
+    from wenshu.assistant.documents import citations
+    from wenshu.kb.search import Passage
+
+    def passage(n: int, text: str) -> Passage:
+        return Passage(f"c{n}", "d", "handbook.md", "Handbook", f"section {n}", None, text, 1 / n, 0.5, 0.5)
+
+    found = [passage(1, "Refund requests from customers go to the service desk; the desk answers refund emails."),
+             passage(2, "商品因质量问题退货的，往返运费由商城承担，每单最多补偿二十元。"),
+             passage(3, "Customers pay for the return shipping of a refund without a reason.")]
+    answer = "For a return caused by a quality problem the mall pays the shipping, up to twenty yuan per order."
+    assert [c.chunk_id for c in citations(found, answer)] == ["c3"]  # by shared words alone: only the wrong one
+    assert "c2" in [c.chunk_id for c in citations(found, answer, kb.searcher.embedder)]  # the embedder meets it

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
+from wenshu.i18n import detect_lang, pick
 from wenshu.prompts import render
 from wenshu.assistant.tools import Tool
 from wenshu.providers.base import InvalidAnswer, json_object
@@ -115,5 +116,6 @@ def step_messages(request: str, tools: list[Tool], skills: list, context: str, s
         s["arguments"], ensure_ascii=False), result=s["result"]).strip() for i, s in enumerate(steps))
     again = render("assistant_repair" if mode == "json" else "assistant_repair_tools", reason=repair) if repair else ""
     user = render("assistant_user", history=history, request=request, steps=done or "(none yet)",
-                  repair=again.strip(), next=render(f"assistant_next_{mode}").strip())  # fmt: skip
+                  repair=again.strip(), next=render(f"assistant_next_{mode}", language=pick(
+                      detect_lang(request), "English", "Chinese (中文)")).strip())  # fmt: skip
     return [SystemMessage(system.strip()), HumanMessage(user.strip())]

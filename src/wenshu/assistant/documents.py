@@ -25,6 +25,7 @@ MAX_PASSAGES = 5
 MAX_DOCUMENTS = 20  # listed in the system prompt
 SUMMARY_CHARS = 200
 MAX_CITATIONS = 3
+MIN_CLOSENESS = 0.3  # an answer this close to a passage sharing no word with it (another language) may cite it
 STRONG_SIMILARITY = 0.4  # a passage this close to the request (or holding this much of its words) makes the
 STRONG_COVERAGE = 0.6  # request a documents question: the agent route, not straight to the data pipeline
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -61,8 +62,20 @@ def search_documents_tool(kb, collection: str, found: list, earlier: tuple[str, 
 
 def plain_answer(answer: str, lang: str) -> str:
     """The answer as the user reads it: a model that copied the tool's not-found instruction into its answer
-    ("… Say so plainly; do not guess.") gets the not-found sentence in the user's language instead."""
-    return KbNothingFound().message(lang) if NOT_FOUND in answer else answer
+    ("… Say so plainly; do not guess.", or only its first sentence) gets the not-found sentence in the user's
+    language instead."""
+    return KbNothingFound().message(lang) if NOT_FOUND.split(". ")[0] in answer else answer
+
+
+def echoes(answer: str, request: str, passages: list) -> bool:
+    """Whether an answer from passages only says the question back ("降价了可以补差价吗" → "是的，降价了可以补差价。"):
+    at least half of its words are the question's, and it adds no word or number of the passages beyond them."""
+    said, asked = set(tokens(answer)), set(tokens(request))
+    if not passages or not said or len(said & asked) * 2 < len(said):
+        return False
+    held = {t for p in passages for t in tokens(p.text)}
+    figures = set(_NUMBER.findall(_THOUSANDS.sub("", answer))) - set(_NUMBER.findall(request))
+    return not (said - asked) & held and not figures
 
 
 def documents_context(kb, collection: str) -> str:
@@ -141,12 +154,26 @@ def support(text: str, words: set[str], numbers: set[str]) -> int:
     return len(words & set(tokens(text))) + 3 * len(numbers & set(_NUMBER.findall(_THOUSANDS.sub("", text))))
 
 
-def citations(passages: list, answer: str) -> list[Citation]:
-    """The passages behind the answer: those sharing words with it, the most supporting first (ties in the
-    order the tool returned them), or, when none does, the best ones; once each."""
+def closeness(embedder, answer: str, texts: list[str]) -> list[float]:
+    """Each passage's cosine with the answer through the embedder (multilingual: an English answer to a Chinese
+    passage still meets it); zeros without one."""
+    if embedder is None or not texts:
+        return [0.0] * len(texts)
+    vectors = embedder.embed([answer, *texts])
+    return [float(v) for v in vectors[1:] @ vectors[0]]
+
+
+def citations(passages: list, answer: str, embedder=None) -> list[Citation]:
+    """The passages behind the answer, most supporting first (ties in the order the tool returned them), once
+    each: a passage's cosine with the answer (the embedder) plus half its share of the best word support
+    (shared words, numbers thrice). A passage with neither words in common nor a cosine of `MIN_CLOSENESS` is
+    left out; when every one is, the best ones are cited."""
     unique = list({p.chunk_id: p for p in passages}.values())
     words, numbers = set(tokens(answer)), set(_NUMBER.findall(_THOUSANDS.sub("", answer)))
-    scored = [(support(p.text, words, numbers), i) for i, p in enumerate(unique)]
-    used = [unique[i] for n, i in sorted(scored, key=lambda t: (-t[0], t[1])) if n > 0] or unique
+    backed = [support(p.text, words, numbers) for p in unique]
+    near = closeness(embedder, answer, [p.text for p in unique])
+    best = max(backed, default=0) or 1
+    scored = sorted(range(len(unique)), key=lambda i: (-(near[i] + 0.5 * backed[i] / best), i))
+    used = [unique[i] for i in scored if backed[i] > 0 or near[i] >= MIN_CLOSENESS] or [unique[i] for i in scored]
     return [Citation(document=p.document, document_id=p.document_id, chunk_id=p.chunk_id, section=p.heading,
                      page=p.page, passage=p.text) for p in used[:MAX_CITATIONS]]

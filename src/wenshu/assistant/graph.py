@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 
 from wenshu.agent import explain
 from wenshu.agent.nodes import instrument
+from wenshu.assistant.documents import echoes
 from wenshu.assistant.decide import InvalidStep, parse_call, parse_step, step_messages, step_schema, tool_specs
 from wenshu.assistant.state import AssistantState
 from wenshu.assistant.stream import AnswerTokens, tool_finished, tool_started
@@ -19,6 +20,7 @@ from wenshu.assistant.tools import Tool
 from wenshu.assistant.wide import DataAnswers, combined_answer
 from wenshu.contracts import Event
 from wenshu.i18n import pick
+from wenshu.prompts import render
 from wenshu.providers.base import schema_format
 
 MAX_REPAIRS = 1
@@ -34,11 +36,13 @@ class AssistantContext:
     data: DataAnswers | None = None  # the data pipeline for query_database and a wide question's sub-questions
     sub_questions: list[str] = field(default_factory=list)  # the wide route: the request's sub-questions
     act_first: bool = False  # the rules routed the request to a tool: its first step calls one (no answer yet)
+    first_tool: str = ""  # the rules chose that tool too (the documents): the first step only writes its arguments
     ask_here: Callable[[str], object] | None = None  # the data route: the pipeline in this conversation, streamed
     max_steps: int = 6
     thinking_tokens: int = 0  # an endpoint's native step may think this much more (a reasoning model)
     warnings: list = field(default_factory=list)  # WenshuErrors the host met preparing the turn (an MCP server left out)
     passages: list = field(default_factory=list)  # what search_documents returned this turn, for the citations
+    embedder: object = None  # the citations' closeness of answer and passage (assistant/documents.py)
     history: str = ""  # the conversation's earlier turns, for the step prompt (assistant/memory.py)
     on_event: Callable[[Event], None] | None = None  # steps and tokens as they happen (assistant/stream.py)
     called: list[dict] = field(default_factory=list)  # the tool steps taken, also when stopped (assistant/audit.py)
@@ -69,27 +73,32 @@ def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: 
     JSON under this turn's schema; an endpoint model with native tool calling calls a tool or answers in
     text. Either way a final answer's text streams out as `token` events while the model writes it, and a
     reasoning model's thinking as `thinking` events (never part of the step). When the rules sent the
-    request to a tool (`act_first`), its first step has no final answer to choose."""
+    request to a tool (`act_first`), its first step has no final answer to choose; when they chose the tool
+    as well (`first_tool`: the documents), that tool is the first step's only option."""
     native, final = ctx.models.native_tools, not (ctx.act_first and not steps)
+    offered = [t for t in ctx.tools if t.name == ctx.first_tool] if ctx.first_tool and not steps else []
+    offered, final = (offered, False) if offered else (ctx.tools, final)
     messages = step_messages(request, ctx.tools, ctx.skills, ctx.context, steps, repair=repair, history=ctx.history,
                              native=native)  # fmt: skip
     emit = (lambda text: ctx.emit(Event(type="token", data=text))) if ctx.on_event else None
     think = (lambda text: ctx.emit(Event(type="thinking", data=text))) if ctx.on_event else None
     try:
         if native:
-            msg = ctx.models.reply("strong", messages, tools=tool_specs(ctx.tools),
+            msg = ctx.models.reply("strong", messages, tools=tool_specs(offered),
                                    max_tokens=MAX_STEP_TOKENS + ctx.thinking_tokens,
                                    tool_choice=None if final else "required", on_token=emit,
                                    on_thinking=think)  # fmt: skip
-            d = parse_call(msg, ctx.tools, final=final)
+            d = parse_call(msg, offered, final=final)
         else:
             tokens = AnswerTokens(emit) if emit else None
-            schema = schema_format("Step", step_schema(ctx.tools, final=final))
+            schema = schema_format("Step", step_schema(offered, final=final))
             raw = ctx.models.text("strong", messages, response_format=schema, max_tokens=MAX_STEP_TOKENS,
                                   on_token=tokens.feed if tokens else None, on_thinking=think)  # fmt: skip
-            d = parse_step(raw, ctx.tools, final=final)
+            d = parse_step(raw, offered, final=final)
     except InvalidStep as err:
         return {"invalid": str(err)}
+    if d.action == "final" and repair is None and echoes(d.answer, request, ctx.passages):
+        return {"invalid": render("assistant_echo").strip()}  # once: a repaired answer is taken as it is
     return {"action": d.action, "arguments": d.arguments, "answer": d.answer}
 
 

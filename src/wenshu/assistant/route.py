@@ -7,6 +7,9 @@
   it goes to the agent loop, whose first step then calls a tool (`needs_tool`; a skill only when it names
   the tools it works with): "How is the repurchase rate defined?" names a metric of the datasource, but its
   answer is a definition, not a number;
+- a request that names nothing the datasource holds (neither a word of its catalog nor a measure its
+  semantic model can read) while a passage is relevant to it goes to the agent loop, documents first:
+  "报销需要在多少天内提交" asks "how many" of an expense rule, not of the data;
 - a follow-up of a data answer ("只看华东区", "what about last month?": the pipeline's own follow-up rules,
   agent/intent.py) and a question that asks for numbers or names the datasource go straight to the data
   pipeline, with no tool call, unless only a weaker skill match speaks against it;
@@ -24,6 +27,7 @@ from wenshu.skills.select import STRONG
 
 DEFINITION = re.compile(r"\b(defin(e|ed|es|ition)|meaning|means|calculated|computed|formula|polic(y|ies)|rules?)\b|"
                         r"定义|口径|含义|什么意思|怎么算|怎么计算|如何计算|计算公式|规则|政策|规定", re.I)  # fmt: skip
+DOCUMENTS_FIRST = ("documents", "definition")  # the reasons whose first step searches the documents
 WORKSPACE = re.compile(r"\b(files?|folders?|director(y|ies)|scripts?|tests?|code|readme|csv|json|yaml|python|"
                        r"pytest|workspace)\b|文件|目录|脚本|测试|代码|工作区", re.I)  # fmt: skip
 
@@ -38,25 +42,40 @@ def wants_workspace(request: str, workspace: bool, commands: Sequence[str] = ())
     return workspace and (WORKSPACE.search(request) is not None or names_a_command(request, commands))
 
 
-def route(request: str, *, workspace: bool, skill_score: float | None = None,
-          vocabulary: Vocabulary | None = None, documents: bool = False, documents_found: bool = False,
-          follows_data: bool = False, commands: Sequence[str] = ()) -> str:
-    """"direct" | "data" | "agent"; `skill_score` is the best selected skill's score (None: no skill);
-    `documents`: a knowledge-base passage matches the request strongly (assistant/documents.py);
-    `documents_found`: a passage is relevant to it at all;
+def route(request: str, **facts) -> str:
+    """"direct" | "data" | "agent" (`route_reason` without the reason)."""
+    return route_reason(request, **facts)[0]
+
+
+def route_reason(request: str, *, workspace: bool, skill_score: float | None = None,
+                 vocabulary: Vocabulary | None = None, documents: bool = False, documents_found: bool = False,
+                 measure_read: bool = False, follows_data: bool = False, commands: Sequence[str] = ()
+                 ) -> tuple[str, str]:
+    """(way, why): way is "direct" | "data" | "agent"; why names the rule that chose it ("chitchat", "skill",
+    "workspace", "documents", "followup", "definition", "data", "other"). `skill_score` is the best selected
+    skill's score (None: no skill); `documents`: a knowledge-base passage matches the request strongly
+    (assistant/documents.py); `documents_found`: a passage is relevant to it at all; `measure_read`: the
+    datasource's semantic model reads a measure the request names or backs (semantic/grounding.py);
     `follows_data`: the conversation's last answer came from the data pipeline; `commands`: the
     workspace's allowed commands (a request naming one is a workspace request)."""
+    names_data = vocabulary is not None and vocabulary.mentioned(request)
     if CHITCHAT.search(request) and not DATA.search(request):
-        return "direct"
-    if (skill_score is not None and skill_score >= STRONG) or wants_workspace(request, workspace, commands) or documents:
-        return "agent"
+        return "direct", "chitchat"
+    if skill_score is not None and skill_score >= STRONG:
+        return "agent", "skill"
+    if wants_workspace(request, workspace, commands):
+        return "agent", "workspace"
+    if documents:
+        return "agent", "documents"
     if follows_data and (found := classify_rules(request, has_history=True)) is not None and found.followup:
-        return "data"
+        return "data", "followup"
     if documents_found and DEFINITION.search(request):
-        return "agent"
-    if DATA.search(request) or (vocabulary is not None and vocabulary.mentioned(request)):
-        return "data"
-    return "agent"
+        return "agent", "definition"
+    if documents_found and not names_data and not measure_read:
+        return "agent", "documents"
+    if DATA.search(request) or names_data:
+        return "data", "data"
+    return "agent", "other"
 
 
 def needs_tool(request: str, *, workspace: bool, skill=None, skill_score: float | None = None,

@@ -29,7 +29,7 @@ from wenshu.assistant.audit import audit_turn
 from wenshu.assistant.documents import citations, offer_documents, open_documents, plain_answer
 from wenshu.assistant.graph import AssistantContext, build_assistant_graph
 from wenshu.assistant.memory import AssistantTurns, history_block
-from wenshu.assistant.route import needs_tool, route
+from wenshu.assistant.route import DOCUMENTS_FIRST, needs_tool, route_reason
 from wenshu.assistant.state import AssistantResponse, AssistantStep
 from wenshu.assistant.offer import a_tool_fits, another_tool_fits, offer, ranked
 from wenshu.assistant.tools import (Tool, data_terms, mcp_tools, query_database_tool, web_search_tool,
@@ -40,6 +40,7 @@ from wenshu.errors import EmptyQuestion, RunCancelled, WenshuError
 from wenshu.i18n import detect_lang
 from wenshu.mcp.client import McpHub
 from wenshu.search.web import McpSearch, WebSearch, find_search_tool
+from wenshu.semantic.grounding import names_a_measure
 from wenshu.semantic.split import sub_questions
 from wenshu.semantic.windows import measured_over_period
 from wenshu.settings import Settings
@@ -111,13 +112,14 @@ class Assistant:
         strong_docs = documents.strong and not measured_over_period(semantic, request)  # "上周的退款金额" is data
         commands = self.settings.workspace_commands if workspace is not None else []
         best, score = (picked[0][1], picked[0][0]) if picked else (None, None)
-        way = route(request, workspace=workspace is not None, skill_score=score, vocabulary=vocabulary,
-                    documents=strong_docs, documents_found=documents.found,
-                    follows_data=bool(earlier) and earlier[-1].data, commands=commands)  # fmt: skip
+        way, why = route_reason(request, workspace=workspace is not None, skill_score=score, vocabulary=vocabulary,
+                                documents=strong_docs, documents_found=documents.found,
+                                measure_read=documents.found and names_a_measure(semantic, request),
+                                follows_data=bool(earlier) and earlier[-1].data, commands=commands)  # fmt: skip
         data = DataAnswers(ask_data, partial(sub_questions, semantic), on_event or (lambda event: None))
         tools, warnings = self._tools(way, data, documents.tools, workspace, semantic)
         ranking = ranked(request, tools, embedder)
-        act_first = way == "agent" and (a_tool_fits(ranking) or needs_tool(
+        act_first = way == "agent" and (why in DOCUMENTS_FIRST or a_tool_fits(ranking) or needs_tool(
             request, workspace=workspace is not None, skill=best, skill_score=score, documents=strong_docs,
             commands=commands))  # fmt: skip
         if way == "data" and another_tool_fits(ranking):  # words of the data, but another tool's task
@@ -130,8 +132,10 @@ class Assistant:
         return way, AssistantContext(models=self.agent.models(), tools=offer(ranking, [n for k in skills for n in k.tools]),
                                      skills=skills, context=context, data=data, sub_questions=subs, ask_here=ask_here,
                                      act_first=act_first, max_steps=self.settings.assistant_max_steps,
+                                     first_tool="search_documents" if why in DOCUMENTS_FIRST and documents.tools else "",
                                      thinking_tokens=self.settings.assistant_thinking_tokens,
-                                     warnings=warnings, passages=documents.passages, on_event=on_event,
+                                     warnings=warnings, passages=documents.passages, embedder=embedder,
+                                     on_event=on_event,
                                      history=history)  # fmt: skip
 
     def _tools(self, way: str, data: DataAnswers, documents: list[Tool], workspace, semantic
@@ -205,7 +209,7 @@ class Assistant:
             answer=plain_answer(state.get("answer", ""), lang), route=way, status=state.get("status", "ok"),
             steps=[AssistantStep(**s) for s in state.get("steps") or []], tools=[t.name for t in ctx.tools],
             skills=[s.name for s in ctx.skills], data=data, usage=usage,
-            citations=citations(ctx.passages, state.get("answer", "")) if state.get("status") != "error" else [],
+            citations=citations(ctx.passages, state.get("answer", ""), ctx.embedder) if state.get("status") != "error" else [],
             parts=parts,
             error=data.error if data is not None and data.error else (
                 ErrorInfo(code="unfinished", message=state.get("answer", "")) if state.get("status") == "fallback"
