@@ -62,3 +62,14 @@ def another_tool_fits(ranking: list[tuple[float, Tool]]) -> bool:
         return False
     data = next((score for score, t in ranking if t.name == DATA_TOOL), 0.0)
     return ranking[0][0] >= FITS and ranking[0][0] - data >= MARGIN
+
+
+def leads(ranking: list[tuple[float, Tool]], name: str) -> bool:
+    """Whether no tool other than `name` and the data pipeline fits the request plainly and ranks above it
+    ("查一下关于退款太慢的客服工单" shares words with a refund policy, but a ticket search tool fits it better)."""
+    for score, tool in ranking:
+        if tool.name == name:
+            return True
+        if tool.name != DATA_TOOL and score >= FITS:
+            return False
+    return False

@@ -31,7 +31,7 @@ from wenshu.assistant.graph import AssistantContext, build_assistant_graph
 from wenshu.assistant.memory import AssistantTurns, history_block
 from wenshu.assistant.route import DOCUMENTS_FIRST, needs_tool, route_reason
 from wenshu.assistant.state import AssistantResponse, AssistantStep
-from wenshu.assistant.offer import a_tool_fits, another_tool_fits, offer, ranked
+from wenshu.assistant.offer import a_tool_fits, another_tool_fits, leads, offer, ranked
 from wenshu.assistant.tools import (Tool, data_terms, mcp_tools, query_database_tool, web_search_tool,
                                     workspace_context, workspace_tools)
 from wenshu.assistant.wide import DataAnswers, add_usage, parts_usage
@@ -129,10 +129,13 @@ class Assistant:
         context = "\n".join(c for c in (context, documents.context,
                                          workspace_context(Root(workspace)) if workspace is not None else "") if c)
         history = history_block(earlier, self.settings.assistant_history_tokens)
-        return way, AssistantContext(models=self.agent.models(), tools=offer(ranking, [n for k in skills for n in k.tools]),
+        offered = offer(ranking, [n for k in skills for n in k.tools])
+        documents_first = why in DOCUMENTS_FIRST and leads(ranking, "search_documents") and any(
+            t.name == "search_documents" for t in offered)
+        return way, AssistantContext(models=self.agent.models(), tools=offered,
                                      skills=skills, context=context, data=data, sub_questions=subs, ask_here=ask_here,
                                      act_first=act_first, max_steps=self.settings.assistant_max_steps,
-                                     first_tool="search_documents" if why in DOCUMENTS_FIRST and documents.tools else "",
+                                     first_tool="search_documents" if documents_first else "",
                                      thinking_tokens=self.settings.assistant_thinking_tokens,
                                      warnings=warnings, passages=documents.passages, embedder=embedder,
                                      on_event=on_event,
