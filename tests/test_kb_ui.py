@@ -41,6 +41,37 @@ def doc_row(page, name: str):
     return page.locator(f'.kb-doc[data-name="{name}"]')
 
 
+def assistant_mode_on(page) -> bool:
+    page.wait_for_load_state("networkidle")  # the page has asked the knowledge base whether it has documents
+    return page.is_checked("#assistant-mode")
+
+
+def test_the_assistant_switch_turns_on_with_documents_until_the_user_chooses(open_page, server, files):
+    """With no stored choice the chat's Assistant switch (documents are read by the assistant, not the data
+    pipeline) follows the knowledge base: off while it is empty, on once an upload completes and on a fresh
+    page while it lists a document; the user's flip is stored and wins."""
+    import httpx
+
+    page = open_page(locale="en-US")
+    assert not assistant_mode_on(page)  # no document yet: every question goes to the data pipeline
+    page.click("[data-testid=kb-open]")
+    page.set_input_files("[data-testid=kb-file]", [files["metrics.md"]])
+    toast(page, "metrics.md", "ready")
+    page.wait_for_function("document.querySelector('#assistant-mode').checked")
+    assert page.locator("#assistant-folder").is_visible()  # turned on as by a click: its folder picker shows
+    assert page.evaluate("localStorage.getItem('wenshu.mode')") is None  # not the user's choice
+    page.reload()
+    assert assistant_mode_on(page)  # a fresh page: the knowledge base lists a document
+
+    page.uncheck("#assistant-mode")  # the user's choice: stored, and it wins over the documents
+    assert page.evaluate("localStorage.getItem('wenshu.mode')") == "data"
+    page.reload()
+    assert not assistant_mode_on(page)
+    with httpx.Client(base_url=server[0], timeout=30) as http:  # the next tests start from an empty knowledge base
+        for doc in http.get("/api/kb/documents").json()["items"]:
+            assert http.delete(f"/api/kb/documents/{doc['id']}").status_code == 200
+
+
 def test_upload_with_the_button_shows_progress_errors_summaries_and_remove(open_page, files, fake, tmp_path):
     page = open_page(locale="en-US")
     fake.delay_s = 1.0  # a summary takes a moment, so its stage shows

@@ -42,8 +42,9 @@ def fake():
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory, demo_db_file, fake):
-    """The real app (S's `start_server`, shared by one module's tests) on a free loopback port."""
+def server(request, tmp_path_factory, demo_db_file, fake):
+    """The real app (S's `start_server`, shared by one module's tests) on a free loopback port; a module's
+    SERVER_SETTINGS (a dict) adds to or replaces the shared settings."""
     from fixtures_server import start_server
 
     from wenshu.settings import Settings, reset_settings_cache
@@ -56,7 +57,9 @@ def server(tmp_path_factory, demo_db_file, fake):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("WENSHU_HOME", str(home))
         reset_settings_cache()
-        live = start_server(Settings(rate_limit_per_minute=0, workspace_roots=[home / "projects"]), fake)
+        shared = {"rate_limit_per_minute": 0, "workspace_roots": [home / "projects"]}
+        settings = Settings(**shared | getattr(request.module, "SERVER_SETTINGS", {}))
+        live = start_server(settings, fake)
         yield live.url, home
         live.stop()
     reset_settings_cache()

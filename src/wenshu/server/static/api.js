@@ -120,6 +120,7 @@ export const api = {
   renameConversation: (id, title) => request("PATCH", `/api/conversations/${encodeURIComponent(id)}`, { title }),
   deleteConversation: (id) => request("DELETE", `/api/conversations/${encodeURIComponent(id)}`),
   stop: (id) => request("POST", `/api/conversations/${encodeURIComponent(id)}/stop`, {}),
+  feedback: (id, verdict) => request("POST", `/api/conversations/${encodeURIComponent(id)}/feedback`, { verdict }),
   ask: (id, message, datasource, onEvent, signal, plan) =>
     stream(`/api/conversations/${encodeURIComponent(id)}/messages`, { message, datasource, plan }, onEvent, signal),
   assist: (id, message, datasource, onEvent, signal, workspace) =>

@@ -108,7 +108,7 @@ async function boot() {
 
 applyI18n();
 setupSettings();
-setupKnowledgeBase({ button: $("#kb-open"), onError: showBanner });
+setupKnowledgeBase({ button: $("#kb-open"), onError: showBanner, onAdded: chat.documentAdded });
 setupTasks({ button: $("#tasks-open") });
 $("#new-chat").addEventListener("click", () => {
   sidebar.closeDrawer();

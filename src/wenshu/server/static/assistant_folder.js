@@ -30,10 +30,10 @@ export function createFolderPicker(select, modeSwitch) {
     show();
   }
 
+  const sync = () => (modeSwitch.checked ? load() : show());
   select.addEventListener("change", () => localStorage.setItem(FOLDER_KEY, select.value));
-  modeSwitch.addEventListener("change", () => (modeSwitch.checked ? load() : show()));
-  if (modeSwitch.checked) load();
-  show();
-  // The folder to send with an assistant request ("" for none).
-  return { value: () => (select.hidden ? "" : select.value) };
+  modeSwitch.addEventListener("change", sync);
+  sync();
+  // value(): the folder to send with an assistant request ("" for none); sync(): the switch was set by code.
+  return { value: () => (select.hidden ? "" : select.value), sync };
 }

@@ -7,19 +7,17 @@ import { label, t } from "./i18n.js";
 import { el } from "./dom.js";
 import { assistantMessage, userMessage } from "./message.js";
 import { createFolderPicker } from "./assistant_folder.js";
-
-const MODE_KEY = "wenshu.mode";
+import { createAssistantMode } from "./assistant_mode.js";
+import { placeFeedback } from "./feedback.js";
 
 export function createChat({ list, form, input, sendButton, stopButton, modeSwitch, folderSelect, state, onChanged }) {
   let controller = null; // AbortController of the running stream
   let running = null; // {id} of the conversation whose answer is streaming
   let folder = null; // the Assistant switch's folder picker
+  let mode = null; // the Assistant switch's default (assistant_mode.js)
 
   if (modeSwitch) {
-    modeSwitch.checked = localStorage.getItem(MODE_KEY) === "assistant";
-    modeSwitch.addEventListener("change", () =>
-      localStorage.setItem(MODE_KEY, modeSwitch.checked ? "assistant" : "data"),
-    );
+    mode = createAssistantMode(modeSwitch, () => folder && folder.sync());
     if (folderSelect) folder = createFolderPicker(folderSelect, modeSwitch);
   }
 
@@ -54,6 +52,8 @@ export function createChat({ list, form, input, sendButton, stopButton, modeSwit
       }
     }
     if (!messages.length) welcome();
+    else placeFeedback(list, list.lastElementChild.matches(".msg.assistant") && list.lastElementChild,
+      state.conversationId);
     scrollDown();
   }
 
@@ -74,6 +74,7 @@ export function createChat({ list, form, input, sendButton, stopButton, modeSwit
     const question = (text || "").trim();
     if (!question || controller) return;
     if (list.querySelector(".welcome")) list.replaceChildren();
+    placeFeedback(list, null); // this question's answer becomes the latest
     list.append(userMessage(question));
     const reply = assistantMessage({ onPlan: runPlan });
     list.append(reply.element);
@@ -82,8 +83,9 @@ export function createChat({ list, form, input, sendButton, stopButton, modeSwit
     controller = new AbortController();
     setBusy(true);
     let finished = false;
+    let id = null;
     try {
-      const id = await ensureConversation();
+      id = await ensureConversation();
       running = { id };
       onChanged(id);
       const onEvent = (ev) => {
@@ -106,6 +108,7 @@ export function createChat({ list, form, input, sendButton, stopButton, modeSwit
       controller = null;
       running = null;
       setBusy(false);
+      if (list.lastElementChild === reply.element) placeFeedback(list, reply.element, id);
       onChanged(state.conversationId);
       input.focus();
     }
@@ -139,5 +142,7 @@ export function createChat({ list, form, input, sendButton, stopButton, modeSwit
   stopButton.addEventListener("click", stop);
   setBusy(false);
 
-  return { ask, stop, showMessages, welcome, isBusy: () => controller !== null };
+  // documentAdded(): an upload completed; the Assistant switch turns on unless the user chose a mode.
+  const documentAdded = () => mode && mode.documentAdded();
+  return { ask, stop, showMessages, welcome, documentAdded, isBusy: () => controller !== null };
 }

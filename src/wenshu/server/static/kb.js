@@ -27,7 +27,8 @@ function documentRow(doc, onRemove) {
   return el("li", { class: "kb-doc", "data-id": doc.id, "data-name": doc.name, "data-status": status }, head, detail);
 }
 
-export function setupKnowledgeBase({ button, onError }) {
+// onAdded(): an upload in this page put a document in the knowledge base.
+export function setupKnowledgeBase({ button, onError, onAdded }) {
   const list = el("ul", { class: "kb-docs", "data-testid": "kb-docs" });
   const picker = el("input", { type: "file", multiple: true, accept: ACCEPT, hidden: true, "data-testid": "kb-file" });
   const upload = label(el("button", { type: "button", class: "kb-upload", "data-testid": "kb-upload" }), "kbUpload");
@@ -72,9 +73,9 @@ export function setupKnowledgeBase({ button, onError }) {
   close.addEventListener("click", () => dialog.close());
   upload.addEventListener("click", () => picker.click());
   picker.addEventListener("change", () => {
-    uploadFiles(picker.files, changed);
+    uploadFiles(picker.files, changed, onAdded);
     picker.value = "";
   });
-  enableDrop(changed);
+  enableDrop(changed, onAdded);
   return { refresh };
 }

@@ -65,15 +65,21 @@ async function post(file) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// Upload one file and follow it to the end; onChange() after every change the document list may show.
-async function uploadOne(file, onChange) {
+const ADDED = ["ready", "duplicate"]; // the file's document is in the knowledge base
+
+// Upload one file and follow it to the end; onChange() after every change the document list may show,
+// onAdded() once the file's document is in the knowledge base.
+async function uploadOne(file, onChange, onAdded) {
   const toast = createToast(file.name);
   try {
     let task = await post(file);
     for (;;) {
       toast.update(task.items[0]);
       onChange();
-      if (task.status === "done") return;
+      if (task.status === "done") {
+        if (ADDED.includes(task.items[0].status)) onAdded();
+        return;
+      }
       await sleep(POLL_MS);
       task = await request("GET", `/api/tasks/${encodeURIComponent(task.task_id)}`);
     }
@@ -82,12 +88,12 @@ async function uploadOne(file, onChange) {
   }
 }
 
-export function uploadFiles(files, onChange) {
-  return Promise.all([...files].map((f) => uploadOne(f, onChange)));
+export function uploadFiles(files, onChange, onAdded = () => {}) {
+  return Promise.all([...files].map((f) => uploadOne(f, onChange, onAdded)));
 }
 
 // Dropping files anywhere on the page uploads them; an overlay says so while files are dragged over it.
-export function enableDrop(onChange) {
+export function enableDrop(onChange, onAdded) {
   const overlay = label(el("div", { class: "kb-drop", "data-testid": "kb-drop", hidden: true }), "kbDropHere");
   document.body.append(overlay);
   let depth = 0;
@@ -110,6 +116,6 @@ export function enableDrop(onChange) {
     e.preventDefault();
     depth = 0;
     overlay.hidden = true;
-    if (e.dataTransfer.files.length) uploadFiles(e.dataTransfer.files, onChange);
+    if (e.dataTransfer.files.length) uploadFiles(e.dataTransfer.files, onChange, onAdded);
   });
 }

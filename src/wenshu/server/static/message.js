@@ -12,6 +12,13 @@ import { createChart } from "./chart.js";
 import { createChips } from "./chips.js";
 import { citationList } from "./citations.js";
 
+// An error as the chat shows it: "Error: <the server's sentence>", with its stable code.
+export function errorBox(err) {
+  const box = el("div", { class: "error-box", role: "alert", "data-code": err.code || "" });
+  box.append(label(el("strong"), "errorPrefix"), ": ", err.message || String(err));
+  return box;
+}
+
 export function userMessage(text) {
   return el("article", { class: "msg user" }, el("div", { class: "bubble" }, text));
 }
@@ -62,11 +69,7 @@ export function assistantMessage({ onPlan } = {}) {
     slots.answer.textContent = text || "";
   };
 
-  function showError(err) {
-    const box = el("div", { class: "error-box", role: "alert", "data-code": err.code || "" });
-    box.append(label(el("strong"), "errorPrefix"), ": ", err.message || String(err));
-    slots.note.replaceChildren(box);
-  }
+  const showError = (err) => slots.note.replaceChildren(errorBox(err));
 
   // Each answer of the data pipeline behind an assistant's answer (a sub-question, a query_database call):
   // its question, answer, SQL and table.
