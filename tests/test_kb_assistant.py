@@ -185,8 +185,6 @@ def test_a_request_naming_nothing_of_the_data_goes_to_the_documents_first(assist
     resp = assistant.ask("大家电多少天内可以退款")
     assert [s.action for s in resp.steps] == ["search_documents"] and resp.answer == "大家电的退款期限是15天。"
     assert '"action" must be one of search_documents' in fake_model.calls[1][-1].content
-    assert "A final answer is written in Chinese" in fake_model.calls[-1][-1].content  # after the search only
-    assert "A final answer is written" not in fake_model.calls[0][-1].content
 
 
 def test_an_answer_that_only_says_the_question_back_is_sent_back_once(assistant, kb, kb_docs, fake_model):

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from wenshu.i18n import detect_lang, pick
 from wenshu.prompts import render
 from wenshu.assistant.tools import Tool
 from wenshu.providers.base import InvalidAnswer, json_object
@@ -100,12 +99,6 @@ def check_step(data: dict, tools: list[Tool], final: bool = True) -> Decision:
     return Decision(action, {k: v for k, v in args.items() if k in props})
 
 
-def language(request: str) -> str:
-    """After a tool step, the line naming the language the final answer is written in (a Chinese question was
-    answered in English from an English passage); before any step it would invite an answer without a tool."""
-    return render("assistant_answer_language", language=pick(detect_lang(request), "English", "Chinese (中文)")).strip() + "\n"
-
-
 def step_messages(request: str, tools: list[Tool], skills: list, context: str, steps: list[dict],
                   repair: str | None = None, history: str = "", native: bool = False) -> list[BaseMessage]:
     """System: role, the offered tools, the selected skills' bodies, what the datasource holds. User: the
@@ -122,5 +115,5 @@ def step_messages(request: str, tools: list[Tool], skills: list, context: str, s
         s["arguments"], ensure_ascii=False), result=s["result"]).strip() for i, s in enumerate(steps))
     again = render("assistant_repair" if mode == "json" else "assistant_repair_tools", reason=repair) if repair else ""
     user = render("assistant_user", history=history, request=request, steps=done or "(none yet)",
-                  repair=again.strip(), next=(language(request) if steps else "") + render(f"assistant_next_{mode}").strip())  # fmt: skip
+                  repair=again.strip(), next=render(f"assistant_next_{mode}").strip())  # fmt: skip
     return [SystemMessage(system.strip()), HumanMessage(user.strip())]
