@@ -185,6 +185,16 @@ def test_a_request_naming_nothing_of_the_data_goes_to_the_documents_first(assist
     resp = assistant.ask("大家电多少天内可以退款")
     assert [s.action for s in resp.steps] == ["search_documents"] and resp.answer == "大家电的退款期限是15天。"
     assert '"action" must be one of search_documents' in fake_model.calls[1][-1].content
+    assert "A final answer is written in Chinese" in fake_model.calls[-1][-1].content  # passages came back
+    assert "A final answer is written" not in fake_model.calls[0][-1].content  # not before the search
+
+
+def test_no_answer_language_line_after_an_empty_search(assistant, kb, kb_docs, fake_model):
+    kb.add(kb_docs)
+    fake_model.queue(step("search_documents", query="明天拉萨的天气"), final("文档中没有相关内容。"))
+    assistant.ask("明天拉萨会下雪吗")
+    assert "Not in the documents" in fake_model.calls[-1][-1].content  # the search came back empty...
+    assert "A final answer is written" not in fake_model.calls[-1][-1].content  # ...so no invitation to answer
 
 
 def test_an_answer_that_only_says_the_question_back_is_sent_back_once(assistant, kb, kb_docs, fake_model):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
+from wenshu.i18n import pick
 from wenshu.prompts import render
 from wenshu.assistant.tools import Tool
 from wenshu.providers.base import InvalidAnswer, json_object
@@ -99,11 +100,22 @@ def check_step(data: dict, tools: list[Tool], final: bool = True) -> Decision:
     return Decision(action, {k: v for k, v in args.items() if k in props})
 
 
+def answer_language(lang: str | None) -> str:
+    """The line naming the language the final answer is written in, once passages in any language came back
+    (a Chinese question was answered in English from an English passage); "" otherwise: before any step, or
+    after an empty search, it invited answers from the model's own knowledge."""
+    if lang is None:
+        return ""
+    return render("assistant_answer_language", language=pick(lang, "English", "Chinese (中文)")).strip() + "\n"
+
+
 def step_messages(request: str, tools: list[Tool], skills: list, context: str, steps: list[dict],
-                  repair: str | None = None, history: str = "", native: bool = False) -> list[BaseMessage]:
+                  repair: str | None = None, history: str = "", native: bool = False, language: str | None = None
+                  ) -> list[BaseMessage]:
     """System: role, the offered tools, the selected skills' bodies, what the datasource holds. User: the
     earlier turns of the conversation (assistant/memory.py), the request, the steps so far with their results
-    marked as data, and on a repair what was wrong. `native`: the model calls tools natively (an endpoint),
+    marked as data, and on a repair what was wrong; `language` (a language code, once documents' passages came
+    back): the line naming the answer's language. `native`: the model calls tools natively (an endpoint),
     so the step's format is a tool call or plain text, not one JSON object."""
     mode = "tools" if native else "json"
     tool_lines = "\n".join(f"- {t.name}: {t.description} Arguments: {', '.join(t.parameters['properties'])}"
@@ -115,5 +127,5 @@ def step_messages(request: str, tools: list[Tool], skills: list, context: str, s
         s["arguments"], ensure_ascii=False), result=s["result"]).strip() for i, s in enumerate(steps))
     again = render("assistant_repair" if mode == "json" else "assistant_repair_tools", reason=repair) if repair else ""
     user = render("assistant_user", history=history, request=request, steps=done or "(none yet)",
-                  repair=again.strip(), next=render(f"assistant_next_{mode}").strip())  # fmt: skip
+                  repair=again.strip(), next=answer_language(language) + render(f"assistant_next_{mode}").strip())  # fmt: skip
     return [SystemMessage(system.strip()), HumanMessage(user.strip())]

@@ -19,7 +19,7 @@ from wenshu.assistant.stream import AnswerTokens, tool_finished, tool_started
 from wenshu.assistant.tools import Tool
 from wenshu.assistant.wide import DataAnswers, combined_answer
 from wenshu.contracts import Event
-from wenshu.i18n import pick
+from wenshu.i18n import detect_lang, pick
 from wenshu.prompts import render
 from wenshu.providers.base import schema_format
 
@@ -79,7 +79,7 @@ def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: 
     offered = [t for t in ctx.tools if t.name == ctx.first_tool] if ctx.first_tool and not steps else []
     offered, final = (offered, False) if offered else (ctx.tools, final)
     messages = step_messages(request, ctx.tools, ctx.skills, ctx.context, steps, repair=repair, history=ctx.history,
-                             native=native)  # fmt: skip
+                             native=native, language=detect_lang(request) if ctx.passages else None)  # fmt: skip
     emit = (lambda text: ctx.emit(Event(type="token", data=text))) if ctx.on_event else None
     think = (lambda text: ctx.emit(Event(type="thinking", data=text))) if ctx.on_event else None
     try:
