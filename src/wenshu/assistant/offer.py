@@ -66,7 +66,7 @@ def another_tool_fits(ranking: list[tuple[float, Tool]]) -> bool:
 
 def leads(ranking: list[tuple[float, Tool]], name: str) -> bool:
     """Whether no tool other than `name` and the data pipeline fits the request plainly and ranks above it
-    ("查一下关于退款太慢的客服工单" shares words with a refund policy, but a ticket search tool fits it better)."""
+    ("找出投诉退款慢的工单" shares words with a refund policy, but a ticket search tool fits it better)."""
     for score, tool in ranking:
         if tool.name == name:
             return True

@@ -9,7 +9,7 @@
   answer is a definition, not a number;
 - a request that names nothing the datasource holds (neither a word of its catalog nor a measure its
   semantic model can read) while a passage is relevant to it goes to the agent loop, documents first:
-  "报销需要在多少天内提交" asks "how many" of an expense rule, not of the data;
+  "差旅补贴最多可以申请多少天" asks "how many" of an expense rule, not of the data;
 - a follow-up of a data answer ("只看华东区", "what about last month?": the pipeline's own follow-up rules,
   agent/intent.py) and a question that asks for numbers or names the datasource go straight to the data
   pipeline, with no tool call, unless only a weaker skill match speaks against it;
