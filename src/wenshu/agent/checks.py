@@ -8,6 +8,9 @@ Stages, in the order an answer meets them:
   nothing in the datasource is about the question (`agent/scope.py`).
 - `recall`: `crosslingual_values` links the Chinese words of a question to the English values the
   database stores (法国 -> 'France') through the multilingual embedder (`knowledge/crosslingual.py`).
+- `plan`: `near_words` keeps a measure or dimension the plan model chose when a phrase of the question
+  that no entry lists is close to its words in meaning ("takings", 回头客), through the same embedder
+  (`semantic/nearby.py`); without it such a choice is dropped as not said.
 - `repair`: `schema_repair` fixes in code what the catalog can (a column on the wrong table, a table
   used but not joined) before the guard reads the SQL (`sql/repair.py`); `unused_join` drops an inner
   join the query reads nothing from and the question does not name (`sql/unused_joins.py`).
@@ -101,6 +104,7 @@ def _followup(a: Answer) -> list[dict]:
 CHECKS: dict[str, Check] = {c.id: c for c in (
     Check("off_topic", "scope"),
     Check("crosslingual_values", "recall"),
+    Check("near_words", "plan"),
     Check("schema_repair", "repair"),
     Check("unused_join", "repair"),
     Check("retry", "retry"),

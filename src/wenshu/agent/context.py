@@ -27,6 +27,7 @@ class AgentContext:
     cache: object | None = None  # storage.cache repository, optional
     policy: object | None = None  # the datasource's wenshu.guard.GuardPolicy (options["policy"]), optional
     semantic: Callable[[str], object] | None = None  # datasource -> its SemanticModel or None
+    nearby: object | None = None  # semantic.nearby.Nearby: phrases matched to the semantic model by meaning
     on_event: EventCallback | None = None
 
     resolved: dict = field(default_factory=dict, repr=False)  # datasource -> its catalog, for this question

@@ -70,6 +70,8 @@ def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel) -> t
         if listed.plan is None:
             raise NoPlan(listed.reason)
         return listed.plan.model_copy(update={"window": plan_window(q["question"])}), [], " (a detail list)"
+    if ctx.nearby is not None:  # phrases no entry lists, matched by meaning (check `near_words`)
+        mentions = ctx.nearby.near(model, q["question"], mentions)
     if why := unanswerable(model, mentions, q["question"]):
         raise NoPlan(why)
     try:
@@ -83,7 +85,15 @@ def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel) -> t
         raise NoPlan(grounded.reason)
     plan = grounded.plan.model_copy(update={"window": plan_window(q["question"], grounded.plan.compare)})
     extra = f" (dropped, not in the question: {', '.join(grounded.dropped)})" if grounded.dropped else ""
-    return plan, grounded.notes, extra
+    return plan, grounded.notes + near_notes(plan, mentions), extra
+
+
+def near_notes(plan: QueryPlan, m) -> list[dict]:
+    """A note per entry the plan keeps only because a phrase of the question is near it in meaning."""
+    near = m.near_measures | m.near_dimensions
+    lexical = {*m.measures, *m.dimensions, *m.split}
+    return [{"kind": "near", "used": x, "said": near[x]} for x in [*plan.measures, *plan.dimensions]
+            if x in near and x not in lexical]
 
 
 def _from_previous(state: AgentState, model: SemanticModel, previous: dict) -> QueryPlan:
@@ -118,7 +128,7 @@ def _plan(state: AgentState, ctx: AgentContext) -> tuple[QueryPlan, list[dict], 
     return unpinned(plan, model), notes, extra, model
 
 
-def plan_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
+def plan_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str, list[str]] | tuple[dict, str, str]:
     q, part = state["query"], dict(state.get("sql") or {})
     try:
         plan, notes, how, model = _plan(state, ctx)
@@ -134,4 +144,6 @@ def plan_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
     what = f"rows of {plan.records}" if plan.records else ", ".join(plan.measures)
     text = "plan: " + what + (f" by {', '.join(plan.dimensions)}" if plan.dimensions else "")
     text += f"; {how}" if how in ("given", "edited the previous plan") else how
-    return {"sql": part}, "ok", text
+    near = [f"{n['said']} -> {n['used']}" for n in notes if n["kind"] == "near"]
+    text += f" (read by meaning: {', '.join(near)})" if near else ""
+    return {"sql": part}, "ok", text, ["near_words"] if near else []

@@ -133,6 +133,9 @@ class PlanView:
         return text + "".join(self.note(n) for n in self.notes)
 
     def note(self, n: dict) -> str:
+        if n["kind"] == "near":
+            return pick(self.lang, f" “{n['said']}” is read as {self.name(n['used'])}.",
+                        f"「{n['said']}」按「{self.name(n['used'])}」理解。")
         if n["kind"] == "finer":
             return pick(self.lang, f" {self.name(n['instead_of'])} cannot be split this way, so this is "
                         f"{self.name(n['used'])}.", f"{self.name(n['instead_of'])}不能按此拆分，这里用的是"

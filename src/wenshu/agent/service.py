@@ -29,6 +29,7 @@ from wenshu.knowledge.learning import learn_from_turn, record_feedback
 from wenshu.knowledge.recall import SchemaRecall
 from wenshu.providers.base import ModelClient
 from wenshu.providers.registry import resolve
+from wenshu.semantic.nearby import Nearby
 from wenshu.settings import Settings
 from wenshu.storage.session_memory import open_session_memory
 
@@ -61,6 +62,8 @@ class Agent:
             checkpointer=self.checkpointer,
         )
         self._semantic: dict[str, tuple[int, object]] = {}
+        embedder = getattr(self.recall, "embedder", None)
+        self.nearby = Nearby(embedder) if embedder is not None and "near_words" not in disabled else None
         self.conversations = Conversations(store)
         self.audit = AuditHook(store)
         self.answers = AnswerCache(settings, store)
@@ -127,6 +130,7 @@ class Agent:
             settings=self.settings, models=models, validator=self.validator, recall=self.recall,
             catalogs=self.catalogs, datasource_url=record.url, cache=self.store.cache, on_event=on_event,
             policy=GuardPolicy.from_dict(record.options.get("policy")), semantic=self.semantic_model,
+            nearby=self.nearby,
         )
         init = {
             "query": {"question": question, "lang": lang, "today": date.today().isoformat(), "datasource": record.name,

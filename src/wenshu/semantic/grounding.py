@@ -4,10 +4,11 @@ A small model fills the plan's fields from lists; this pure step keeps it honest
 the question uses (the semantic model's names, synonyms and labels, the value index's hits, and the
 language's operator words):
 - measures are those the question names (longest word first): one the model chose that the question
-  does not name is dropped, one it names that the model missed is added; with none named, the plan
-  path does not answer and free SQL does;
+  does not name is dropped, one it names that the model missed is added; with none named, the model's
+  choices that a phrase of the question is near in meaning stay (`semantic.nearby`), and with none of
+  those either the plan path does not answer and free SQL does;
 - a dimension stays when the question names it (not just as the word after one of its values, as in
-  "华南大区"); one named after a split word (各, 按, 哪个, by, per) is added when the model missed it;
+  "华南大区") or a phrase is near it in meaning; one named after a split word (各, 按, 哪个, by, per) is added when the model missed it;
 - filters are the values the question names, pinned to stored codes (labels, value index); a value
   the model chose that the question does not contain is dropped;
 - operators follow the question's words: a grain only for a trend or an explicit 每天/monthly; 同比/
@@ -48,7 +49,7 @@ def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str)
     names ("新注册用户" for 注册用户数, "customers ... bought" for customers who bought): the model read
     it, and the words back it up."""
     named = [next((x for x in plan.measures if x in m.alternatives.get(n, [])), n) for n in m.measures]
-    named = named or _money_of_rows(m, model, question)
+    named = named or _money_of_rows(m, model, question) or [x for x in plan.measures if x in m.near_measures]
     chosen = [x for x in plan.measures if x in named]
     if not named and len(plan.measures) == 1:
         entry = next((e for e in [*model.measures, *model.ratios] if e.id == plan.measures[0]), None)
@@ -219,7 +220,7 @@ def unanswerable(model: SemanticModel, m: Mentions, question: str) -> str | None
     free SQL starts without waiting for a plan that grounding would drop."""
     if thresholds(question):  # "orders over 8,000 yuan": a bound on rows, which a plan of totals cannot hold
         return "the question bounds row values (more than N): free SQL answers"
-    if not m.measures and not _money_of_rows(m, model, question) \
+    if not m.measures and not m.near_measures and not _money_of_rows(m, model, question) \
             and not any(_backs(w, question) for e in [*model.measures, *model.ratios] for w in entry_words(model, e)):
         return "the question names none of the semantic model's measures"
     return None
@@ -256,7 +257,8 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
                         dropped)
     dropped += [f"filter {f.dimension}" for f in plan.filters if f.dimension not in {x.dimension for x in filters}]
     filtered = {f.dimension for f in filters}
-    dims = [d for d in plan.dimensions if d in kinds and (d in m.split or d in m.dimensions and d not in filtered)]
+    named = [*m.dimensions, *m.near_dimensions]  # near: a phrase close in meaning backs the model's choice
+    dims = [d for d in plan.dimensions if d in kinds and (d in m.split or d in named and d not in filtered)]
     dims += [d for d in m.split if d not in dims]
     dims = list(dict.fromkeys(_reachable_twin(model, d, measures, m) for d in dims))
     dims = [d for i, d in enumerate(dims)  # the orders' and the traffic's channel: one split, not two

@@ -17,7 +17,7 @@ reconciled with it (`semantic.grounding`), and a follow-up's edits are read from
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from wenshu.semantic import counting, ratios
 from wenshu.semantic.model import Dimension, SemanticModel
@@ -182,6 +182,9 @@ class Mentions:
     limit: int | None
     order: str | None  # "desc" | "asc" when ranked
     judged: bool = False  # ranked by "best" / "worst", which follows the measure's `better`
+    # id -> the phrase no entry lists that is close to the entry in meaning, closest first (`semantic.nearby`)
+    near_measures: dict[str, str] = field(default_factory=dict)
+    near_dimensions: dict[str, str] = field(default_factory=dict)
 
 
 def not_the_measures_own(values: dict[str, list[str]], model: SemanticModel, measures: list[str]) -> dict[str, list[str]]:
