@@ -48,6 +48,13 @@ def test_a_word_no_entry_lists_is_near_the_entry_it_means(demo, nearby):
     assert "category" in nearby.near(demo, q, read(demo, q)).near_dimensions
 
 
+def test_a_request_for_rows_is_not_turned_into_totals_by_a_near_measure(demo, nearby):
+    counted = "How many people enrolled last week?"
+    assert nearby.near(demo, counted, read(demo, counted)).near_measures == {"new_customers": "enrolled"}
+    q = "List everybody who enrolled last week, with their name and city"
+    assert read(demo, q).listing and nearby.near(demo, q, read(demo, q)).near_measures == {}
+
+
 def test_grounding_keeps_the_model_s_choice_only_when_a_phrase_is_near_it(demo, nearby):
     m = nearby.near(demo, PURCHASERS, read(demo, PURCHASERS))
     kept = ground(QueryPlan(measures=["buyers"]), demo, PURCHASERS, mentions=m)

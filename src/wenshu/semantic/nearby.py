@@ -148,5 +148,8 @@ class Nearby:
         if not candidates:
             return m
         vectors = self._embedder.embed(candidates)
-        return replace(m, near_measures=self._closest(candidates, vectors, model, "measures"),
+        # a question asking to see rows ("list everyone who registered yesterday: name, city") is a list:
+        # a measure only a phrase is near would turn it into totals
+        measures = {} if m.listing else self._closest(candidates, vectors, model, "measures")
+        return replace(m, near_measures=measures,
                        near_dimensions=self._closest(candidates, vectors, model, "dimensions"))
