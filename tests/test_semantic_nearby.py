@@ -88,7 +88,7 @@ def agent_with(store, fake_model, home):
 
 def test_the_plan_path_answers_a_word_read_by_meaning_and_says_how_it_read_it(agent_with, fake_model):
     fake_model.queue(json.dumps({"measures": ["buyers"]}))
-    resp = agent_with().ask(AgentRequest(message=PURCHASERS))
+    resp = agent_with(disabled_checks=[]).ask(AgentRequest(message=PURCHASERS))  # off by default: switched on
     plan = next(t for t in resp.trace if t.node == "plan")
     assert plan.status == "ok" and "read by meaning: purchasers -> buyers" in plan.detail
     assert plan.checks == ["near_words"] and "COUNT(DISTINCT" in resp.sql
@@ -97,7 +97,7 @@ def test_the_plan_path_answers_a_word_read_by_meaning_and_says_how_it_read_it(ag
 
 def test_with_the_check_off_the_word_is_not_read_and_free_sql_answers(agent_with, fake_model):
     fake_model.default = "SELECT COUNT(DISTINCT customer_id) AS n FROM orders"
-    resp = agent_with(disabled_checks=["near_words"]).ask(AgentRequest(message=PURCHASERS))
+    resp = agent_with().ask(AgentRequest(message=PURCHASERS))  # the default: off
     plan = next(t for t in resp.trace if t.node == "plan")
     assert plan.status == "skipped" and "names none of the semantic model's measures" in plan.detail
     assert not any("query plan" in call[0].content for call in fake_model.calls)  # no plan was asked for
