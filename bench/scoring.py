@@ -1,7 +1,8 @@
 """Execution accuracy: run predicted and gold SQL on the same SQLite database and compare results.
 
 Results are compared as multisets of rows; the order of rows matters only when the gold SQL has a
-top-level ORDER BY. Column order is ignored: each row is compared as the sorted multiset of its
+top-level ORDER BY, and then not among tied rows (consecutive gold rows holding the same numbers, which
+a database returns in any order). Column order is ignored: each row is compared as the sorted multiset of its
 values. A coded dimension's label counts as its stored code (一线 = 1 = "tier 1", from the bundled
 semantic model). Numbers are normalised (1 == 1.0) and floats are compared at the gold result's precision:
 when every fractional gold value has at most d < 4 decimals (the gold SQL rounds, e.g.
@@ -105,12 +106,35 @@ def as_codes(rows: list, labels: dict[str, object]) -> list:
     return [tuple(labels.get(v.casefold(), v) if isinstance(v, str) else v for v in r) for r in rows]
 
 
+def _ties(rows: list[tuple]) -> list[list[tuple]]:
+    """An ordered result cut into runs of consecutive rows that hold the same numbers (a tie of the sort key,
+    which in practice is a measure): a database returns tied rows in any order. A row without a number is a
+    run of its own."""
+    runs: list[tuple[tuple, list[tuple]]] = []
+    for row in rows:
+        numbers = tuple(v for v in row if isinstance(v, (int, float)))
+        if runs and numbers and runs[-1][0] == numbers:
+            runs[-1][1].append(row)
+        else:
+            runs.append((numbers, [row]))
+    return [r for _, r in runs]
+
+
 def same_result(pred: list, gold: list, ordered: bool) -> bool:
     if len(pred) != len(gold):
         return False
     places = precision(gold)
     p, g = [_canon(r, places) for r in pred], [_canon(r, places) for r in gold]
-    return p == g if ordered else Counter(p) == Counter(g)
+    if not ordered:
+        return Counter(p) == Counter(g)
+    if p == g:
+        return True
+    at = 0  # the same rows in the gold's order, tied rows in any order among themselves
+    for run in _ties(g):
+        if Counter(p[at:at + len(run)]) != Counter(run):
+            return False
+        at += len(run)
+    return True
 
 
 def contains_result(pred: list, gold: list, ordered: bool) -> bool:

@@ -115,6 +115,11 @@ def test_scoring_rules(tmp_path: Path):
     assert same_result([(1, "a"), (2, "b")], [(2, "b"), (1, "a")], ordered=False)
     assert not same_result([(1, "a"), (2, "b")], [(2, "b"), (1, "a")], ordered=True)
     assert same_result([("a", 1.0)], [(1, "a")], ordered=True)  # column order and 1 == 1.0
+    # rows tied on the sort key come back in any order; the order between different values still counts
+    gold = [("x", 113), ("y", 113), ("z", 97)]
+    assert same_result([("y", 113), ("x", 113), ("z", 97)], gold, ordered=True)
+    assert not same_result([("z", 97), ("x", 113), ("y", 113)], gold, ordered=True)
+    assert not same_result([("b",), ("a",)], [("a",), ("b",)], ordered=True)  # no numbers: no tie
     assert same_result([(0.333333333,)], [(1 / 3,)], ordered=False)
     assert not same_result([(1,), (1,)], [(1,)], ordered=False)  # multisets, not sets
     # Compared at the gold's precision: a gold ROUND(x, 2) accepts the unrounded value, not a different one.
