@@ -222,3 +222,21 @@ def test_an_answer_in_another_language_cites_the_passage_it_comes_from(kb):
     answer = "For a return caused by a quality problem the mall pays the shipping, up to twenty yuan per order."
     assert [c.chunk_id for c in citations(found, answer)] == ["c3"]  # by shared words alone: only the wrong one
     assert "c2" in [c.chunk_id for c in citations(found, answer, kb.searcher.embedder)]  # the embedder meets it
+
+
+def test_a_request_that_names_the_data_but_asks_it_for_nothing_goes_to_the_documents(assistant, kb, kb_docs):
+    from wenshu.assistant.route import route_reason
+    from wenshu.semantic.asking import asks_the_data
+
+    demo = assistant.agent.semantic_model("demo")
+    rule = "Can a gold member be moved up to Platinum?"  # names the member level; asks no number of it
+    assert not asks_the_data(demo, rule)
+    assert asks_the_data(demo, "How many gold members moved up last month?") and asks_the_data(demo, "各会员等级有哪些客户")
+    assert route_reason(rule, workspace=False, documents_found=True, data_asked=False) == ("agent", "documents")
+    kb.add(kb_docs)
+    vocabulary, _ = assistant._datasource_words("demo")
+    assert vocabulary.mentioned(rule)  # the datasource's words: before, that alone sent it to the data pipeline
+    way, ctx = assistant.prepare(rule)
+    assert way == "agent" and ctx.first_tool == "search_documents"
+    way, _ = assistant.prepare("上个月各会员等级的销售额")  # the same words asking for a measure: data
+    assert way == "data"

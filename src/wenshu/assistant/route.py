@@ -8,8 +8,10 @@
   the tools it works with): "How is the repurchase rate defined?" names a metric of the datasource, but its
   answer is a definition, not a number;
 - a request that names nothing the datasource holds (neither a word of its catalog nor a measure its
-  semantic model can read) while a passage is relevant to it goes to the agent loop, documents first:
-  "差旅补贴最多可以申请多少天" asks "how many" of an expense rule, not of the data;
+  semantic model can read), or names its words but asks it for nothing (no measure, list, count, rank,
+  trend or comparison: "Can a gold member be moved up to Platinum?"), while a passage is relevant to it
+  goes to the agent loop, documents first: "差旅补贴最多可以申请多少天" asks "how many" of an expense
+  rule, not of the data;
 - a follow-up of a data answer ("只看华东区", "what about last month?": the pipeline's own follow-up rules,
   agent/intent.py) and a question that asks for numbers or names the datasource go straight to the data
   pipeline, with no tool call, unless only a weaker skill match speaks against it;
@@ -49,13 +51,15 @@ def route(request: str, **facts) -> str:
 
 def route_reason(request: str, *, workspace: bool, skill_score: float | None = None,
                  vocabulary: Vocabulary | None = None, documents: bool = False, documents_found: bool = False,
-                 measure_read: bool = False, follows_data: bool = False, commands: Sequence[str] = ()
-                 ) -> tuple[str, str]:
+                 measure_read: bool = False, data_asked: bool = True, follows_data: bool = False,
+                 commands: Sequence[str] = ()) -> tuple[str, str]:
     """(way, why): way is "direct" | "data" | "agent"; why names the rule that chose it ("chitchat", "skill",
     "workspace", "documents", "followup", "definition", "data", "other"). `skill_score` is the best selected
     skill's score (None: no skill); `documents`: a knowledge-base passage matches the request strongly
     (assistant/documents.py); `documents_found`: a passage is relevant to it at all; `measure_read`: the
-    datasource's semantic model reads a measure the request names or backs (semantic/grounding.py);
+    datasource's semantic model reads a measure the request names or backs (semantic/asking.py);
+    `data_asked`: as the semantic model reads it, the request asks for numbers or rows at all (a measure, a
+    list, a count, a rank, a trend, a comparison; `semantic.asking.asks_the_data`);
     `follows_data`: the conversation's last answer came from the data pipeline; `commands`: the
     workspace's allowed commands (a request naming one is a workspace request)."""
     names_data = vocabulary is not None and vocabulary.mentioned(request)
@@ -71,7 +75,7 @@ def route_reason(request: str, *, workspace: bool, skill_score: float | None = N
         return "data", "followup"
     if documents_found and DEFINITION.search(request):
         return "agent", "definition"
-    if documents_found and not names_data and not measure_read:
+    if documents_found and not measure_read and (not names_data or not data_asked):
         return "agent", "documents"
     if DATA.search(request) or names_data:
         return "data", "data"

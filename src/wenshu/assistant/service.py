@@ -40,7 +40,7 @@ from wenshu.errors import EmptyQuestion, RunCancelled, WenshuError
 from wenshu.i18n import detect_lang
 from wenshu.mcp.client import McpHub
 from wenshu.search.web import McpSearch, WebSearch, find_search_tool
-from wenshu.semantic.grounding import names_a_measure
+from wenshu.semantic.asking import asks_the_data, names_a_measure
 from wenshu.semantic.split import sub_questions
 from wenshu.semantic.windows import measured_over_period
 from wenshu.settings import Settings
@@ -115,6 +115,7 @@ class Assistant:
         way, why = route_reason(request, workspace=workspace is not None, skill_score=score, vocabulary=vocabulary,
                                 documents=strong_docs, documents_found=documents.found,
                                 measure_read=documents.found and names_a_measure(semantic, request),
+                                data_asked=not documents.found or asks_the_data(semantic, request),
                                 follows_data=bool(earlier) and earlier[-1].data, commands=commands)  # fmt: skip
         data = DataAnswers(ask_data, partial(sub_questions, semantic), on_event or (lambda event: None))
         tools, warnings = self._tools(way, data, documents.tools, workspace, semantic)

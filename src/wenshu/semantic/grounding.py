@@ -226,12 +226,6 @@ def unanswerable(model: SemanticModel, m: Mentions, question: str) -> str | None
     return None
 
 
-def names_a_measure(model: SemanticModel | None, question: str) -> bool:
-    """Whether the semantic model reads a measure the question names or backs, or the question bounds row
-    values ("orders over 8,000 yuan"): the data may answer it. False without a semantic model."""
-    return model is not None and (bool(thresholds(question)) or unanswerable(model, read(model, question), question) is None)
-
-
 def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: list[dict] | None = None,
            mentions: Mentions | None = None) -> Grounded:
     """`plan` kept to what the question says (`mentions`: the question already read, if the caller has)."""

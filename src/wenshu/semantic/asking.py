@@ -1,0 +1,29 @@
+"""What a question asks of the data, as a datasource's semantic model reads it: the assistant's routing asks
+this before it sends a request to the data pipeline or to the documents (`assistant.route`).
+"""
+
+from __future__ import annotations
+
+from wenshu.semantic.fields import thresholds
+from wenshu.semantic.grounding import unanswerable
+from wenshu.semantic.listing import detail
+from wenshu.semantic.mentions import cue, read
+from wenshu.semantic.model import SemanticModel
+
+
+def names_a_measure(model: SemanticModel | None, question: str) -> bool:
+    """Whether the semantic model reads a measure the question names or backs, or the question bounds row
+    values ("orders over 8,000 yuan"): the data may answer it. False without a semantic model."""
+    return model is not None and (bool(thresholds(question)) or unanswerable(model, read(model, question), question) is None)
+
+
+def asks_the_data(model: SemanticModel | None, question: str) -> bool:
+    """Whether, as the semantic model reads it, the question asks the datasource for numbers or rows: a measure
+    named or backed, a bound on row values, a list, a count, a rank, a trend or a comparison of periods.
+    "Can a gold member be moved up to Platinum?" names a dimension and asks none of these: a rule, not data.
+    True without a semantic model (nothing to tell them apart by)."""
+    if model is None:
+        return True
+    m = read(model, question)
+    return (names_a_measure(model, question) or m.listing or m.rank or m.trend or m.compare != "none"
+            or cue("count", question) or cue("list", question) or detail(model, m, question) is not None)
