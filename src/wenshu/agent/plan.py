@@ -128,7 +128,8 @@ def _plan(state: AgentState, ctx: AgentContext) -> tuple[QueryPlan, list[dict], 
     return unpinned(plan, model), notes, extra, model
 
 
-def plan_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str, list[str]] | tuple[dict, str, str]:
+def plan_step(state: AgentState, ctx: AgentContext) -> tuple:
+    """(update, status, detail) or, once a plan is compiled, also the ids of the checks that fired."""
     q, part = state["query"], dict(state.get("sql") or {})
     try:
         plan, notes, how, model = _plan(state, ctx)

@@ -8,7 +8,8 @@ language's operator words):
   choices that a phrase of the question is near in meaning stay (`semantic.nearby`), and with none of
   those either the plan path does not answer and free SQL does;
 - a dimension stays when the question names it (not just as the word after one of its values, as in
-  "华南大区") or a phrase is near it in meaning; one named after a split word (各, 按, 哪个, by, per) is added when the model missed it;
+  "华南大区") or a phrase is near it in meaning; one named after a split word (各, 按, 哪个, by, per) is
+  added when the model missed it;
 - filters are the values the question names, pinned to stored codes (labels, value index); a value
   the model chose that the question does not contain is dropped;
 - operators follow the question's words: a grain only for a trend or an explicit 每天/monthly; 同比/
