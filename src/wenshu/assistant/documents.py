@@ -35,14 +35,11 @@ NOT_FOUND = render("kb_not_found").strip()  # the tool's result when no passage 
 
 def search_both(kb, collection: str, query: str, request: str, earlier: tuple[str, ...] = ()) -> list:
     """The passages for the model's query and for the user's own request, alternating (the request's first),
-    once each: a small model's query often drops the words that find the passage ("年假" for "第一年有几天年假").
-    The five kept are shown by their closeness in meaning (the embedder's cosine), closest first."""
+    once each: a small model's query often drops the words that find the passage ("年假" for "第一年有几天年假")."""
     lists = [kb.search(rewrite(q, earlier), collection, k=MAX_PASSAGES).passages
              for q in dict.fromkeys(q for q in (request, query) if q)]
     merged = {p.chunk_id: p for row in zip_longest(*lists) for p in row if p is not None}
-    # shown closest in meaning first: a passage in another language than the request shares no word with it,
-    # so the fused rank puts it below passages of other documents that share words, and the model reads [1]
-    return sorted(list(merged.values())[:MAX_PASSAGES], key=lambda p: -p.similarity)
+    return list(merged.values())[:MAX_PASSAGES]
 
 
 def search_documents_tool(kb, collection: str, found: list, earlier: tuple[str, ...] = (), request: str = "") -> Tool:
