@@ -24,6 +24,7 @@ def asks_the_data(model: SemanticModel | None, question: str) -> bool:
     True without a semantic model (nothing to tell them apart by)."""
     if model is None:
         return True
-    m = read(model, question)
-    return (names_a_measure(model, question) or m.listing or m.rank or m.trend or m.compare != "none"
+    m = read(model, question)  # read once: names_a_measure would read it again
+    measure = bool(thresholds(question)) or unanswerable(model, m, question) is None
+    return (measure or m.listing or m.rank or m.trend or m.compare != "none"
             or cue("count", question) or cue("list", question) or detail(model, m, question) is not None)
