@@ -105,11 +105,17 @@ def gold(home: Path) -> list[list]:
 
 
 def ask(page, question: str, status: str = "ok"):
+    before = page.locator(".msg.assistant").count()
     page.fill("#question", question)
     page.click("#send")
-    # generous: the first answer also loads the catalog, and the test machine's CPUs are shared
-    page.wait_for_selector(f'.msg.assistant[data-status="{status}"]', timeout=30_000)
-    return page.locator(".msg.assistant").last
+    # generous: the first answer also loads the catalog and the embedder, and the test machine's CPUs are
+    # shared (30 s ran out once in CI); any final status of the new reply ends the wait, so a wrong one
+    # fails with the reply's text
+    page.wait_for_function("n => { const m = document.querySelectorAll('.msg.assistant');"
+                           " return m.length > n && m[m.length - 1].dataset.status; }", arg=before, timeout=60_000)
+    reply = page.locator(".msg.assistant").nth(before)  # this reply, even after newer ones
+    assert reply.get_attribute("data-status") == status, reply.inner_text()
+    return reply
 
 
 def body_rows(reply) -> list[list[str]]:
