@@ -2,6 +2,7 @@
 
     python -m bench kb                      # writes bench/results/kb.json
     python -m bench kb --pages 100          # the long-PDF ingest figure with another page count
+    python -m bench kb --questions heldout  # the held-out questions (report only)
 
 The corpus (bench/kb_corpus.py) is eight business documents written for this benchmark, rendered as
 DOCX, PDF, HTML and Markdown, plus this project's docs/*.md, ingested into a fresh app store with the
@@ -26,11 +27,17 @@ from pathlib import Path
 
 import yaml
 
-QUESTIONS = Path(__file__).resolve().parent / "data" / "kb" / "questions.yaml"
+KB_DATA = Path(__file__).resolve().parent / "data" / "kb"
+QUESTIONS = KB_DATA / "questions.yaml"
+# questions: development (read, tuned on); heldout: written from the documents alone by a helper who saw neither
+# questions.yaml nor the search code, only reported (a test fails when one of them is copied into the repository)
+QUESTION_SETS = {"questions": QUESTIONS, "heldout": KB_DATA / "heldout.yaml"}
 
 
 def add_arguments(p) -> None:
     p.add_argument("--pages", type=int, default=100, help="pages of the generated PDF for the ingest figure")
+    p.add_argument("--questions", choices=sorted(QUESTION_SETS), default="questions",
+                   help="questions (development, default) or heldout (written blind: report only)")
     p.add_argument("--out", default=None, help="default bench/results/kb.json (kb_answers.json with --answers)")
     p.add_argument("--answers", action="store_true", help="ask the assistant and grade its answers (bench/kb_answers.py)")
     p.add_argument("--model", choices=("embedded", "endpoint", "fake"), default="embedded", help="with --answers")
@@ -108,9 +115,9 @@ def run(args) -> int:
         from bench.kb_answers import run as run_answers
 
         args.out = args.out or "bench/results/kb_answers.json"
-        return run_answers(args, QUESTIONS)
+        return run_answers(args, QUESTION_SETS[args.questions])
     args.out = args.out or "bench/results/kb.json"
-    data = yaml.safe_load(QUESTIONS.read_text(encoding="utf-8"))
+    data = yaml.safe_load(QUESTION_SETS[args.questions].read_text(encoding="utf-8"))
     questions, followups = data["questions"], data.get("followups", [])
     with tempfile.TemporaryDirectory(prefix="wenshu-bench-kb-") as tmp:
         settings = Settings(home=Path(tmp) / "home", kb_summaries=False)
@@ -136,7 +143,7 @@ def run(args) -> int:
         searchable = kb.search("第 42 章 拣货员每班次须完成多少单", collection="long").found
         store.close()
     results = {
-        "commit": _commit(), "cpus": os.cpu_count(),
+        "commit": _commit(), "cpus": os.cpu_count(), "questions": args.questions,
         "corpus": {"files": len(files), "failed": failed, "chunks": sum(r.document.chunk_count for r in added
                                                                          if r.document), "ingest_s": round(corpus_s, 2),
                    "per_file_s_median": round(statistics.median(r.seconds for r in added), 3)},

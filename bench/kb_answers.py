@@ -151,7 +151,7 @@ def run(args, questions_file: Path) -> int:
             failed = [r.to_dict() for r in added if r.error]
             records = ask_all(assistant, items, echo=lambda line: print(line, flush=True), keep=keep)
         store.close()
-    summary = {"model": label, "every": args.every, "skip": args.skip, "limit": args.limit, **summarize(records)}
+    summary = {"model": label, "questions_file": questions_file.name, "every": args.every, "skip": args.skip, "limit": args.limit, **summarize(records)}
     out.write_text(json.dumps({"commit": commit, "summary": summary, "failed_files": failed, "records": records},
                               indent=1, ensure_ascii=False) + "\n", encoding="utf-8")  # fmt: skip
     partial.unlink()
