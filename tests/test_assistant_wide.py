@@ -65,7 +65,7 @@ def test_a_wide_question_is_answered_as_sub_questions_each_with_its_sql(assistan
     subs = [(e.status, e.data.get("n"), e.data["question"]) for e in events if e.node == "subquestion"]
     assert subs == [("started", 1, "上个月各大区的GMV"), ("ok", None, "上个月各大区的GMV"),
                     ("started", 2, "今年每个月的退款率"), ("ok", None, "今年每个月的退款率")]
-    assert [e.data for e in events if e.node == "route" and e.status == "ok"] == ["wide"]
+    assert [e.data["detail"] for e in events if e.node == "route" and e.status == "ok"] == ["wide"]
     stored = assistant.store.conversations.messages(resp.conversation_id)
     assert [m.role for m in stored] == ["user", "assistant"]  # one turn; the sub-questions' own are dropped
     assert [p["question"] for p in stored[1].payload["parts"]] == ["上个月各大区的GMV", "今年每个月的退款率"]

@@ -178,12 +178,14 @@ def test_a_request_naming_nothing_of_the_data_goes_to_the_documents_first(assist
     assert route_reason("大家电多少天内可以退款", workspace=False, documents_found=True, measure_read=True)[0] == "data"
     kb.add(kb_docs)
     way, ctx = assistant.prepare("大家电多少天内可以退款")
-    assert way == "agent" and ctx.act_first and ctx.first_tool == "search_documents"
+    assert way == "agent" and ctx.act_first and ctx.first_tool == "search_documents" and ctx.reason == "documents"
     # the rules chose the documents: a first step calling another tool is sent back, the documents searched
     fake_model.queue(step("query_database", question="大家电的退款天数"), step("search_documents", query="大家电 退款期限"),
                      final("大家电的退款期限是15天。"))
     resp = assistant.ask("大家电多少天内可以退款")
     assert [s.action for s in resp.steps] == ["search_documents"] and resp.answer == "大家电的退款期限是15天。"
+    assert (resp.route, resp.route_reason) == ("agent", "documents")  # the response and the audit say why
+    assert assistant.store.audit.query(limit=1)[0]["route_reason"] == "documents"
     assert '"action" must be one of search_documents' in fake_model.calls[1][-1].content
     assert "A final answer is written in Chinese" in fake_model.calls[-1][-1].content  # passages came back
     assert "A final answer is written" not in fake_model.calls[0][-1].content  # not before the search

@@ -37,8 +37,8 @@ def test_tool_steps_tokens_and_the_answer_stream_and_the_turns_are_stored(live_s
     events = stream_events(http, cid, REPORT, resource="assistant")
     kinds = [k for k, _ in events]
     assert kinds.count("done") == 1 and kinds[-1] == "done" and "error" not in kinds and "result" not in kinds
-    assert [(d["status"], d.get("detail")) for d in node_events(events, "route")] == [("started", None),
-                                                                                     ("finished", "agent")]
+    assert [(d["status"], d.get("detail"), d.get("reason")) for d in node_events(events, "route")] == [
+        ("started", None, None), ("finished", "agent", "skill")]
     tool = node_events(events, "tool")
     assert tool[0] == {"node": "tool", "status": "started", "tool": "query_database",
                        "arguments": {"question": "how many orders in total"}}
@@ -56,8 +56,8 @@ def test_tool_steps_tokens_and_the_answer_stream_and_the_turns_are_stored(live_s
     assert stored[-1]["id"] == data["done"]["message_id"] and stored[-1]["payload"]["steps"][0]["ok"] is True
     assert [c["id"] for c in http.get("/api/conversations").json()["items"]] == [cid]  # the tool's question is a step
     audit = http.get("/api/audit").json()["items"]  # the turn and, older, its query_database call: each audited
-    assert [(e["question"], e["route"], e["status"]) for e in audit] == [(REPORT, "agent", "ok"),
-                                                                         ("how many orders in total", None, "ok")]
+    assert [(e["question"], e["route"], e["route_reason"], e["status"]) for e in audit] == [
+        (REPORT, "agent", "skill", "ok"), ("how many orders in total", None, None, "ok")]
     assert audit[0]["tools"] == [{"tool": "query_database", "arguments": {"question": "how many orders in total"},
                                   "outcome": "ok", "ms": tool[1]["ms"]}]
     assert audit[0]["conversation_id"] == cid and audit[0]["sql"] is None and audit[1]["sql"]
@@ -83,6 +83,7 @@ def test_a_data_question_streams_like_the_pipeline_with_no_model_call_added(live
     data = dict(events)
     response = data["answer"]["response"]
     assert response["route"] == "data" and response["data"]["sql"] and data["result"]["row_count"] == 10
+    assert node_events(events, "route")[-1]["reason"] == response["route_reason"] == "data"
     assert data["chart"]["spec"] == response["data"]["chart"]
     stored = http.get(f"/api/conversations/{cid}").json()["messages"]
     assert len(stored) == 2 and stored[-1]["sql"] and stored[-1]["payload"]["trace"]  # a data turn, stored as one

@@ -59,7 +59,8 @@ def test_assistant_mode_shows_tool_steps_keeps_them_on_reload_and_answers_data_a
     assert tool.locator(".step-name").text_content() == "query_database"
     detail = tool.locator(".step-detail").text_content()
     assert detail.startswith('{"question":"how many orders in total"} → ') and "120" in detail
-    assert reply.locator('.step[data-node="route"] .step-detail').text_content() == "tools and skills"
+    route = reply.locator('.step[data-node="route"] .step-detail').text_content()
+    assert route == "tools and skills · a skill fits the request"  # the route, then the rule that chose it
     assert reply.locator('.step[data-node="decide"]').count() == 2
     reply.locator(".steps-summary").click()
     page.screenshot(path=str(tmp_path / "assistant.png"))

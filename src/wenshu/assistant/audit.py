@@ -38,12 +38,12 @@ def tool_entry(step: dict) -> dict:
 
 
 def audit_turn(log, *, user_id: str, conversation_id: str, datasource: str, question: str, route: str,
-               steps: list[dict], status: str, error=None, route_ms: float | None = None,
+               route_reason: str = "", steps: list[dict], status: str, error=None, route_ms: float | None = None,
                started: float) -> int:
     """Write the turn's entry into `log` (storage.audit.AuditLog); `error`: its ErrorInfo, if any."""
     timings = {"route": route_ms} if route_ms is not None else {}
     return log.record(
         user_id=user_id, conversation_id=conversation_id, datasource=datasource, question=question, route=route,
-        tools=[tool_entry(s) for s in steps], status=status, error_code=error.code if error else None,
-        error_message=error.message if error else None,
+        route_reason=route_reason or None, tools=[tool_entry(s) for s in steps], status=status,
+        error_code=error.code if error else None, error_message=error.message if error else None,
         timings=timings | {"total": round((time.perf_counter() - started) * 1000, 1)})  # fmt: skip

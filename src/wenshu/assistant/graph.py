@@ -31,6 +31,7 @@ MAX_STEP_TOKENS = 400  # a step is a short JSON object; a runaway string is cut 
 class AssistantContext:
     models: object  # providers.base.ModelClient
     tools: list[Tool]
+    reason: str = ""  # the rule that chose the route (assistant/route.py: "documents", "skill", "data", ...)
     skills: list = field(default_factory=list)
     context: str = ""  # what the datasource holds, for the system prompt
     data: DataAnswers | None = None  # the data pipeline for query_database and a wide question's sub-questions

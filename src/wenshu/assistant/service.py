@@ -124,7 +124,7 @@ class Assistant:
             request, workspace=workspace is not None, skill=best, skill_score=score, documents=strong_docs,
             commands=commands))  # fmt: skip
         if way == "data" and another_tool_fits(ranking):  # words of the data, but another tool's task
-            way, act_first = "agent", True
+            way, why, act_first = "agent", "tool", True
         subs = data.split(request) if way == "data" else []
         way = "wide" if subs else way  # a data question too wide for one query: its sub-questions (assistant/wide.py)
         context = "\n".join(c for c in (context, documents.context,
@@ -133,7 +133,7 @@ class Assistant:
         offered = offer(ranking, [n for k in skills for n in k.tools])
         documents_first = why in DOCUMENTS_FIRST and leads(ranking, "search_documents") and any(
             t.name == "search_documents" for t in offered)
-        return way, AssistantContext(models=self.agent.models(), tools=offered,
+        return way, AssistantContext(models=self.agent.models(), tools=offered, reason=why,
                                      skills=skills, context=context, data=data, sub_questions=subs, ask_here=ask_here,
                                      act_first=act_first, max_steps=self.settings.assistant_max_steps,
                                      first_tool="search_documents" if documents_first else "",
@@ -176,13 +176,14 @@ class Assistant:
         way, ctx = self.prepare(request, workspace=workspace, datasource=datasource, conversation_id=conversation_id,
                                 user_id=user_id, on_event=on_event)  # fmt: skip
         route_ms = round((time.perf_counter() - t0) * 1000, 1)
-        emit(Event(type="node", node="route", status="ok", ms=route_ms, data=way))
+        emit(Event(type="node", node="route", status="ok", ms=route_ms, data={"detail": way, "reason": ctx.reason}))
         cid, ds = None, datasource or self.settings.default_datasource
         if way != "data":  # the pipeline stores and audits a data turn itself (a wide one is several: here)
             cid = self.turns.open(AgentRequest(message=request, conversation_id=conversation_id, user_id=user_id,
                                                datasource=ds), ds, request)  # fmt: skip
         audit = partial(audit_turn, self.store.audit, user_id=user_id, conversation_id=cid, datasource=ds,
-                        question=request, route=way, steps=ctx.called, route_ms=route_ms, started=t0)  # fmt: skip
+                        question=request, route=way, route_reason=ctx.reason, steps=ctx.called, route_ms=route_ms,
+                        started=t0)  # fmt: skip
         try:
             state = self.graph.invoke({"request": request, "lang": lang, "route": way, "steps": [], "repairs": 0,
                                        "trace": []}, context=ctx)  # fmt: skip
@@ -210,7 +211,8 @@ class Assistant:
         parts = ctx.data.parts if ctx.data is not None else []
         usage = data.usage if data is not None else add_usage(usage_of(ctx.models.usage), parts_usage(parts))
         return AssistantResponse(
-            answer=plain_answer(state.get("answer", ""), lang), route=way, status=state.get("status", "ok"),
+            answer=plain_answer(state.get("answer", ""), lang), route=way, route_reason=ctx.reason,
+            status=state.get("status", "ok"),
             steps=[AssistantStep(**s) for s in state.get("steps") or []], tools=[t.name for t in ctx.tools],
             skills=[s.name for s in ctx.skills], data=data, usage=usage,
             citations=citations(ctx.passages, state.get("answer", ""), ctx.embedder) if state.get("status") != "error" else [],

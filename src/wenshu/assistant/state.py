@@ -55,6 +55,7 @@ class AssistantResponse(BaseModel):
     message_id: int | None = None  # the stored answer
     answer: str = ""
     route: str = ""
+    route_reason: str = ""  # the rule that chose the route (assistant/route.py), e.g. "documents", "skill", "data"
     status: str = "ok"
     steps: list[AssistantStep] = Field(default_factory=list)
     tools: list[str] = Field(default_factory=list)  # offered to the model this turn

@@ -55,7 +55,7 @@ class LiveSteps:
             err_console.print()
             self.thought = False
         if event.type == "node" and event.node == "route" and event.status != "started":
-            self.route = str(event.data)
+            self.route = str(data.get("detail", ""))
         elif event.type == "node" and event.node == "subquestion" and event.status == "started":
             err_console.print(f"· [{data.get('n')}/{data.get('of')}] {data.get('question')}", style="dim", markup=False,
                               highlight=False, soft_wrap=True)
@@ -97,7 +97,8 @@ def _print(resp, lang: str, as_json: bool, streamed: str = "") -> None:
             where = " · ".join(p for p in (c.section, f"p. {c.page}" if c.page else "") if p)
             console.print(f"[dim][{n}] {c.document}{' · ' + where if where else ''}[/]", highlight=False)
         _print_parts(resp.parts, lang)
-    extra = [f"route {resp.route}"] + ([f"skills {', '.join(resp.skills)}"] if resp.skills else [])
+    route = f"route {resp.route}" + (f" ({resp.route_reason})" if resp.route_reason else "")
+    extra = [route] + ([f"skills {', '.join(resp.skills)}"] if resp.skills else [])
     console.print(f"[dim]{' · '.join(extra + [f'conversation {resp.conversation_id}'])}[/]", highlight=False)
 
 

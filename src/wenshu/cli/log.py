@@ -36,4 +36,5 @@ def _tools(row: dict) -> str:
     if not row.get("route"):
         return ""
     called = [t["tool"] + (" ✗" if t.get("outcome") == "error" else "") for t in row.get("tools") or []]
-    return f"{row['route']}: {', '.join(called)}" if called else row["route"]
+    route = f"{row['route']} ({row['route_reason']})" if row.get("route_reason") else row["route"]
+    return f"{route}: {', '.join(called)}" if called else route

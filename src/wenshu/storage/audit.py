@@ -25,7 +25,7 @@ class AuditLog:
 
         Fields are the audit_log columns (ts, user_id, conversation_id, datasource, question,
         sql, validation, retries, timings, row_count, status, error_code, error_message, cached, route,
-        tools);
+        tools, route_reason);
         `ts` defaults to now, `retries` to 0, `status` to "ok", `cached` to False.
         """
         with self.engine.begin() as conn:

@@ -86,6 +86,7 @@ audit_log = sa.Table(
     sa.Column("cached", sa.Boolean, nullable=False),
     sa.Column("route", sa.String(16)),  # the general assistant's route (agent, wide, direct); NULL: the pipeline's
     sa.Column("tools", JSONColumn()),  # the tools an assistant turn called: [{tool, arguments, outcome, ms}]
+    sa.Column("route_reason", sa.String(16)),  # the rule that chose that route (assistant/route.py); NULL: none
     sa.Index("ix_audit_log_ts", "ts"),
 )
 

@@ -50,13 +50,14 @@ export function createSteps() {
     return item;
   }
 
-  function set(item, status, ms, detail) {
+  // `why`: the route's rule, told after the route ("tools and skills · a document answers it, not the data").
+  function set(item, status, ms, detail, why) {
     item.dataset.status = status;
     label(item.querySelector(".step-status"), `status.${status}`);
     item.querySelector(".step-ms").textContent = ms == null ? "" : `${Math.round(ms)} ms`;
     const reason = item.querySelector(".step-detail");
     const told = FAILED.has(status) || status === "skipped" || TOLD.has(item.dataset.node);
-    if (item.dataset.node === "route" && detail) detail = t(`route.${detail}`);
+    if (item.dataset.node === "route" && detail) detail = [t(`route.${detail}`), why && t(`route.why.${why}`)].filter(Boolean).join(" · ");
     reason.textContent = detail && told ? String(detail) : "";
   }
 
@@ -82,7 +83,7 @@ export function createSteps() {
     const open = [...list.querySelectorAll(`.step[data-node="${CSS.escape(ev.node)}"]`)].pop();
     const item = open && open.dataset.status === "started" ? open : row(ev.node, ev.tool);
     const status = ev.status === "finished" ? ev.outcome || (ev.error ? "error" : "ok") : ev.status;
-    set(item, status, ev.ms, ev.tool ? toolDetail(item, ev.detail) : ev.detail ?? ev.error ?? ev.reason);
+    set(item, status, ev.ms, ev.tool ? toolDetail(item, ev.detail) : ev.detail ?? ev.error ?? ev.reason, ev.reason);
     if (FAILED.has(status)) panel.open = true;
     updateTotal();
   }
