@@ -53,7 +53,10 @@ def test_tool_steps_and_the_final_answer_stream_as_they_happen(assistant, fake_m
     resp, events = collect(assistant, "what files are in the folder?", workspace=project)
     assert resp.status == "ok" and resp.answer == answer
     route_events = nodes(events, "route")
-    assert [(e.status, e.data) for e in route_events] == [("started", None), ("ok", "agent")]
+    assert [(e.status, e.data) for e in route_events] == [
+        ("started", None),
+        ("ok", {"detail": "agent", "reason": "workspace"}),  # a workspace is open: the agent answers
+    ]
     tool = nodes(events, "tool")
     assert tool[0].status == "started" and tool[0].data == {"tool": "list_files", "arguments": {"path": "."}}
     assert tool[1].status == "ok" and tool[1].data["tool"] == "list_files" and "README.md" in tool[1].data["detail"]
