@@ -25,6 +25,7 @@ COMMANDS = {
     "agent_cost": "a data question through the assistant against the pipeline directly: extra time, same SQL",
     "server": "HTTP server: overhead for a cached answer, concurrent streaming conversations (fake model)",
     "kb": "knowledge base: passage recall@1/@5 and MRR, ingest seconds of a long PDF; --answers: grounded answers",
+    "route": "the assistant's route only: documents questions to the documents, data questions to the data (no model)",
     "tasks": "workspace tasks: solved %, steps, seconds, writes outside the folder, edited tests",
 }
 

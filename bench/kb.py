@@ -29,15 +29,16 @@ import yaml
 
 KB_DATA = Path(__file__).resolve().parent / "data" / "kb"
 QUESTIONS = KB_DATA / "questions.yaml"
-# questions: development (read, tuned on); heldout: written from the documents alone by a helper who saw neither
-# questions.yaml nor the search code, only reported (a test fails when one of them is copied into the repository)
-QUESTION_SETS = {"questions": QUESTIONS, "heldout": KB_DATA / "heldout.yaml"}
+# questions and dev2 (document questions worded with words of the data): development, read and tuned on;
+# heldout: written from the documents alone by a helper who saw neither questions.yaml nor the search code, only
+# reported (a test fails when one of them is copied into the repository)
+QUESTION_SETS = {"questions": QUESTIONS, "dev2": KB_DATA / "dev2.yaml", "heldout": KB_DATA / "heldout.yaml"}
 
 
 def add_arguments(p) -> None:
     p.add_argument("--pages", type=int, default=100, help="pages of the generated PDF for the ingest figure")
     p.add_argument("--questions", choices=sorted(QUESTION_SETS), default="questions",
-                   help="questions (development, default) or heldout (written blind: report only)")
+                   help="questions (development, default), dev2 (development) or heldout (written blind: report only)")
     p.add_argument("--out", default=None, help="default bench/results/kb.json (kb_answers.json with --answers)")
     p.add_argument("--answers", action="store_true", help="ask the assistant and grade its answers (bench/kb_answers.py)")
     p.add_argument("--model", choices=("embedded", "endpoint", "fake"), default="embedded", help="with --answers")

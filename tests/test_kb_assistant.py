@@ -141,6 +141,8 @@ def test_a_measure_over_a_period_is_data_though_a_document_shares_its_words(assi
     assert documents_match(kb, DEFAULT_COLLECTION, question)[0]  # the refund policy shares its words...
     way, ctx = assistant.prepare(question)
     assert way == "data" and not ctx.act_first  # ...but it asks for a measure of the data over a period
+    listing = "上个月申请退款的定制商品订单有哪些？列出订单号和金额"  # rows over a period, no measure: data too
+    assert documents_match(kb, DEFAULT_COLLECTION, listing)[0] and assistant.prepare(listing)[0] == "data"
     assert assistant.prepare("退款政策对定制商品怎么规定？")[0] == "agent"
     docs = kb.list()  # a request that names a document by its title is a documents question
     assert names_a_document(docs, "What does the refund policy say about opened phones?")

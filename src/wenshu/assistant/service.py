@@ -40,9 +40,8 @@ from wenshu.errors import EmptyQuestion, RunCancelled, WenshuError
 from wenshu.i18n import detect_lang
 from wenshu.mcp.client import McpHub
 from wenshu.search.web import McpSearch, WebSearch, find_search_tool
-from wenshu.semantic.asking import asks_the_data, names_a_measure
+from wenshu.semantic.asking import asked_over_period, asks_the_data, names_a_measure
 from wenshu.semantic.split import sub_questions
-from wenshu.semantic.windows import measured_over_period
 from wenshu.settings import Settings
 from wenshu.skills.library import SkillLibrary
 from wenshu.skills.select import scored
@@ -109,7 +108,7 @@ class Assistant:
         documents = offer_documents(self.kb, request, earlier=tuple(t.question for t in earlier))
         vocabulary, context = self._datasource_words(ds)
         semantic = self.agent.semantic_model(ds)
-        strong_docs = documents.strong and not measured_over_period(semantic, request)  # "上周的退款金额" is data
+        strong_docs = documents.strong and not asked_over_period(semantic, request)  # "上周的退款金额" is data
         commands = self.settings.workspace_commands if workspace is not None else []
         best, score = (picked[0][1], picked[0][0]) if picked else (None, None)
         way, why = route_reason(request, workspace=workspace is not None, skill_score=score, vocabulary=vocabulary,

@@ -9,6 +9,7 @@ from wenshu.semantic.grounding import unanswerable
 from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import cue, read
 from wenshu.semantic.model import SemanticModel
+from wenshu.semantic.windows import question_window
 
 
 def names_a_measure(model: SemanticModel | None, question: str) -> bool:
@@ -28,3 +29,10 @@ def asks_the_data(model: SemanticModel | None, question: str) -> bool:
     measure = bool(thresholds(question)) or unanswerable(model, m, question) is None
     return (measure or m.listing or m.rank or m.trend or m.compare != "none"
             or cue("count", question) or cue("list", question) or detail(model, m, question) is not None)
+
+
+def asked_over_period(model: SemanticModel | None, question: str) -> bool:
+    """Whether the question asks the data for something over a time window: a measure ("上周的退款金额", "GMV
+    last week"), rows ("yesterday's cancelled orders"), a count, a rank, a trend or a comparison. A question
+    about the data, even where a document shares its words (a refund policy): a rule has no "yesterday"."""
+    return model is not None and question_window(question) is not None and asks_the_data(model, question)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from wenshu.knowledge.time_phrases import TimeWindow, evaluate, find_windows
-from wenshu.semantic.mentions import CUES, read
+from wenshu.semantic.mentions import CUES
 from wenshu.semantic.plan import Window
 
 
@@ -46,8 +46,3 @@ def question_window(question: str) -> Window | None:
     tomorrow = evaluate(TimeWindow("", "date('now', '+1 day')", None))[0]
     return Window(start=start, end=min(end, tomorrow))
 
-
-def measured_over_period(model, question: str) -> bool:
-    """Whether the question asks for a measure of the semantic model over a time window ("上周的退款金额",
-    "GMV last week"): a question about the data, even where a document shares its words (a refund policy)."""
-    return model is not None and question_window(question) is not None and bool(read(model, question).measures)
