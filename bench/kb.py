@@ -35,11 +35,17 @@ QUESTIONS = KB_DATA / "questions.yaml"
 QUESTION_SETS = {"questions": QUESTIONS, "dev2": KB_DATA / "dev2.yaml", "heldout": KB_DATA / "heldout.yaml"}
 
 
+def _suffix(questions: str) -> str:
+    """The default result file names the question set, so a run on one set never overwrites another's."""
+    return "" if questions == "questions" else f"_{questions}"
+
+
 def add_arguments(p) -> None:
     p.add_argument("--pages", type=int, default=100, help="pages of the generated PDF for the ingest figure")
     p.add_argument("--questions", choices=sorted(QUESTION_SETS), default="questions",
                    help="questions (development, default), dev2 (development) or heldout (written blind: report only)")
-    p.add_argument("--out", default=None, help="default bench/results/kb.json (kb_answers.json with --answers)")
+    p.add_argument("--out", default=None, help="default bench/results/kb.json (kb_answers.json with --answers); "
+                   "another --questions set adds its name (kb_dev2.json)")
     p.add_argument("--answers", action="store_true", help="ask the assistant and grade its answers (bench/kb_answers.py)")
     p.add_argument("--model", choices=("embedded", "endpoint", "fake"), default="embedded", help="with --answers")
     p.add_argument("--base-url"), p.add_argument("--model-name"), p.add_argument("--api-key")
@@ -115,9 +121,9 @@ def run(args) -> int:
     if args.answers:
         from bench.kb_answers import run as run_answers
 
-        args.out = args.out or "bench/results/kb_answers.json"
+        args.out = args.out or f"bench/results/kb_answers{_suffix(args.questions)}.json"
         return run_answers(args, QUESTION_SETS[args.questions])
-    args.out = args.out or "bench/results/kb.json"
+    args.out = args.out or f"bench/results/kb{_suffix(args.questions)}.json"
     data = yaml.safe_load(QUESTION_SETS[args.questions].read_text(encoding="utf-8"))
     questions, followups = data["questions"], data.get("followups", [])
     with tempfile.TemporaryDirectory(prefix="wenshu-bench-kb-") as tmp:
