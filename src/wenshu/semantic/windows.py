@@ -45,4 +45,3 @@ def question_window(question: str) -> Window | None:
     start, end = evaluate(windows[0])  # a period still running is "to date": through today
     tomorrow = evaluate(TimeWindow("", "date('now', '+1 day')", None))[0]
     return Window(start=start, end=min(end, tomorrow))
-
