@@ -175,16 +175,16 @@ def test_a_request_naming_nothing_of_the_data_goes_to_the_documents_first(assist
     from wenshu.assistant.route import route_reason
 
     # "多少" alone reads as data; with a relevant passage and no word or measure of the datasource it is not
-    assert route_reason("大家电多少天内可以退款", workspace=False) == ("data", "data")
-    assert route_reason("大家电多少天内可以退款", workspace=False, documents_found=True) == ("agent", "documents")
-    assert route_reason("大家电多少天内可以退款", workspace=False, documents_found=True, measure_read=True)[0] == "data"
+    assert route_reason("大家电的退款期限是多少天", workspace=False) == ("data", "data")
+    assert route_reason("大家电的退款期限是多少天", workspace=False, documents_found=True) == ("agent", "documents")
+    assert route_reason("大家电的退款期限是多少天", workspace=False, documents_found=True, measure_read=True)[0] == "data"
     kb.add(kb_docs)
-    way, ctx = assistant.prepare("大家电多少天内可以退款")
+    way, ctx = assistant.prepare("大家电的退款期限是多少天")
     assert way == "agent" and ctx.act_first and ctx.first_tool == "search_documents" and ctx.reason == "documents"
     # the rules chose the documents: a first step calling another tool is sent back, the documents searched
     fake_model.queue(step("query_database", question="大家电的退款天数"), step("search_documents", query="大家电 退款期限"),
                      final("大家电的退款期限是15天。"))
-    resp = assistant.ask("大家电多少天内可以退款")
+    resp = assistant.ask("大家电的退款期限是多少天")
     assert [s.action for s in resp.steps] == ["search_documents"] and resp.answer == "大家电的退款期限是15天。"
     assert (resp.route, resp.route_reason) == ("agent", "documents")  # the response and the audit say why
     assert assistant.store.audit.query(limit=1)[0]["route_reason"] == "documents"
@@ -233,7 +233,7 @@ def test_a_request_that_names_the_data_but_asks_it_for_nothing_goes_to_the_docum
     from wenshu.semantic.asking import asks_the_data
 
     demo = assistant.agent.semantic_model("demo")
-    rule = "Can a gold member be moved up to Platinum?"  # names the member level; asks no number of it
+    rule = "Does a gold member move up to Platinum by itself?"  # names the member level; asks no number of it
     assert not asks_the_data(demo, rule)
     assert asks_the_data(demo, "How many gold members moved up last month?") and asks_the_data(demo, "各会员等级有哪些客户")
     assert route_reason(rule, workspace=False, documents_found=True, data_asked=False) == ("agent", "documents")
@@ -244,3 +244,34 @@ def test_a_request_that_names_the_data_but_asks_it_for_nothing_goes_to_the_docum
     assert way == "agent" and ctx.first_tool == "search_documents"
     way, _ = assistant.prepare("上个月各会员等级的销售额")  # the same words asking for a measure: data
     assert way == "data"
+
+
+def test_a_count_of_something_the_data_does_not_hold_goes_to_the_documents(assistant, kb, kb_docs):
+    from wenshu.semantic.asking import asks_the_data
+
+    demo = assistant.agent.semantic_model("demo")
+    rule = "How many stars does a Silver member earn for writing a review?"  # counts stars: no table holds them
+    assert not asks_the_data(demo, rule)
+    # what the data counts: a value's members, a dimension, a record
+    for asked in ("How many gold members live in Chengdu?", "一共有多少钻石会员？", "有多少个城市", "华东有几笔退款"):
+        assert asks_the_data(demo, asked), asked
+    kb.add(kb_docs)
+    way, ctx = assistant.prepare(rule)
+    assert (way, ctx.reason) == ("agent", "documents") and ctx.first_tool == "search_documents"
+    assert assistant.prepare("How many diamond members are there?")[0] == "data"
+
+
+def test_a_question_of_what_may_or_must_be_done_goes_to_the_documents(assistant, kb, kb_docs):
+    from wenshu.assistant.route import route_reason
+
+    facts = dict(workspace=False, documents_found=True, measure_read=True)  # it names a measure of the data
+    for rule in ("Can points pay for a whole order?", "退款金额必须原路退回吗？", "会员积分能兑换现金吗"):
+        assert route_reason(rule, **facts) == ("agent", "rule"), rule
+    for asked in ("Can you show me the refund amount by city?", "能帮我查一下各城市的退款金额吗", "我需要各城市的退款金额"):
+        assert route_reason(asked, **facts) == ("data", "data"), asked  # put to the assistant: no rule
+    assert route_reason("Which refunds could not be paid back last week?", **facts, over_period=True)[0] == "data"
+    assert route_reason("Can points pay for a whole order?", workspace=False)[1] != "rule"  # no passage: no rule
+    kb.add(kb_docs)
+    way, ctx = assistant.prepare("Can points be used after they expire?")
+    assert way == "agent" and ctx.reason in ("rule", "documents") and ctx.first_tool == "search_documents"
+    assert assistant.prepare("Can you show me last month's GMV by region?")[0] == "data"

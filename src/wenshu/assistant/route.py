@@ -12,6 +12,9 @@
   trend or comparison: "Can a gold member be moved up to Platinum?"), while a passage is relevant to it
   goes to the agent loop, documents first: "差旅补贴最多可以申请多少天" asks "how many" of an expense
   rule, not of the data;
+- a request that asks what may, must or should be done (RULE: "What share of an order can points pay?",
+  "月度转化率能直接拿每天的转化率求平均吗") over no time window, while a passage is relevant to it, goes to the
+  agent loop, documents first: a rule's question, whatever data words it uses;
 - a follow-up of a data answer ("只看华东区", "what about last month?": the pipeline's own follow-up rules,
   agent/intent.py) and a question that asks for numbers or names the datasource go straight to the data
   pipeline, with no tool call, unless only a weaker skill match speaks against it;
@@ -29,7 +32,12 @@ from wenshu.skills.select import STRONG
 
 DEFINITION = re.compile(r"\b(defin(e|ed|es|ition)|meaning|means|calculated|computed|formula|polic(y|ies)|rules?)\b|"
                         r"定义|口径|含义|什么意思|怎么算|怎么计算|如何计算|计算公式|规则|政策|规定", re.I)  # fmt: skip
-DOCUMENTS_FIRST = ("documents", "definition")  # the reasons whose first step searches the documents
+# what may, must or should be done: a rule's question ("can points pay for the whole order?"), unless it is
+# put to the assistant ("can you show…", "我需要…", "能帮我…")
+RULE = re.compile(r"(?<!\bi )(?<!\bwe )\b(can|could|may|must|should|shall|allowed|eligible|entitled|required)\b"
+                  r"(?!\s+(you|u|i|we)\b)|(?<!我)(?<!我们)(可以|能否|能不能|必须|应该|应当|需要|允许|(?<![功性可智技])能(?!力|源|耗))"
+                  r"(?!帮|给我|列|查|看)", re.I)  # fmt: skip
+DOCUMENTS_FIRST = ("documents", "definition", "rule")  # the reasons whose first step searches the documents
 WORKSPACE = re.compile(r"\b(files?|folders?|director(y|ies)|scripts?|tests?|code|readme|csv|json|yaml|python|"
                        r"pytest|workspace)\b|文件|目录|脚本|测试|代码|工作区", re.I)  # fmt: skip
 
@@ -51,15 +59,16 @@ def route(request: str, **facts) -> str:
 
 def route_reason(request: str, *, workspace: bool, skill_score: float | None = None,
                  vocabulary: Vocabulary | None = None, documents: bool = False, documents_found: bool = False,
-                 measure_read: bool = False, data_asked: bool = True, follows_data: bool = False,
-                 commands: Sequence[str] = ()) -> tuple[str, str]:
+                 measure_read: bool = False, data_asked: bool = True, over_period: bool = False,
+                 follows_data: bool = False, commands: Sequence[str] = ()) -> tuple[str, str]:
     """(way, why): way is "direct" | "data" | "agent"; why names the rule that chose it ("chitchat", "skill",
-    "workspace", "documents", "followup", "definition", "data", "other"). `skill_score` is the best selected
+    "workspace", "documents", "followup", "definition", "rule", "data", "other"). `skill_score` is the best selected
     skill's score (None: no skill); `documents`: a knowledge-base passage matches the request strongly
     (assistant/documents.py); `documents_found`: a passage is relevant to it at all; `measure_read`: the
     datasource's semantic model reads a measure the request names or backs (semantic/asking.py);
     `data_asked`: as the semantic model reads it, the request asks for numbers or rows at all (a measure, a
-    list, a count, a rank, a trend, a comparison; `semantic.asking.asks_the_data`);
+    list, a count, a rank, a trend, a comparison; `semantic.asking.asks_the_data`); `over_period`: it asks the
+    data over a time window (`semantic.asking.asked_over_period`: a rule has no "last month");
     `follows_data`: the conversation's last answer came from the data pipeline; `commands`: the
     workspace's allowed commands (a request naming one is a workspace request)."""
     names_data = vocabulary is not None and vocabulary.mentioned(request)
@@ -75,6 +84,8 @@ def route_reason(request: str, *, workspace: bool, skill_score: float | None = N
         return "data", "followup"
     if documents_found and DEFINITION.search(request):
         return "agent", "definition"
+    if documents_found and RULE.search(request) and not over_period:
+        return "agent", "rule"
     if documents_found and not measure_read and (not names_data or not data_asked):
         return "agent", "documents"
     if DATA.search(request) or names_data:

@@ -108,13 +108,15 @@ class Assistant:
         documents = offer_documents(self.kb, request, earlier=tuple(t.question for t in earlier))
         vocabulary, context = self._datasource_words(ds)
         semantic = self.agent.semantic_model(ds)
-        strong_docs = documents.strong and not asked_over_period(semantic, request)  # "上周的退款金额" is data
+        over_period = asked_over_period(semantic, request)  # "上周的退款金额" is data, though a refund rule is near
+        strong_docs = documents.strong and not over_period
         commands = self.settings.workspace_commands if workspace is not None else []
         best, score = (picked[0][1], picked[0][0]) if picked else (None, None)
         way, why = route_reason(request, workspace=workspace is not None, skill_score=score, vocabulary=vocabulary,
                                 documents=strong_docs, documents_found=documents.found,
                                 measure_read=documents.found and names_a_measure(semantic, request),
                                 data_asked=not documents.found or asks_the_data(semantic, request),
+                                over_period=over_period,
                                 follows_data=bool(earlier) and earlier[-1].data, commands=commands)  # fmt: skip
         data = DataAnswers(ask_data, partial(sub_questions, semantic), on_event or (lambda event: None))
         tools, warnings = self._tools(way, data, documents.tools, workspace, semantic)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from wenshu.semantic.fields import thresholds
 from wenshu.semantic.grounding import unanswerable
 from wenshu.semantic.listing import detail
-from wenshu.semantic.mentions import cue, read
+from wenshu.semantic.mentions import Mentions, cue, read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.windows import question_window
 
@@ -27,8 +27,16 @@ def asks_the_data(model: SemanticModel | None, question: str) -> bool:
         return True
     m = read(model, question)  # read once: names_a_measure would read it again
     measure = bool(thresholds(question)) or unanswerable(model, m, question) is None
-    return (measure or m.listing or m.rank or m.trend or m.compare != "none"
-            or cue("count", question) or cue("list", question) or detail(model, m, question) is not None)
+    return (measure or m.listing or m.rank or m.trend or m.compare != "none" or counts_the_data(m, question)
+            or cue("list", question) or detail(model, m, question) is not None)
+
+
+def counts_the_data(m: Mentions, question: str) -> bool:
+    """Whether the question asks for a count of something the datasource holds: a count word ("多少", "how
+    many") and a dimension it counts ("多少用户"), the members of a value ("how many diamond members") or a record
+    it names ("几笔退款"). "How many points per yuan does a Silver member earn?" counts nothing the data holds: a
+    rule's figure, not a count of rows."""
+    return cue("count", question) and bool(m.counted or m.counted_values or m.records)
 
 
 def asked_over_period(model: SemanticModel | None, question: str) -> bool:

@@ -185,6 +185,7 @@ class Mentions:
     # id -> the phrase no entry lists that is close to the entry in meaning, closest first (`semantic.nearby`)
     near_measures: dict[str, str] = field(default_factory=dict)
     near_dimensions: dict[str, str] = field(default_factory=dict)
+    counted_values: list[str] = field(default_factory=list)  # dimension ids whose value is counted ("多少钻石会员")
 
 
 def not_the_measures_own(values: dict[str, list[str]], model: SemanticModel, measures: list[str]) -> dict[str, list[str]]:
@@ -241,11 +242,14 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
                      if not k.startswith("record:")})
     values: dict[str, list[str]] = {}
     value_spans: list[tuple[int, int]] = []
+    counted_values: list[str] = []
     for d in model.dimensions:
         found = Spans.find(question, label_words(d), metrics.spans() + _reciprocal(question))
         for code in found.ids():
             values.setdefault(d.id, []).append(code)
         value_spans += found.spans()
+        if any(re.search(CUES["counted"], question[:s], re.I) for s, _ in found.spans()):
+            counted_values.append(d.id)  # "how many diamond members": the members of a value are counted
     values = not_the_measures_own(values, model, metrics.ids())
     by_column = {(d.table, d.column): d.id for d in model.dimensions}
     q = question.casefold()
@@ -285,11 +289,10 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
                                                   metrics.hits)
     return Mentions(
         measures=measures, alternatives=alternatives, dimensions=named, split=split, counted=counted,
-        values=values,
-        records=records.ids(), listing=cue("list", question) and not cue("count", question),
+        counted_values=counted_values, values=values, records=records.ids(),
+        listing=cue("list", question) and not cue("count", question),
         dimension_words={d: [question[s:e] for s, e in spans] for d, spans in dims.hits.items()},
-        measure_words=measure_words, grain=explicit_grain(bare),
-        per=per_period(bare),
+        measure_words=measure_words, grain=explicit_grain(bare), per=per_period(bare),
         compare=compare, share=cue("share", question), trend=cue("trend", question), rank=rank,
         limit=top_n(question) if rank else None,
         order=("asc" if cue("ascending", question) else "desc") if rank else None, judged=rank and cue("judged", question),
