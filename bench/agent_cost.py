@@ -38,7 +38,7 @@ def _timed(fn):
 
 def run(args) -> int:
     from bench.demo_set import load_gold
-    from bench.sql import _commit, _settings
+    from bench.environment import bench_settings, code_commit
     from wenshu.agent.service import Agent
     from wenshu.assistant.service import Assistant
     from wenshu.bootstrap import ensure_demo, open_store
@@ -46,7 +46,7 @@ def run(args) -> int:
 
     home = Path(tempfile.mkdtemp(prefix="wenshu-bench-agent-cost-"))
     args.candidates, args.semantic, args.ablate = 1, True, ""
-    settings, label = _settings(args, home)
+    settings, label = bench_settings(args, home)
     store = open_store(settings)
     ensure_demo(settings, store)
     agent = Agent(settings, store)
@@ -83,7 +83,7 @@ def run(args) -> int:
     summary = summarize(records, label)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"summary": summary, "commit": _commit(), "records": records}, ensure_ascii=False,
+    out.write_text(json.dumps({"summary": summary, "commit": code_commit(), "records": records}, ensure_ascii=False,
                               indent=1), encoding="utf-8")  # fmt: skip
     print(json.dumps(summary, ensure_ascii=False, indent=1))
     return 0

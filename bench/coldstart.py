@@ -30,7 +30,7 @@ import httpx
 
 from bench.demo_set import load_gold
 from bench.server import free_port
-from bench.sql import _commit
+from bench.environment import code_commit
 
 WENSHU = str(Path(sys.executable).parent / "wenshu")
 
@@ -145,7 +145,7 @@ def concurrent_part(base: str, qs: list[str]) -> list[dict]:
 def run(args) -> int:
     from wenshu.settings import Settings
 
-    commit = _commit()
+    commit = code_commit()
     model = Settings().resolved_model_path
     home = Path(tempfile.mkdtemp(prefix="wenshu-coldstart-"))
     env = {**os.environ, "WENSHU_HOME": str(home), "WENSHU_MODEL_PATH": str(model), "WENSHU_LLM_PROVIDER": "embedded"}

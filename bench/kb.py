@@ -113,7 +113,7 @@ def score_followups(kb, followups: list[dict]) -> dict:
 
 def run(args) -> int:
     from bench.kb_corpus import long_pdf, render_corpus
-    from bench.sql import _commit
+    from bench.environment import code_commit
     from wenshu.bootstrap import open_store
     from wenshu.kb.library import open_knowledge_base
     from wenshu.settings import Settings
@@ -150,7 +150,7 @@ def run(args) -> int:
         searchable = kb.search("第 42 章 拣货员每班次须完成多少单", collection="long").found
         store.close()
     results = {
-        "commit": _commit(), "cpus": os.cpu_count(), "questions": args.questions,
+        "commit": code_commit(), "cpus": os.cpu_count(), "questions": args.questions,
         "corpus": {"files": len(files), "failed": failed, "chunks": sum(r.document.chunk_count for r in added
                                                                          if r.document), "ingest_s": round(corpus_s, 2),
                    "per_file_s_median": round(statistics.median(r.seconds for r in added), 3)},

@@ -126,11 +126,11 @@ def run(args, questions_file: Path) -> int:
         first, *more = [Path(p) for p in args.rescore.split(",")]
         return rescore(first, questions, more)
     from bench.kb_corpus import render_corpus
-    from bench.sql import _commit, _settings
+    from bench.environment import bench_settings, code_commit
     from wenshu.assistant.service import Assistant
     from wenshu.bootstrap import ensure_demo, open_store
 
-    commit, items = _commit(), pick(questions, args.every, args.limit, args.skip)
+    commit, items = code_commit(), pick(questions, args.every, args.limit, args.skip)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_suffix(".partial.jsonl")  # removed once the run is written whole
@@ -142,7 +142,7 @@ def run(args, questions_file: Path) -> int:
 
     with tempfile.TemporaryDirectory(prefix="wenshu-bench-kb-answers-") as tmp:
         args.candidates, args.semantic, args.ablate = 1, True, ""
-        settings, label = _settings(args, Path(tmp) / "home")
+        settings, label = bench_settings(args, Path(tmp) / "home")
         settings = settings.model_copy(update={"kb_summaries": False})
         store = open_store(settings)
         ensure_demo(settings, store)

@@ -64,7 +64,7 @@ def score_set(assistant, name: str, expected: str, questions: list[str]) -> dict
 
 def run(args) -> int:
     from bench.kb_corpus import render_corpus
-    from bench.sql import _commit, _settings
+    from bench.environment import bench_settings, code_commit
     from wenshu.assistant.service import Assistant
     from wenshu.bootstrap import ensure_demo, open_store
 
@@ -72,10 +72,10 @@ def run(args) -> int:
     unknown = sorted(set(names) - set(KB_SETS + DATA_SETS))
     if unknown:
         raise SystemExit(f"Unknown set(s) {', '.join(unknown)}: use {', '.join(KB_SETS + DATA_SETS)}.")
-    results: dict = {"commit": _commit(), "sets": {}}
+    results: dict = {"commit": code_commit(), "sets": {}}
     with tempfile.TemporaryDirectory(prefix="wenshu-bench-route-") as tmp:
         args.model, args.candidates, args.semantic, args.ablate = "fake", 1, True, ""
-        settings, _ = _settings(args, Path(tmp) / "home")
+        settings, _ = bench_settings(args, Path(tmp) / "home")
         settings = settings.model_copy(update={"kb_summaries": False})
         store = open_store(settings)
         demo_db = ensure_demo(settings, store)

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.sql import _commit
+from bench.environment import code_commit
 
 CHILD = r"""
 import json, os, sys, time
@@ -59,6 +59,6 @@ def run(args) -> int:
             row = json.loads(done.stdout.strip().splitlines()[-1])
             print(row, flush=True)
             rows.append(row)
-    out = {"rows": rows, "cpus": cores, "commit": _commit(), "command": "python -m bench runtime"}
+    out = {"rows": rows, "cpus": cores, "commit": code_commit(), "command": "python -m bench runtime"}
     Path(args.out).write_text(json.dumps(out, indent=1))
     return 0

@@ -27,7 +27,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from bench import datasets
-from bench.sql import _commit
+from bench.environment import code_commit
 
 IN_SCOPE = ("spider_dev_200", "spider_dev_zh", "spider_dk", "spider_dk_zh", "spider_dev_test", "demo_dev", "demo_test")
 OFF_TOPIC = Path(__file__).resolve().parent / "data" / "off_topic.yaml"
@@ -107,7 +107,7 @@ def run(args) -> int:
         judge.store.close()
     rows = [{"set": s, "lang": lang, "questions": n, "refused": r, "refused_pct": round(100 * r / n, 1)}
             for (s, lang), (n, r) in sorted(counts.items())]
-    result = {"command": "python -m bench scope " + " ".join(sys.argv[2:]), "commit": _commit(), "rows": rows}
+    result = {"command": "python -m bench scope " + " ".join(sys.argv[2:]), "commit": code_commit(), "rows": rows}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
     table = Table("set", "lang", "questions", "refused", "%")

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -28,7 +27,8 @@ from bench import datasets
 from bench.ablation import copied, load_reference, to_rerun
 from bench.ablation import summary as ablation_summary
 from bench.modes import create_statements, run_baseline, run_pipeline
-from bench.scoring import MAX_ROWS, QueryFailed, run_sql
+from bench.scoring import QueryFailed, run_sql
+from bench.environment import bench_settings, code_commit
 from bench.summary import agreement, print_tables, summarize
 
 
@@ -69,41 +69,6 @@ def add_arguments(p) -> None:
     p.set_defaults(func=run)
 
 
-def _settings(args, home: Path):
-    from wenshu.settings import Settings
-
-    model_path = Settings().resolved_model_path  # the user's installed model, before the temp home takes over
-    os.environ["WENSHU_HOME"] = str(home)
-    common = {"home": home, "row_limit": MAX_ROWS, "sql_candidates": args.candidates,
-              "semantic_path": bool(getattr(args, "semantic", False)), "disabled_checks": _ablated(args),
-              "schema_layout": getattr(args, "layout", "compact")}
-    if args.model == "embedded":
-        return Settings(**common, llm_provider="embedded", model_path=model_path), "embedded"
-    if args.model == "endpoint":
-        if not (args.base_url and args.model_name):
-            raise SystemExit("--model endpoint needs --base-url and --model-name (or WENSHU_LLM_BASE_URL/WENSHU_LLM_MODEL).")
-        return Settings(**common, llm_provider="openai", llm_base_url=args.base_url, llm_model=args.model_name,
-                        llm_api_key=args.api_key or "none"), f"endpoint:{args.model_name}"  # fmt: skip
-    return Settings(**common, llm_provider="fake"), "fake"
-
-
-def _ablated(args) -> list[str]:
-    from wenshu.agent.checks import require_known
-    from wenshu.errors import WenshuError
-
-    names = [n.strip() for n in (getattr(args, "ablate", "") or "").split(",") if n.strip()]
-    try:
-        require_known(names)
-    except WenshuError as err:
-        raise SystemExit(err.en) from err
-    if getattr(args, "only_fired", None) and not names:
-        raise SystemExit("--only-fired needs --ablate (the checks whose effect to measure).")
-    from wenshu.settings import OFF_BY_DEFAULT
-
-    base = [] if getattr(args, "all_checks", False) else list(OFF_BY_DEFAULT)
-    return list(dict.fromkeys([*base, *names]))
-
-
 def _items(args, demo_db: Path | None) -> tuple[str, list[datasets.Item]]:
     name, items = datasets.resolve_set(args.set, db_dir=args.db_dir, tables=args.tables, demo_db=demo_db)
     if getattr(args, "ids", None):
@@ -116,19 +81,6 @@ def _items(args, demo_db: Path | None) -> tuple[str, list[datasets.Item]]:
     if args.sample == "stratified" and args.limit:
         items = datasets.stratified(items, args.limit, args.seed)
     return name, datasets.head(items, args.limit)
-
-
-def _commit() -> str | None:
-    """The code's commit (with "+dirty" for uncommitted changes), so a number can be traced."""
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "src", "bench"], capture_output=True, text=True,
-                               timeout=10)  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if head.returncode != 0:
-        return None
-    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
 def _load_done(path: Path) -> dict[tuple[str, str], dict]:
@@ -148,9 +100,9 @@ def run(args) -> int:
     from wenshu.bootstrap import ensure_demo, open_store
 
     console = Console(stderr=True)
-    commit = _commit()  # the code that answers, read before the run (the tree may change during a long one)
+    commit = code_commit()  # the code that answers, read before the run (the tree may change during a long one)
     home = Path(tempfile.mkdtemp(prefix="wenshu-bench-"))
-    settings, model_label = _settings(args, home)
+    settings, model_label = bench_settings(args, home)
     store = open_store(settings)
     demo_db = ensure_demo(settings, store) if args.set in datasets.DEMO_SETS else None
     set_name, items = _items(args, demo_db)

@@ -167,13 +167,13 @@ def summarize(records: list[dict], model: str) -> dict:
 
 
 def run(args) -> int:
-    from bench.sql import _commit, _settings
+    from bench.environment import bench_settings, code_commit
     from wenshu.tasks.config import TaskConfig
 
-    commit = _commit()
+    commit = code_commit()
     home = Path(tempfile.mkdtemp(prefix="wenshu-bench-tasks-"))
     args.candidates, args.semantic, args.ablate = 1, False, ""
-    settings, label = _settings(args, home)
+    settings, label = bench_settings(args, home)
     # the tests run with this interpreter's pytest, wherever it is installed
     config = TaskConfig.from_settings(settings, max_steps=args.max_steps, env=ENV,
                                       path=f"{Path(sys.executable).parent}:{settings.workspace_path}")  # fmt: skip

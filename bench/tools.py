@@ -44,17 +44,17 @@ def right(expected: dict, action: str, arguments: dict) -> bool:
 
 def run(args) -> int:
     from bench import tools_fixture
-    from bench.sql import _commit, _settings
+    from bench.environment import bench_settings, code_commit
     from wenshu.assistant.graph import choose_step
     from wenshu.assistant.service import Assistant
     from wenshu.bootstrap import ensure_demo, open_store
     from wenshu.errors import WenshuError
     from wenshu.i18n import detect_lang
 
-    commit = _commit()
+    commit = code_commit()
     home = Path(tempfile.mkdtemp(prefix="wenshu-bench-tools-"))
     args.candidates, args.semantic, args.ablate = 1, True, ""
-    settings, label = _settings(args, home)
+    settings, label = bench_settings(args, home)
     store = open_store(settings)
     ensure_demo(settings, store)
     tools_fixture.mcp_config(settings.mcp_config_path)
