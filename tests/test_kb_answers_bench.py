@@ -32,9 +32,10 @@ def test_the_grader_counts_grounded_uncited_wrong_and_refused(settings, store, a
     grounded, uncited, wrong = refund[:3]
     negative = next(q for q in ITEMS if q["doc"] is None)
     wrong_figure = " ".join(str(int(n[0]) + 1000) for n in key_facts(wrong))
-    fake_model.queue(step("search_documents", query=grounded["q"]), final(f"答：{grounded['answer']}。"),
-                     step("search_documents", query=wrong["q"]), final(f"答案是 {wrong_figure}。"),
-                     step("search_documents", query=negative["q"]), final("文档中没有提到这件事。"))
+    # each question is translated for the search first (kb/crosslingual.py), then searched and answered
+    fake_model.queue("the refund question", step("search_documents", query=grounded["q"]), final(f"答：{grounded['answer']}。"),
+                     "the refund question", step("search_documents", query=wrong["q"]), final(f"答案是 {wrong_figure}。"),
+                     "the other question", step("search_documents", query=negative["q"]), final("文档中没有提到这件事。"))
     records = ask_all(Assistant(settings, store, agent=agent, kb=kb), [grounded, wrong, negative],
                       echo=lambda line: None)
     verdicts = [(r["tool"], r.get("cited"), r.get("stated"), r.get("grounded"), r.get("refused")) for r in records]

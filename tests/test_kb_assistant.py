@@ -23,7 +23,9 @@ def final(answer: str) -> str:
 
 @pytest.fixture
 def assistant(settings, store, agent, kb):
-    return Assistant(settings, store, agent=agent, kb=kb)
+    """The scripted model answers the turn's steps only: the request's translation for the search (a model call
+    before the first step) has its own tests below."""
+    return Assistant(settings.model_copy(update={"kb_translate_queries": False}), store, agent=agent, kb=kb)
 
 
 def test_the_assistant_searches_the_documents_and_the_host_cites_them(assistant, kb, kb_docs, fake_model):

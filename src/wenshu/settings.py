@@ -169,6 +169,8 @@ class Settings(BaseSettings):
     kb_max_file_mb: float = Field(50.0, description="Largest file `wenshu kb add` or an upload accepts, in MiB.")
     kb_summaries: bool = Field(True, description="Summarise added documents with the chat model (in the background "
                                "on the server, `wenshu kb summarize` on the command line).")
+    kb_translate_queries: bool = Field(True, description="Search the documents for the question in the other "
+                                       "language too (Chinese <-> English), translated by the chat model once a turn.")
 
     # HTTP server (`wenshu serve`; docs/api.md)
     auth_required: bool | None = Field(

@@ -9,6 +9,7 @@ into citations (document, section, page, passage): the model never has to write 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
@@ -33,22 +34,27 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3})")
 NOT_FOUND = render("kb_not_found").strip()  # the tool's result when no passage comes back
 
 
-def search_both(kb, collection: str, query: str, request: str, earlier: tuple[str, ...] = ()) -> list:
-    """The passages for the model's query and for the user's own request, alternating (the request's first),
-    once each: a small model's query often drops the words that find the passage ("年假" for "第一年有几天年假")."""
+def search_both(kb, collection: str, query: str, request: str, earlier: tuple[str, ...] = (),
+                translated: str = "") -> list:
+    """The passages for the user's own request, the model's query and the request in the other language,
+    alternating (the request's first), once each: a small model's query often drops the words that find the
+    passage ("年假" for "第一年有几天年假"), and a passage in the other language shares no keyword with it."""
     lists = [kb.search(rewrite(q, earlier), collection, k=MAX_PASSAGES).passages
-             for q in dict.fromkeys(q for q in (request, query) if q)]
+             for q in dict.fromkeys(q for q in (request, query, translated) if q)]
     merged = {p.chunk_id: p for row in zip_longest(*lists) for p in row if p is not None}
     return list(merged.values())[:MAX_PASSAGES]
 
 
-def search_documents_tool(kb, collection: str, found: list, earlier: tuple[str, ...] = (), request: str = "") -> Tool:
-    """Search the collection for the model's query and the request it answers (search_both); every passage
-    returned is appended to `found` for the citations. A follow-up is searched as rewritten with the
-    conversation's earlier questions (kb/followup.py)."""
+def search_documents_tool(kb, collection: str, found: list, earlier: tuple[str, ...] = (), request: str = "",
+                          translate: Callable[[str], str] | None = None) -> Tool:
+    """Search the collection for the model's query and the request it answers (search_both), and for the
+    request in the other language when `translate` is given (kb/crosslingual.py); every passage returned is
+    appended to `found` for the citations. A follow-up is searched as rewritten with the conversation's
+    earlier questions (kb/followup.py)."""
 
     def run(args: dict) -> str:
-        passages = search_both(kb, collection, args["query"], request, earlier)
+        translated = translate(request) if translate is not None and request else ""
+        passages = search_both(kb, collection, args["query"], request, earlier, translated)
         if not passages:
             return NOT_FOUND
         found.extend(passages)
@@ -137,15 +143,16 @@ def open_documents(settings, engine, embedder):
     return open_knowledge_base(settings, engine, embedder=embedder)
 
 
-def offer_documents(kb, request: str, collection: str = DEFAULT_COLLECTION, earlier: tuple[str, ...] = ()
-                    ) -> DocumentsOffer:
+def offer_documents(kb, request: str, collection: str = DEFAULT_COLLECTION, earlier: tuple[str, ...] = (),
+                    translate: Callable[[str], str] | None = None) -> DocumentsOffer:
     """Nothing when the collection holds no searchable document; else the tool, context line and hint.
-    `earlier`: the conversation's earlier user questions, oldest first (a follow-up is read with them)."""
+    `earlier`: the conversation's earlier user questions, oldest first (a follow-up is read with them);
+    `translate`: the request into the other language, for the search (kb/crosslingual.py)."""
     if kb is None or not kb.has_documents(collection):
         return DocumentsOffer()
     strong, found = documents_match(kb, collection, rewrite(request, earlier))
     offer = DocumentsOffer(context=documents_context(kb, collection), strong=strong, found=found)
-    offer.tools.append(search_documents_tool(kb, collection, offer.passages, tuple(earlier), request))
+    offer.tools.append(search_documents_tool(kb, collection, offer.passages, tuple(earlier), request, translate))
     return offer
 
 

@@ -38,6 +38,7 @@ from wenshu.assistant.wide import DataAnswers, add_usage, parts_usage
 from wenshu.contracts import AgentRequest, AgentResponse, ErrorInfo, Event
 from wenshu.errors import EmptyQuestion, RunCancelled, WenshuError
 from wenshu.i18n import detect_lang
+from wenshu.kb.crosslingual import Translation
 from wenshu.mcp.client import McpHub
 from wenshu.search.web import McpSearch, WebSearch, find_search_tool
 from wenshu.semantic.asking import asked_over_period, asks_the_data, names_a_measure
@@ -105,7 +106,9 @@ class Assistant:
                                                user_id=user_id), on_event=on_event)  # fmt: skip
 
         earlier = self.turns.earlier(conversation_id, user_id)
-        documents = offer_documents(self.kb, request, earlier=tuple(t.question for t in earlier))
+        models = self.agent.models()
+        translated = Translation()  # made below when the first step searches the documents
+        documents = offer_documents(self.kb, request, earlier=tuple(t.question for t in earlier), translate=translated)
         vocabulary, context = self._datasource_words(ds)
         semantic = self.agent.semantic_model(ds)
         over_period = asked_over_period(semantic, request)  # "上周的退款金额" is data, though a refund rule is near
@@ -134,7 +137,9 @@ class Assistant:
         offered = offer(ranking, [n for k in skills for n in k.tools])
         documents_first = why in DOCUMENTS_FIRST and leads(ranking, "search_documents") and any(
             t.name == "search_documents" for t in offered)
-        return way, AssistantContext(models=self.agent.models(), tools=offered, reason=why,
+        if documents_first and self.settings.kb_translate_queries:
+            translated.fill(models, request)
+        return way, AssistantContext(models=models, tools=offered, reason=why,
                                      skills=skills, context=context, data=data, sub_questions=subs, ask_here=ask_here,
                                      act_first=act_first, max_steps=self.settings.assistant_max_steps,
                                      first_tool="search_documents" if documents_first else "",
