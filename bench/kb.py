@@ -46,6 +46,8 @@ def add_arguments(p) -> None:
                    help="questions (development, default), dev2 (development) or heldout (written blind: report only)")
     p.add_argument("--out", default=None, help="default bench/results/kb.json (kb_answers.json with --answers); "
                    "another --questions set adds its name (kb_dev2.json)")
+    p.add_argument("--translate", action="store_true", help="also search each question translated by the chat "
+                   "model, as the assistant does (bench/kb_translate.py)")
     p.add_argument("--answers", action="store_true", help="ask the assistant and grade its answers (bench/kb_answers.py)")
     p.add_argument("--model", choices=("embedded", "endpoint", "fake"), default="embedded", help="with --answers")
     p.add_argument("--base-url"), p.add_argument("--model-name"), p.add_argument("--api-key")
@@ -137,6 +139,13 @@ def run(args) -> int:
         corpus_s = time.perf_counter() - t0
         failed = [r.to_dict() for r in added if r.error]
         quality = score(kb, questions)
+        if args.translate:
+            from bench.kb_translate import translated_recall
+            from wenshu.providers.registry import resolve
+
+            installed = Settings().resolved_model_path  # the user's model, not one under the temporary home
+            models = resolve(settings.model_copy(update={"model_path": installed})).fresh()
+            quality["translated"] = translated_recall(kb, questions, models, rank_of)
         follow = score_followups(kb, followups)
         big = long_pdf(Path(tmp) / "operations-manual.pdf", args.pages)
         marks: dict[str, float] = {}
@@ -170,6 +179,10 @@ def run(args) -> int:
     print(f"retrieval ({q['questions']} questions): recall@1 {q['recall_at_1']:.1%}  recall@5 {q['recall_at_5']:.1%}  "
           f"MRR {q['mrr']:.3f}  recall@5 without floor {q['recall_at_5_no_floor']:.1%}  "
           f"false 'not found' {q['false_not_found']:.1%}")
+    if "translated" in q:
+        t = q["translated"]
+        print(f"with the translation: recall@1 {t['recall_at_1']:.1%}  recall@5 {t['recall_at_5']:.1%}  MRR {t['mrr']:.3f}"
+              f"  (translating: median {t['translate_s_median']} s, {t['untranslated']} not translated)")
     print(f"unanswerable ({q['unanswerable']}): answered 'not in the documents' {q['unanswerable_not_found']:.1%}; "
           f"search {q['search_ms']} ms")
     print(f"follow-ups ({follow['questions']}): recall@5 searched alone {follow['recall_at_5_alone']:.1%}, "

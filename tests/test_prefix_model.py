@@ -107,3 +107,22 @@ def test_a_schema_change_invalidates_the_saved_prefix(model, tmp_path):
     assert events[-1]["source"] == "built"  # the old state is never used for the new schema
     (after,) = store.files()  # ... and it is gone: one prefix per datasource
     assert after != before and not before.exists()
+
+
+@pytest.mark.model
+def test_a_call_aside_leaves_the_context_as_it_found_it(model):
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    system = SystemMessage("You answer in one short sentence about the shop's orders, refunds and customers.")
+    first, second = [system, HumanMessage("What is a refund?")], [system, HumanMessage("What is an order?")]
+    forget(model)
+    model.invoke(first)
+    expected = model.invoke(second).content  # the second prompt read right after the first
+    forget(model)
+    model.invoke(first)
+    before = model.llama.input_ids[: model.llama.n_tokens].tolist()
+    model.invoke([HumanMessage("Translate into English: 你好")], aside=True)
+    assert model.llama.input_ids[: model.llama.n_tokens].tolist() == before  # the tokens and their KV cache are back
+    assert model.invoke(second).content == expected  # greedy: the restored cache answers like the live one
+    model.invoke([HumanMessage("Translate into English: 你好")])  # not aside: the context moves on
+    assert model.llama.input_ids[: model.llama.n_tokens].tolist() != before

@@ -1,7 +1,8 @@
 """A question searched in the documents' other language too: a Chinese question finds an English passage
 and an English question a Chinese one, which neither the keyword index nor (reliably) the multilingual
 embedder do on their own. The chat model translates the question once a turn (`prompts/kb_translate.md`,
-a short greedy call), when the turn's first step is a documents search.
+a short greedy call made aside: the embedded model's context is put back after it, so the next step reuses
+what the last one read), when the turn's first step is a documents search.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def translate(models, text: str) -> str:
     language = pick(other_language(text), "English", "Chinese (简体中文)")
     messages = [SystemMessage(render("kb_translate", language=language).strip()), HumanMessage(text)]
     try:
-        out = models.text("fast", messages, max_tokens=TRANSLATION_TOKENS, temperature=0)
+        out = models.text("fast", messages, max_tokens=TRANSLATION_TOKENS, temperature=0, aside=True)
     except WenshuError:
         return ""
     line = next((s.strip() for s in str(out).splitlines() if s.strip()), "")
@@ -37,8 +38,8 @@ def translate(models, text: str) -> str:
 
 @dataclass
 class Translation:
-    """The request in the other language for a turn's searches, made before the turn's first model step (a
-    call between two steps would have the model evaluate the whole step prompt again), "" until then."""
+    """The request in the other language for a turn's searches, made before the turn's first model step,
+    "" until then (or when the translation failed)."""
 
     text: str = ""
 

@@ -65,15 +65,18 @@ class ModelClient:
     def reply(self, role: Role, messages: list[BaseMessage], *, tools: list[dict] | None = None,
               tool_choice: str | None = None, on_token: TokenCallback | None = None,
               on_progress: ProgressCallback | None = None, on_thinking: TokenCallback | None = None,
-              **kw) -> AIMessage:
+              aside: bool = False, **kw) -> AIMessage:
         """The model's whole message: its text (streamed to `on_token` as it comes) and, with `tools`
         (OpenAI function specs, bound natively; `tool_choice` "required": a call, no text answer), the tool
         calls it made, parsed or not (`invalid_tool_calls`). A reasoning model's thinking (an endpoint's
         `reasoning_content`, or `<think>…</think>` opening the text) goes to `on_thinking` and is left out of
-        the text (providers/thinking.py)."""
+        the text (providers/thinking.py). `aside`: a short call between two others (a translation between
+        two steps) that leaves a local model's context as it found it, so the next call reuses it."""
         model = self.model(role)
         if on_progress is not None and getattr(model, "reports_progress", False):
             kw["on_progress"] = on_progress  # only models that declare it: others would send it to their API
+        if aside and getattr(model, "sets_aside", False):
+            kw["aside"] = True
         runnable = model.bind_tools(tools, tool_choice=tool_choice) if tools else model
         t0 = time.perf_counter()
         try:

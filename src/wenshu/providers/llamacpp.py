@@ -16,6 +16,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from pydantic import ConfigDict, PrivateAttr
 
 from wenshu.errors import ModelFailure, ModelMissing, ModelTimeout, WenshuError
-from wenshu.providers.prefix_cache import PrefixCache
+from wenshu.providers.prefix_cache import PrefixCache, kept
 from wenshu.providers.runtime import select_library
 
 log = logging.getLogger("wenshu.model")
@@ -84,6 +85,7 @@ class ChatLlamaCpp(BaseChatModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     reports_progress: bool = True  # ModelClient passes `on_progress` (prefix building) to this model
+    sets_aside: bool = True  # ModelClient passes `aside` (a call that leaves the context as it found it)
 
     @property
     def _llm_type(self) -> str:
@@ -132,9 +134,10 @@ class ChatLlamaCpp(BaseChatModel):
 
     def _stream(self, messages, stop=None, run_manager=None, **kwargs) -> Iterator[ChatGenerationChunk]:
         on_progress = kwargs.pop("on_progress", None)
+        aside = kwargs.pop("aside", False)
         request = self._request(messages, stop, kwargs)
         llama = self.llama
-        with self._lock:
+        with self._lock, kept(llama) if aside else nullcontext():
             try:
                 self._warm(llama, messages, request, on_progress)  # a one-time build reports its own progress
                 # the limit starts now: neither waiting for the model nor preparing a prefix is a stuck answer

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import ctypes
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from wenshu.providers.prefix_store import PrefixStore, prefix_hash
@@ -130,6 +131,19 @@ class PrefixCache:
         llama.n_tokens = len(tokens)
         _mark_stale(llama)
         return True
+
+
+@contextmanager
+def kept(llama) -> Iterator[None]:
+    """The context as it was, put back after a call aside (a short translation between two steps): its KV
+    cache and tokens, so the next step reuses what the last one evaluated instead of reading it again."""
+    tokens = llama.input_ids[: llama.n_tokens].tolist()
+    saved = PrefixCache._snapshot(llama) if tokens else None
+    try:
+        yield
+    finally:
+        if saved is not None and not PrefixCache._restore(llama, tokens, saved):
+            log.warning("could not restore the context after a call aside; the next prompt is read again")
 
 
 def _mark_stale(llama) -> None:
