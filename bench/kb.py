@@ -191,6 +191,9 @@ def run(args) -> int:
         print(f"  follow-up miss: {miss['rewritten']}")
     print(f"{big_r['pages']}-page PDF: searchable after {big_r['to_searchable_s']} s (parse+chunk "
           f"{big_r['parse_chunk_s']} s, embed+write {big_r['embed_write_s']} s), {big_r['chunks']} chunks")
+    if args.questions == "heldout":  # report only: its missed questions are not shown (the file keeps them)
+        print(f"  {len(q['misses'])} missed, {len(q['unanswerable_answered'])} unanswerable answered (not shown: held out)")
+        return 0
     for miss in q["misses"]:
         print(f"  miss: {miss['q']} [{miss['doc']}] top: {miss['top'][:2]}")
     for question in q["unanswerable_answered"]:

@@ -35,7 +35,7 @@ def pick(questions: list[dict], every: int = 1, limit: int | None = None, skip: 
     return (answerable + negatives)[skip:][:limit]
 
 
-def ask_all(assistant, items: list[dict], echo=print, keep=None) -> list[dict]:
+def ask_all(assistant, items: list[dict], echo=print, keep=None, shown: bool = True) -> list[dict]:
     """Ask each item of the assistant; one stored record a question (answer, route, tools, citations, seconds),
     each also handed to `keep` as soon as it is graded (a run stopped early keeps what it did)."""
     from wenshu.errors import WenshuError
@@ -55,18 +55,21 @@ def ask_all(assistant, items: list[dict], echo=print, keep=None) -> list[dict]:
         record = {"q": item["q"], "doc": item.get("doc"), **record, "seconds": round(time.perf_counter() - t0, 2)}
         record.update(grade(item, record))
         records.append(record)
-        echo(_line(record))
+        echo(_line(record, shown))
         if keep is not None:
             keep(record)
     return records
 
 
-def _line(r: dict) -> str:
+def _line(r: dict, shown: bool = True) -> str:
+    """One graded answer as the run prints it; `shown`: with its question and answer (not for a held-out set,
+    whose wrong answers nobody may read while writing rules: the result file keeps them)."""
     if r["doc"] is None:
         mark = "✓ refused" if r["refused"] else "✗ answered"
     else:
         mark = "✓ grounded" if r["grounded"] else f"✗ cited={r['cited']} stated={r['stated']}"
-    return f"{mark:28} {r['tool']:18} {r['seconds']:6.1f}s  {r['q']}  →  {r['answer'][:120]!r}"
+    said = f"  {r['q']}  →  {r['answer'][:120]!r}" if shown else ""
+    return f"{mark:28} {r['tool']:18} {r['seconds']:6.1f}s{said}"
 
 
 def summarize(records: list[dict]) -> dict:
@@ -149,7 +152,8 @@ def run(args, questions_file: Path) -> int:
         with Assistant(settings, store) as assistant:
             added = assistant.kb.add(render_corpus(Path(tmp) / "corpus"))
             failed = [r.to_dict() for r in added if r.error]
-            records = ask_all(assistant, items, echo=lambda line: print(line, flush=True), keep=keep)
+            records = ask_all(assistant, items, echo=lambda line: print(line, flush=True), keep=keep,
+                              shown=questions_file.name != "heldout.yaml")
         store.close()
     summary = {"model": label, "questions_file": questions_file.name, "every": args.every, "skip": args.skip, "limit": args.limit, **summarize(records)}
     out.write_text(json.dumps({"commit": commit, "summary": summary, "failed_files": failed, "records": records},

@@ -77,3 +77,13 @@ def test_a_fixed_subset_takes_every_nth_question_of_each_kind():
     chosen = pick(ITEMS, every=2)
     answerable = [q for q in ITEMS if q["doc"]]
     assert chosen[0] is answerable[0] and chosen[1] is answerable[2] and sum(q["doc"] is None for q in chosen) == 4
+
+
+def test_a_held_out_run_prints_the_verdict_without_the_question_or_answer():
+    from bench.kb_answers import _line
+
+    record = {"q": "仓库几点关门？", "doc": "logistics_sla", "grounded": False, "cited": True, "stated": False,
+              "tool": "search_documents", "seconds": 3.2, "answer": "晚上八点。"}
+    assert "仓库几点关门" in _line(record) and "晚上八点" in _line(record)
+    hidden = _line(record, shown=False)
+    assert "仓库" not in hidden and "八点" not in hidden and hidden.startswith("✗ cited=True stated=False")
