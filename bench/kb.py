@@ -30,9 +30,12 @@ import yaml
 KB_DATA = Path(__file__).resolve().parent / "data" / "kb"
 QUESTIONS = KB_DATA / "questions.yaml"
 # questions and dev2 (document questions worded with words of the data): development, read and tuned on;
-# heldout: written from the documents alone by a helper who saw neither questions.yaml nor the search code, only
-# reported (a test fails when one of them is copied into the repository)
-QUESTION_SETS = {"questions": QUESTIONS, "dev2": KB_DATA / "dev2.yaml", "heldout": KB_DATA / "heldout.yaml"}
+# val and heldout: each written from the documents alone by a helper who saw no other question set and no search
+# code; val decides by ablation whether a mechanism stays, heldout is only reported (a test fails when a question
+# of either is copied into the repository)
+QUESTION_SETS = {"questions": QUESTIONS, "dev2": KB_DATA / "dev2.yaml", "val": KB_DATA / "val.yaml",
+                 "heldout": KB_DATA / "heldout.yaml"}
+NOT_READ = {"val", "heldout"}  # validation (decides by ablation) and held-out (report only): questions never printed
 
 
 def _suffix(questions: str) -> str:
@@ -43,7 +46,8 @@ def _suffix(questions: str) -> str:
 def add_arguments(p) -> None:
     p.add_argument("--pages", type=int, default=100, help="pages of the generated PDF for the ingest figure")
     p.add_argument("--questions", choices=sorted(QUESTION_SETS), default="questions",
-                   help="questions (development, default), dev2 (development) or heldout (written blind: report only)")
+                   help="questions (development, default), dev2 (development), val (written blind: validation, for "
+                   "ablations) or heldout (written blind: report only)")
     p.add_argument("--out", default=None, help="default bench/results/kb.json (kb_answers.json with --answers); "
                    "another --questions set adds its name (kb_dev2.json)")
     p.add_argument("--translate", action="store_true", help="also search each question translated by the chat "
@@ -191,8 +195,8 @@ def run(args) -> int:
         print(f"  follow-up miss: {miss['rewritten']}")
     print(f"{big_r['pages']}-page PDF: searchable after {big_r['to_searchable_s']} s (parse+chunk "
           f"{big_r['parse_chunk_s']} s, embed+write {big_r['embed_write_s']} s), {big_r['chunks']} chunks")
-    if args.questions == "heldout":  # report only: its missed questions are not shown (the file keeps them)
-        print(f"  {len(q['misses'])} missed, {len(q['unanswerable_answered'])} unanswerable answered (not shown: held out)")
+    if args.questions in NOT_READ:  # its missed questions are not shown (the file keeps them)
+        print(f"  {len(q['misses'])} missed, {len(q['unanswerable_answered'])} unanswerable answered (not shown)")
         return 0
     for miss in q["misses"]:
         print(f"  miss: {miss['q']} [{miss['doc']}] top: {miss['top'][:2]}")

@@ -1,7 +1,8 @@
-"""The knowledge base's held-out questions (bench/data/kb/heldout.yaml: written from the benchmark's documents
-alone by a helper who saw neither questions.yaml nor the search code; `python -m bench kb --questions
-heldout` only reports them) stay out of the repository: none may appear verbatim (case, spaces and
-punctuation aside) in the product's code, prompts, tests, bench code or docs."""
+"""The knowledge base's held-out and validation questions (bench/data/kb/heldout.yaml and val.yaml: each written
+from the benchmark's documents alone by a helper who saw no other question set and no search code; `python -m
+bench kb --questions heldout` only reports them, `val` decides ablations) stay out of the repository: none
+may appear verbatim (case, spaces and punctuation aside) in the product's code, prompts, tests, bench code or
+docs."""
 
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ from test_heldout_sets import min_chars
 
 ROOT = Path(__file__).resolve().parents[1]
 HELDOUT = Path("bench/data/kb/heldout.yaml")
+SETS = (HELDOUT, Path("bench/data/kb/val.yaml"))  # held out, and validation: neither is read to write rules
 
 
 def held_out() -> list[str]:
-    questions = yaml.safe_load((ROOT / HELDOUT).read_text(encoding="utf-8"))["questions"]
+    questions = [q for path in SETS for q in yaml.safe_load((ROOT / path).read_text(encoding="utf-8"))["questions"]]
     return [q["q"] for q in questions if len(norm(q["q"])) >= min_chars(q["q"])]
 
 
@@ -25,7 +27,7 @@ def copied(questions: list[str], root: Path) -> list[tuple[str, str]]:
     wanted = {norm(q): q for q in questions}
     out = []
     for path in scanned_files(root, SCANNED):
-        if path == root / HELDOUT:
+        if any(path == root / own for own in SETS):
             continue
         whole = norm(path.read_text(encoding="utf-8", errors="ignore"))
         out += [(q, str(path.relative_to(root))) for n, q in wanted.items() if n in whole]
