@@ -34,8 +34,8 @@ QUESTIONS = KB_DATA / "questions.yaml"
 # code; val decides by ablation whether a mechanism stays, heldout is only reported (a test fails when a question
 # of either is copied into the repository)
 QUESTION_SETS = {"questions": QUESTIONS, "dev2": KB_DATA / "dev2.yaml", "val": KB_DATA / "val.yaml",
-                 "heldout": KB_DATA / "heldout.yaml"}
-NOT_READ = {"val", "heldout"}  # validation (decides by ablation) and held-out (report only): questions never printed
+                 "val2": KB_DATA / "val2.yaml", "heldout": KB_DATA / "heldout.yaml"}
+NOT_READ = {"val", "val2", "heldout"}  # validation (decides by ablation) and held-out (report only): questions never printed
 
 
 def _suffix(questions: str) -> str:
@@ -47,7 +47,7 @@ def add_arguments(p) -> None:
     p.add_argument("--pages", type=int, default=100, help="pages of the generated PDF for the ingest figure")
     p.add_argument("--questions", choices=sorted(QUESTION_SETS), default="questions",
                    help="questions (development, default), dev2 (development), val (written blind: validation, for "
-                   "ablations) or heldout (written blind: report only)")
+                   "ablations; val2 a second such set) or heldout (written blind: report only)")
     p.add_argument("--out", default=None, help="default bench/results/kb.json (kb_answers.json with --answers); "
                    "another --questions set adds its name (kb_dev2.json)")
     p.add_argument("--translate", action="store_true", help="also search each question translated by the chat "

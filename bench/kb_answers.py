@@ -153,7 +153,7 @@ def run(args, questions_file: Path) -> int:
             added = assistant.kb.add(render_corpus(Path(tmp) / "corpus"))
             failed = [r.to_dict() for r in added if r.error]
             records = ask_all(assistant, items, echo=lambda line: print(line, flush=True), keep=keep,
-                              shown=questions_file.name not in ("heldout.yaml", "val.yaml"))
+                              shown=questions_file.name not in ("heldout.yaml", "val.yaml", "val2.yaml"))
         store.close()
     summary = {"model": label, "questions_file": questions_file.name, "every": args.every, "skip": args.skip, "limit": args.limit, **summarize(records)}
     out.write_text(json.dumps({"commit": commit, "summary": summary, "failed_files": failed, "records": records},

@@ -4,7 +4,7 @@ the data? The rules' route only (issue 16: one turn can use both; no model call,
     python -m bench route --out bench/results/route.json
 
 The knowledge base holds the `bench kb` corpus and the datasource is the demo database, as for `bench kb
---answers`. A knowledge-base question (bench/data/kb: `questions` and `dev2` for development, `val` for
+--answers`. A knowledge-base question (bench/data/kb: `questions` and `dev2` for development, `val` and `val2` for
 validation, `heldout` report only) is routed right when it does not go straight to the data pipeline (route `agent`, or `direct`
 for none); a first-turn data question of the demo sets (demo_dev, biz_dev, biz2, biz3, para_en for
 development; demo_test and biz_val report only) is routed right when it goes to the data (route `data` or
@@ -22,9 +22,9 @@ from pathlib import Path
 
 import yaml
 
-KB_SETS = ("questions", "dev2", "val", "heldout")
+KB_SETS = ("questions", "dev2", "val", "val2", "heldout")
 DATA_SETS = ("demo_dev", "biz_dev", "biz2", "biz3", "para_en", "demo_test", "biz_val")
-HELD_OUT = {"val", "heldout", "demo_test", "biz_val"}  # wrong questions never printed
+HELD_OUT = {"val", "val2", "heldout", "demo_test", "biz_val"}  # wrong questions never printed
 
 
 def add_arguments(p) -> None:

@@ -15,7 +15,7 @@ from test_heldout_sets import min_chars
 
 ROOT = Path(__file__).resolve().parents[1]
 HELDOUT = Path("bench/data/kb/heldout.yaml")
-SETS = (HELDOUT, Path("bench/data/kb/val.yaml"))  # held out, and validation: neither is read to write rules
+SETS = (HELDOUT, Path("bench/data/kb/val.yaml"), Path("bench/data/kb/val2.yaml"))  # held out, and validation: neither is read to write rules
 
 
 def held_out() -> list[str]:
