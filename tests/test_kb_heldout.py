@@ -48,3 +48,13 @@ def test_the_check_finds_a_planted_question(tmp_path):
     (tmp_path / HELDOUT).parent.mkdir(parents=True)
     (tmp_path / HELDOUT).write_text(question, encoding="utf-8")  # the set's own file is not a copy
     assert copied([question], tmp_path) == [(question, "docs/notes.md")]
+
+
+def test_no_question_is_in_two_of_the_sets():
+    """Two blind writers can word a question alike: the held-out set keeps it, a validation set may not."""
+    seen: dict[str, Path] = {}
+    for path in SETS:
+        for q in yaml.safe_load((ROOT / path).read_text(encoding="utf-8"))["questions"]:
+            key = norm(q["q"])
+            assert key not in seen or seen[key] == path, f"{q['q']!r} is in {seen.get(key)} and {path}"
+            seen.setdefault(key, path)
