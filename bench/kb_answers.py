@@ -130,6 +130,7 @@ def run(args, questions_file: Path) -> int:
         return rescore(first, questions, more)
     from bench.kb_corpus import render_corpus
     from bench.environment import bench_settings, code_commit
+    from bench.kb import NOT_READ
     from wenshu.assistant.service import Assistant
     from wenshu.bootstrap import ensure_demo, open_store
 
@@ -153,7 +154,7 @@ def run(args, questions_file: Path) -> int:
             added = assistant.kb.add(render_corpus(Path(tmp) / "corpus"))
             failed = [r.to_dict() for r in added if r.error]
             records = ask_all(assistant, items, echo=lambda line: print(line, flush=True), keep=keep,
-                              shown=questions_file.name not in ("heldout.yaml", "val.yaml", "val2.yaml"))
+                              shown=questions_file.stem not in NOT_READ)
         store.close()
     summary = {"model": label, "questions_file": questions_file.name, "every": args.every, "skip": args.skip, "limit": args.limit, **summarize(records)}
     out.write_text(json.dumps({"commit": commit, "summary": summary, "failed_files": failed, "records": records},

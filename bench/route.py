@@ -22,9 +22,11 @@ from pathlib import Path
 
 import yaml
 
+from bench.kb import NOT_READ
+
 KB_SETS = ("questions", "dev2", "val", "val2", "heldout")
 DATA_SETS = ("demo_dev", "biz_dev", "biz2", "biz3", "para_en", "demo_test", "biz_val")
-HELD_OUT = {"val", "val2", "heldout", "demo_test", "biz_val"}  # wrong questions never printed
+HELD_OUT = NOT_READ | {"demo_test", "biz_val"}  # wrong questions never printed
 
 
 def add_arguments(p) -> None:
