@@ -35,4 +35,3 @@ def test_the_bench_routes_documents_and_data_questions(tmp_path):
         assert s["right_pct"] >= 90.0, s["wrong"]  # the demo's documents and data questions go where they belong
         assert sum(s["by_route"].values()) == s["questions"]
     assert "wrong" not in sets["heldout"] and "wrong" in sets["demo_dev"]  # held out: counted, never listed
-
