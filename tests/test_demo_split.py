@@ -1,5 +1,6 @@
 """The demo gold set's dev/test split (gold_split.yaml) and the leak check on its test half; the same
-check on the validation half of the business questions (bench/data/biz_questions.yaml).
+check on the validation half of the business questions (bench/data/biz_questions.yaml and
+biz4_questions.yaml).
 
 The test half is only reported: none of its questions may appear, verbatim or nearly so, in the
 product's code, prompts, tests, bench code or docs. The check normalizes text (case, spaces and
@@ -23,7 +24,7 @@ DATA_DIR = Path(wenshu.demo.__file__).parent / "data"
 SCANNED = ("src", "tests", "bench", "docs", "README.md", "Makefile")
 BIZ_FILE = ROOT / "bench" / "data" / "biz_questions.yaml"  # business questions written after the split
 SKIPPED = {DATA_DIR / "gold.yaml", DATA_DIR / "gold_split.yaml", BIZ_FILE, ROOT / "bench" / "data" / "biz2_questions.yaml",
-           ROOT / "bench" / "data" / "biz3_questions.yaml"}
+           ROOT / "bench" / "data" / "biz3_questions.yaml", ROOT / "bench" / "data" / "biz4_questions.yaml"}
 SUFFIXES = {".py", ".md", ".yaml", ".yml", ".json", ".txt", ".html", ".js", ".css", ".sql", ""}
 NEAR = 0.85  # share of a question's trigrams one line must hold to count as a near copy
 
@@ -129,8 +130,13 @@ def biz(name: str = "biz") -> list[dict]:
     return yaml.safe_load((ROOT / "bench" / "data" / f"{name}_questions.yaml").read_text(encoding="utf-8"))
 
 
-def test_business_questions_split_by_conversation_into_dev_and_val():
-    items = {g["id"]: g for g in biz()}
+# business sets split into dev and val by conversation -> the fewest validation questions each holds
+SPLIT_BIZ = {"biz": 40, "biz4": 25}
+
+
+@pytest.mark.parametrize("name", sorted(SPLIT_BIZ))
+def test_business_questions_split_by_conversation_into_dev_and_val(name):
+    items = {g["id"]: g for g in biz(name)}
     assert {g["split"] for g in items.values()} == {"dev", "val"}
     for g in items.values():
         if g.get("followup_of"):
@@ -138,10 +144,11 @@ def test_business_questions_split_by_conversation_into_dev_and_val():
     assert 0.4 <= sum(g["split"] == "val" for g in items.values()) / len(items) <= 0.6
 
 
-def test_no_validation_business_question_appears_in_code_prompts_tests_or_docs():
-    questions = [g["question"] for g in biz() if g["split"] == "val"]
-    assert len(questions) >= 40
+@pytest.mark.parametrize("name", sorted(SPLIT_BIZ))
+def test_no_validation_business_question_appears_in_code_prompts_tests_or_docs(name):
+    questions = [g["question"] for g in biz(name) if g["split"] == "val"]
+    assert len(questions) >= SPLIT_BIZ[name]
     found = leaks(questions, ROOT)
     assert not found, "validation business questions copied: " + "; ".join(f for _, f in found)
-    found = copies([g["question"] for g in biz()], ROOT)
+    found = copies([g["question"] for g in biz(name)], ROOT)
     assert not found, "business questions copied: " + "; ".join(f"{q} in {f}" for q, f in found)
