@@ -28,20 +28,27 @@ def bench_settings(args, home: Path):
     return Settings(**common, llm_provider="fake"), "fake"
 
 
-def ablated(args) -> list[str]:
+def _check_ids(text: str) -> list[str]:
     from wenshu.agent.checks import require_known
     from wenshu.errors import WenshuError
 
-    names = [n.strip() for n in (getattr(args, "ablate", "") or "").split(",") if n.strip()]
+    names = [n.strip() for n in (text or "").split(",") if n.strip()]
     try:
         require_known(names)
     except WenshuError as err:
         raise SystemExit(err.en) from err
+    return names
+
+
+def ablated(args) -> list[str]:
+    """The checks switched off: those off by default (unless `--all-checks`, or named by `--with`), and `--ablate`."""
+    names = _check_ids(getattr(args, "ablate", ""))
     if getattr(args, "only_fired", None) and not names:
         raise SystemExit("--only-fired needs --ablate (the checks whose effect to measure).")
     from wenshu.settings import OFF_BY_DEFAULT
 
-    base = [] if getattr(args, "all_checks", False) else list(OFF_BY_DEFAULT)
+    wanted = _check_ids(getattr(args, "with_checks", ""))
+    base = [] if getattr(args, "all_checks", False) else [c for c in OFF_BY_DEFAULT if c not in wanted]
     return list(dict.fromkeys([*base, *names]))
 
 

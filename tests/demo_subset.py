@@ -54,6 +54,8 @@ PLANS = [
     {"measures": ["gmv"], "dimensions": ["customer"], "window": YEAR_AGO, "order": "desc", "limit": 5},  # by key
     {"records": "refund", "window": YEAR_AGO, "columns": ["order_id", "refund_amount", "refund_reason"],
      "filters": [{"dimension": "refund_amount", "op": "gt", "values": [2000]}]},  # named fields and a bound
+    {"measures": ["gmv", "aov"], "dimensions": ["channel"], "grain": "month", "window": YEAR_AGO, "compare": "previous"},
+    {"measures": ["paid_orders"], "grain": "quarter", "window": YEAR_AGO, "compare": "yoy"},  # each period vs its own
 ]
 
 

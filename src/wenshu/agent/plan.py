@@ -23,6 +23,7 @@ from wenshu.prompts import render
 from wenshu.agent.state import AgentState
 from wenshu.contracts import Event
 from wenshu.errors import WenshuError
+from wenshu.kb.crosslingual import translate
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.edits import edit
 from wenshu.semantic.grounding import ground, prefer_finer, unanswerable, unpinned
@@ -32,6 +33,9 @@ from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import QueryPlan
 from wenshu.semantic.schema import plan_schema
 from wenshu.semantic.windows import followup_window, plan_window
+
+
+READ_AS = " (read as: "  # the trace's words for a question the plan path read translated (check `plan_translate`)
 
 
 class NoPlan(Exception):
@@ -62,28 +66,28 @@ def fill_schema(model: SemanticModel) -> dict:
     return schema
 
 
-def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel) -> tuple[QueryPlan, list[dict], str]:
-    q = state["query"]
-    mentions = read(model, q["question"], state["schema"].get("values"))
-    listed = detail(model, mentions, q["question"])
+def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel,
+                question: str) -> tuple[QueryPlan, list[dict], str]:
+    mentions = read(model, question, state["schema"].get("values"))
+    listed = detail(model, mentions, question)
     if listed is not None:  # a detail list: the question's words say it all, no model call
         if listed.plan is None:
             raise NoPlan(listed.reason)
-        return listed.plan.model_copy(update={"window": plan_window(q["question"])}), [], " (a detail list)"
+        return listed.plan.model_copy(update={"window": plan_window(question)}), [], " (a detail list)"
     if ctx.nearby is not None:  # phrases no entry lists, matched by meaning (check `near_words`)
-        mentions = ctx.nearby.near(model, q["question"], mentions)
-    if why := unanswerable(model, mentions, q["question"]):
+        mentions = ctx.nearby.near(model, question, mentions)
+    if why := unanswerable(model, mentions, question):
         raise NoPlan(why)
     try:
-        filled = ctx.models.structured("strong", plan_messages(model, q["question"]), QueryPlan,
+        filled = ctx.models.structured("strong", plan_messages(model, question), QueryPlan,
                                        json_schema=fill_schema(model),
                                        on_progress=lambda p: ctx.emit(Event(type="progress", node="plan", data=p)))
     except WenshuError as err:
         raise NoPlan(f"no plan from the model: {err.en[:120]}") from err
-    grounded = ground(filled, model, q["question"], mentions=mentions)
+    grounded = ground(filled, model, question, mentions=mentions)
     if grounded.plan is None:
         raise NoPlan(grounded.reason)
-    plan = grounded.plan.model_copy(update={"window": plan_window(q["question"], grounded.plan.compare)})
+    plan = grounded.plan.model_copy(update={"window": plan_window(question, grounded.plan.compare)})
     extra = f" (dropped, not in the question: {', '.join(grounded.dropped)})" if grounded.dropped else ""
     return plan, grounded.notes + near_notes(plan, mentions), extra
 
@@ -96,10 +100,9 @@ def near_notes(plan: QueryPlan, m) -> list[dict]:
             if x in near and x not in lexical]
 
 
-def _from_previous(state: AgentState, model: SemanticModel, previous: dict) -> QueryPlan:
+def _from_previous(state: AgentState, model: SemanticModel, previous: dict, question: str) -> QueryPlan:
     if not previous.get("plan"):
         raise NoPlan("a follow-up to a free-SQL answer: free SQL edits it")
-    question = state["query"]["question"]
     mentions = read(model, question, state["schema"].get("values"))
     before = QueryPlan.model_validate(previous["plan"])
     plan = edit(before, mentions, followup_window(question, before.window, mentions.compare), question, model)
@@ -121,11 +124,25 @@ def _plan(state: AgentState, ctx: AgentContext) -> tuple[QueryPlan, list[dict], 
             return QueryPlan.model_validate(given), [], "given", model
         except ValidationError as err:
             raise NoPlan(f"the given plan is not a plan: {err.errors()[0]['msg']}") from err
+    question, read_as = reading(q, ctx)
     previous = next((t for t in reversed(state.get("turns") or []) if t.get("sql")), None)
     if previous is not None:
-        return unpinned(_from_previous(state, model, previous), model), [], "edited the previous plan", model
-    plan, notes, extra = _from_model(state, ctx, model)
-    return unpinned(plan, model), notes, extra, model
+        return unpinned(_from_previous(state, model, previous, question), model), [], \
+            "edited the previous plan" + read_as, model
+    plan, notes, extra = _from_model(state, ctx, model, question)
+    return unpinned(plan, model), notes, extra + read_as, model
+
+
+def reading(query: dict, ctx: AgentContext) -> tuple[str, str]:
+    """(the question as the plan path reads it, what the trace says of that). With check `plan_translate` an
+    English question is read in Chinese, as the chat model translates it (the answer stays in English): the
+    semantic model's Chinese names, the period phrases and the question's other readings are fuller in Chinese.
+    A failed translation reads the question as asked."""
+    question = query["question"]
+    if query.get("lang") != "en" or "plan_translate" in ctx.disabled_checks:
+        return question, ""
+    translated = translate(ctx.models, question)
+    return (translated, f"{READ_AS}{translated})") if translated else (question, "")
 
 
 def plan_step(state: AgentState, ctx: AgentContext) -> tuple:
@@ -144,7 +161,7 @@ def plan_step(state: AgentState, ctx: AgentContext) -> tuple:
                  "plan": plan.model_dump(mode="json", exclude_defaults=True), "plan_notes": notes + finer})
     what = f"rows of {plan.records}" if plan.records else ", ".join(plan.measures)
     text = "plan: " + what + (f" by {', '.join(plan.dimensions)}" if plan.dimensions else "")
-    text += f"; {how}" if how in ("given", "edited the previous plan") else how
+    text += f"; {how}" if how == "given" or how.startswith("edited the previous plan") else how
     near = [f"{n['said']} -> {n['used']}" for n in notes if n["kind"] == "near"]
     text += f" (read by meaning: {', '.join(near)})" if near else ""
-    return {"sql": part}, "ok", text, ["near_words"] if near else []
+    return {"sql": part}, "ok", text, (["near_words"] if near else []) + (["plan_translate"] if READ_AS in how else [])

@@ -170,9 +170,10 @@ class Compiler:
         bases = self.bases(metrics)
         if plan.compare != "none" and plan.window is None:
             raise self.fail("a comparison needs a time window", "同比/环比需要时间范围")
-        if plan.compare != "none" and plan.grain:
-            raise self.fail("a comparison over a trend (each period against its own earlier one) is not supported yet",
-                            "暂不支持按周期的趋势同比/环比")
+        if plan.compare != "none" and plan.grain:  # each period against its own earlier one
+            from wenshu.semantic.trend_compare import compile_trend_compare
+
+            return compile_trend_compare(type(self), self.model, plan, self.dialect, self.lang)
         ctes = {f"m_{b}": self.measure_cte(self.measures[b], plan.window) for b in bases}
         if plan.compare != "none":
             earlier = plan.window.shifted(plan.compare)

@@ -23,6 +23,7 @@ import sqlglot
 from sqlglot import exp
 
 from wenshu.semantic.model import Measure, SemanticModel
+from wenshu.semantic.spans import Spans
 
 _HOW_MANY = r"(?:多少|几)"
 _PUNCT = "，。？！；,.?!;"
@@ -145,3 +146,47 @@ def not_asked(measures: list[str], words: dict[str, list[str]], model: SemanticM
         if not (twin and (money_asked or base)):
             out.append(x)
     return out
+
+
+def _rows_in(model: SemanticModel, table: str, word: str) -> list[tuple[int, int]]:
+    """Where a word names the rows of `table` (its records' names: "orders", 订单)."""
+    return Spans.find(word, {r.id: r.words() for r in model.records if r.table.lower() == table.lower()}).spans()
+
+
+def qualified(model: SemanticModel, measures: list[str], words: dict[str, list[str]]) -> list[str]:
+    """`measures` without a count named only by the name of its rows when another count of the same rows is
+    named by a qualifier alone: in "how many orders got cancelled" the cancelled orders count is named by
+    "cancelled" and "orders" names the rows it counts, not the paid orders count (whose English name is the
+    bare rows' name). "orders and cancelled orders" keeps both: there the qualified count's own words name
+    its rows."""
+    by_id = {x.id: x for x in model.measures}
+    counts = [by_id[x] for x in measures if x in by_id and by_id[x].agg in ("count", "count_distinct")]
+
+    def bare(x: Measure) -> bool:
+        return bool(words.get(x.id)) and all((0, len(w)) in _rows_in(model, x.table, w) for w in words[x.id])
+
+    def by_qualifier(x: Measure) -> bool:
+        return bool(words.get(x.id)) and not any(_rows_in(model, x.table, w) for w in words[x.id])
+
+    dropped = {x.id for x in counts if bare(x) and any(o.id != x.id and o.table.lower() == x.table.lower()
+                                                         and by_qualifier(o) for o in counts)}
+    return [x for x in measures if x not in dropped]
+
+
+def distinct_counts(model: SemanticModel, counted: list[str], named: list[str], earlier: list[str]) -> list[str]:
+    """The measures a follow-up asks with the dimensions it counts ("and how many different customers bought each
+    month"): each counted dimension's count_distinct measure (its key looks the dimension up; on the table of the
+    measures named, else of the earlier turn's), in place of a row count of the same table."""
+    by_id, dims = {x.id: x for x in model.measures}, {d.id: d for d in model.dimensions}
+    out = list(named)
+    tables = [by_id[x].table.lower() for x in named or earlier if x in by_id]
+    for did in (d for d in counted if d in dims):
+        target = dims[did].table.lower()
+        keys = {r.ends()[0] for r in model.relationships if r.ends()[1][0].lower() == target}
+        found = sorted((x for x in model.measures if x.agg == "count_distinct" and (x.table, x.expr) in keys),
+                       key=lambda x: x.table.lower() not in tables)
+        if found:
+            twin = found[0]
+            out = [x for x in out if not (x in by_id and by_id[x].agg == "count"
+                                          and by_id[x].table.lower() == twin.table.lower())] + [twin.id]
+    return list(dict.fromkeys(out))

@@ -9,7 +9,9 @@ A follow-up that changes nothing the plan knows returns None: free SQL answers i
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from wenshu.semantic.counting import distinct_counts
 from wenshu.semantic.paths import value_filters
 from wenshu.semantic.mentions import Mentions, oriented
 from wenshu.semantic.model import SemanticModel
@@ -24,7 +26,11 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     """The previous plan changed as the follow-up says, or None when it says nothing the plan knows."""
     update: dict = {}
     record = next((r for r in model.records if r.id == previous.records), None)
-    if m.measures:
+    named = distinct_counts(model, m.counted, m.measures, previous.measures)  # "how many different customers"
+    if m.rank and named and set(named) <= set(previous.measures):  # "the three whose margin was highest"
+        update["order_by"] = named[0]
+    elif named:
+        m = replace(m, measures=named)
         keep = previous.measures if re.search(ADD, question, re.I) and not record else []
         update["measures"] = (keep + [x for x in m.measures if x not in keep])[:3]
         if previous.order_by and previous.order_by not in update["measures"]:

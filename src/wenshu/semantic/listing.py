@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from wenshu.semantic.fields import named_fields, target_of, thresholds
+from wenshu.semantic.time_order import in_time_order
 from wenshu.semantic.mentions import Mentions, cue, label_words, oriented
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.model import SemanticModel
@@ -78,6 +79,8 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     order_by, order = (valued[0], oriented(m, model, valued[0])) if m.rank else (None, None)
     if not m.rank and bounds:  # "orders over 5,000 yuan": the largest first; "under 50 yuan": the cheapest
         order_by, order = bounds[0].dimension, "desc" if bounds[0].op in ("gt", "gte") else "asc"
+    if record.order and (by_time := in_time_order(question)):  # "most recent first" says the order itself
+        order_by, order = record.order, by_time
     return Listed(QueryPlan(
         records=record.id, measures=own, columns=fields if len(fields) >= 2 else [],
         filters=[Filter(dimension=d, values=v) for d, v in filters.items()] + bounds,

@@ -19,7 +19,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from wenshu.semantic import counting, ratios
+from wenshu.semantic import counting, ratios, time_order
+from wenshu.semantic.compounds import heads, split_inside
+from wenshu.semantic.grains import explicit_grain, per_period
 from wenshu.semantic.model import Dimension, SemanticModel
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.variants import entry_words
@@ -33,7 +35,7 @@ _EN_NUM = r"(\d+|" + "|".join(_EN) + r")"
 _CN = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 CUES = {
     "trend": r"趋势|走势|变化趋势|trend|over time",
-    "yoy": r"同比|去年同(期|月|一个月|季度|周|一天|日)|上年同期|去年的同一|year[- ](over|on)[- ]year|\byoy\b"
+    "yoy": r"同比|去年同一?个?(期|月|季度|周|星期|天|日|时期|时段)|上年同期|去年的同一|year[- ](over|on)[- ]year|\byoy\b"
            r"|(same|equivalent|comparable|corresponding) (period|day|week|month|quarter|time|point|stretch|days)"
            r" (of |in )?(last|the (previous|prior)) year"
            r"|\b(a|one) year (ago|earlier|before)|\b(with|to|against|than|vs\.?|versus) (the same \w+ )?last year\b",
@@ -48,7 +50,7 @@ CUES = {
                 r"|\b(against|than|vs\.?|versus|to|with) the same (point|time|days?|period|stage) (of |in )?last (week|month|quarter)\b"
                 r"|(than|versus|vs\.?|compared (to|with)|against|with) the (week|month|day|quarter|year) (before|prior)"
                 r"|比再前|再前一个?(周|月|天|日|季度|年)",
-    "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|占多少(?!钱)|\bshares?\b|percentage of|proportion|what percent"
+    "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|占[^，。？,.?多少]{0,6}多少(?!钱)|\bshares?\b|percentage of|proportion|what percent"
              r"|\bwhat % of\b|% of (the )?total"
              r"|\bas (a )?percentages?\b|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent\b"
              r"|\b(and|with|plus) (the |a |their |its )?percent(age)?s?\b(?! (change|growth|increase|decrease|drop|rise))"
@@ -73,24 +75,9 @@ CUES = {
     # the fields a list shows are attributes of its rows ("products with their brand and price")
     "attributes": r"\bwith (their|its)\b|及其|连同|以及(它们|各自)的",
     # what a count counts ("多少用户", "how many customers"): the word after it is not a split
-    "counted": r"(多少|几)个?(位|名)?\s*$|\b(how many|number of|count of)\s+(\w+\s+)?$",
+    "counted": r"(多少|(?<!哪)几)个?(位|名)?\s*$|\b(how many|number of|count of)\s+(\w+\s+)?$",
     "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|\bwhich\b"
               r"|\bwhat\s+(?!(is|are|was|were|did|does|do|percent|percentage|share|proportion|about|if)\b)[a-z]+(?<!s)\b",
-}
-# an average per period: the measure per day (week, month), averaged over the window's periods
-PER_WORDS = {
-    "day": r"日均|平均每[天日]|每[天日]平均|daily average|average daily|average per day|avg daily|per day on average",
-    "week": r"周均|平均每周|每周平均|weekly average|average weekly|average per week",
-    "month": r"月均|平均每个?月|每个?月平均|monthly average|average monthly|average per month",
-}
-GRAIN_WORDS = {
-    "day": r"每天|每日|按天|按日|逐日|哪天|哪一天|daily|per day|by day|each day|which day|what day|day[\s-](to|by)[\s-]day",
-    "week": r"每周|每个?星期|按周|逐周|哪周|哪一周|weekly|per week|by week|each week|which week|week[\s-](to|by)[\s-]week",
-    "month": r"每月|每个月|按月|逐月|月度|各月|哪个月|哪月|monthly|per month|by month|each month|which month"
-             r"|month[\s-](to|by)[\s-]month",
-    "quarter": r"每个?季度|按季度|各季度|季度趋势|[四4]个季度|quarterly|per quarter|by quarter|each quarter"
-               r"|(four|4|each of the) quarters|quarter[\s-](to|by)[\s-]quarter",
-    "year": r"每年|按年|各年|逐年|年度趋势|yearly|annual|per year|by year|each year",
 }
 SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + _NUM
                           + r"\s*[个名大家款位]|前\s*" + _NUM + r"\s*[个名大家款位]?的?)\s*$"
@@ -124,30 +111,11 @@ def top_n(question: str) -> int | None:
                 r"\b(?:top|bottom)\s*" + _EN_NUM, _NUM + _COUNTED,
                 r"\b" + _EN_NUM + r"\s+(?:most|least|highest|lowest|largest|smallest|biggest|best|worst)\b",
                 r"\b(?:highest|lowest|largest|smallest|biggest|best|worst)\s+(\d{1,3}|" + "|".join(_EN) + r")\b(?!\s*%)",
-                r"\b(?:the\s+)?" + _EN_NUM + r"\s+(?:\w+\s+)?(?:with|by|that|which)\b"):
+                r"\b(?:the\s+)?" + _EN_NUM + r"\s+(?:\w+\s+)?(?:with|by|that|which|whose|where)\b"):
         m = re.search(pat, question, re.I)
         if m and (n := number(m.group(1))):
             return n
     return 1 if cue("single", question) and cue("rank", question) else None
-
-
-def per_period(question: str) -> str | None:
-    """The period of "日均", "average daily", "月均": the measure is averaged over such periods."""
-    return next((g for g, words in PER_WORDS.items() if re.search(words, question, re.I)), None)
-
-
-_EACH_OF = re.compile(r"\beach of the (?:(?:last|past|previous|prior)\s+)?(?:[\w-]+\s+){0,4}?(day|week|month|quarter|year)s\b",
-                      re.I)  # "sales for each of the last six months": one row per month
-
-
-def explicit_grain(question: str) -> str | None:
-    if per_period(question):
-        question = re.sub("|".join(PER_WORDS.values()), " ", question, flags=re.I)
-    for grain, words in GRAIN_WORDS.items():
-        if re.search(words, question, re.I):
-            return grain
-    each = _EACH_OF.search(question)
-    return each.group(1).lower() if each else None
 
 
 def label_words(d: Dimension) -> dict[str, list[str]]:
@@ -260,8 +228,10 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
             values.setdefault(did, []).append(str(hit["value"]))
             start = q.find(label.casefold())
             value_spans.append((start, start + len(label)))
-    dims = Spans.find(question, {d.id: d.words() for d in model.dimensions}, metrics.spans() + value_spans)
-    records = Spans.find(question, {r.id: r.words() for r in model.records}, metrics.spans() + value_spans + dims.spans())
+    said = Spans.find(question, {d.id: d.words() for d in model.dimensions},
+                      metrics.spans() + value_spans + time_order.spans(question))  # 按时间倒序: no split
+    dims = heads(question, said)  # "product category" is the category
+    records = Spans.find(question, {r.id: r.words() for r in model.records}, metrics.spans() + value_spans + said.spans())
     named, split, counted = [], [], []
     if cue("each", question) or cue("versus", question):  # "北京上海广州深圳的GMV分别是多少", "app vs web"
         split += [d for d, codes in values.items() if len(codes) > 1]
@@ -277,12 +247,17 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         named.append(did)
         if split_word or asked:
             split.append(did)
+    inside = [d for d in split_inside(question, model, metrics.spans(), SPLIT_BEFORE) if d not in named]
+    named, split = named + inside, split + inside  # "各品牌销售额"
     compare = "yoy" if cue("yoy", question) else "previous" if cue("previous", question) else "none"
     rank = cue("rank", question)
     # "monthly average order value": monthly is a grain here; "daily traffic" names the traffic records
     bare = _blank(question, metrics.spans() + records.spans())
     measure_words = {x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}
     measures = ratios.averaged(model, question, metrics.ids(), measure_words)  # "average spend per order"
+    kept = counting.qualified(model, measures, measure_words)  # "how many orders got cancelled"
+    measure_words = {x: w for x, w in measure_words.items() if x in kept or x not in measures}
+    measures = kept
     alternatives = metrics.others
     measures, alternatives = counting.with_counts(model, question, values, records.hits, measures, alternatives,
                                                   compare != "none" or cue("trend", question) or cue("share", question),

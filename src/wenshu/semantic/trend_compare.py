@@ -1,0 +1,59 @@
+"""A comparison over a trend: each period against its own earlier one ("最近6个月每月GMV和环比", "monthly
+revenue this year with YoY growth").
+
+The trend is compiled as usual over a window reaching back far enough for the first period's earlier one
+(one period before for 环比, one year before for 同比); the earlier value is then read with LAG over the
+periods of each member, and only the asked window's periods are shown, each with the growth in percent
+(its earlier value is the row above, or a year of rows above). LAG counts rows, so the series must have every period: the trend's own periods are
+consecutive wherever the data has rows (a period with no rows at all shifts the comparison; the demo and
+most business data have rows every day). A 同比 by day is not compiled (a year is not a fixed number of days).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from wenshu.semantic.compiled import Compiled, literal
+from wenshu.semantic.labels import COMPARE, PERIOD
+from wenshu.semantic.plan import QueryPlan, Window, _add_months
+
+PER_YEAR = {"week": 52, "month": 12, "quarter": 4, "year": 1}  # 同比: this many periods back
+
+
+def reach(window: Window, grain: str, compare: str) -> Window:
+    """The window extended back to the first period's earlier one."""
+    if compare == "yoy":
+        return Window(start=_add_months(window.start, -12), end=window.end)
+    back = {"day": timedelta(days=1), "week": timedelta(days=7)}
+    if grain in back:
+        return Window(start=window.start - back[grain], end=window.end)
+    return Window(start=_add_months(window.start, -{"month": 1, "quarter": 3, "year": 12}[grain]), end=window.end)
+
+
+def compile_trend_compare(compiler_cls, model, plan: QueryPlan, dialect: str, lang: str) -> Compiled:
+    """The plan's trend with each period's earlier value and growth; `compiler_cls`: semantic.compile.Compiler."""
+    compiler = compiler_cls(model, plan, dialect, lang)
+    lag = 1 if plan.compare == "previous" else PER_YEAR.get(plan.grain or "")
+    if lag is None:
+        raise compiler.fail("a year-on-year comparison by day is not supported", "暂不支持按天的同比")
+    trend = plan.model_copy(update={"compare": "none", "window": reach(plan.window, plan.grain, plan.compare),
+                                    "order": None, "order_by": None, "limit": None})
+    inner = compiler_cls(model, trend, dialect, lang).run()
+    q, engine = compiler.q, compiler.engine
+    period = PERIOD[lang][plan.grain]
+    keys = [c for c in inner.columns if c != period][:len(plan.dimensions)]
+    values = inner.columns[len(keys) + 1:]
+    partition = f"PARTITION BY {', '.join(q(k) for k in keys)} " if keys else ""
+    growth = COMPARE[lang][plan.compare][1]
+    select, columns = [q(k) for k in [*keys, period]], [*keys, period]
+    for v in values:  # the earlier value is the row above (or a year of rows above): only the growth is added
+        change = f"{v}{growth}" if lang == "zh" else f"{v} {growth}"
+        prev = f"LAG({q(v)}, {lag}) OVER ({partition}ORDER BY {q(period)})"
+        select += [q(v), f"{engine.round2(f'100.0 * ({q(v)} - {prev}) / NULLIF({prev}, 0)')} AS {q(change)}"]
+        columns += [v, change]
+    first = engine.bucket(plan.grain, literal(plan.window.start.isoformat()))
+    sql = (f"SELECT {', '.join(q(c) for c in columns)} FROM (SELECT {', '.join(select)} FROM ({inner.sql}) trend) compared"
+           f" WHERE {q(period)} >= {first} ORDER BY {', '.join(q(k) for k in keys + [period])}")
+    if plan.limit:
+        sql += f" LIMIT {plan.limit}"
+    return Compiled(compiler.pretty(sql), columns, compiler.dialect)

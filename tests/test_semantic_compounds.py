@@ -1,0 +1,108 @@
+"""Readings that hold on any wording: a count named by its qualifier ("orders … cancelled"), a compound of two
+dimension names ("product category"), a split inside a measure's name ("各品牌销售额"), shares, 同比 and "which N"
+worded freely, a follow-up that ranks by a measure it already has or counts a dimension, a list in time order,
+and a trend compared period by period (run on real SQLite against SQL written by hand). Pure functions on the
+demo's bundled model; the questions are written here."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from demo_subset import YEAR_AGO, demo_tables
+from engine_data import load_sql
+from wenshu.engines.execute import execute_readonly
+from wenshu.semantic.compile import compile_plan
+from wenshu.semantic.edits import edit
+from wenshu.semantic.library import bundled_text
+from wenshu.semantic.listing import detail
+from wenshu.semantic.mentions import read
+from wenshu.semantic.model import parse_model
+from wenshu.semantic.plan import QueryPlan
+
+MODEL = parse_model(bundled_text("demo"))
+
+
+@pytest.mark.parametrize(("question", "measures"), [
+    ("how many orders were cancelled yesterday?", ["cancelled_orders"]),  # "orders" names the rows counted
+    ("yesterday's orders and cancelled orders", ["paid_orders", "cancelled_orders"]),  # both named in full
+    ("paid orders against cancelled orders this week", ["paid_orders", "cancelled_orders"]),
+])  # fmt: skip
+def test_a_count_named_by_its_qualifier_takes_the_rows_word_with_it(question, measures):
+    assert read(MODEL, question).measures == measures
+
+
+def test_two_dimension_names_side_by_side_are_one_noun_whose_head_is_last():
+    m = read(MODEL, "units sold per product category in October")
+    assert m.split == ["category"] and "product" not in m.dimensions and not m.records
+    assert read(MODEL, "上个月商品品类的销量").dimensions == ["category"]
+    assert set(read(MODEL, "各城市各渠道的订单量").split) == {"city", "channel"}  # apart: both
+
+
+def test_a_dimension_name_that_begins_a_measure_name_is_split_after_a_split_word():
+    m = read(MODEL, "去年各品牌销售额排名")
+    assert "brand" in m.split and m.measures == ["item_sales"]
+    assert "brand" not in read(MODEL, "去年品牌销售额一共多少").split  # no split word: the measure alone
+
+
+@pytest.mark.parametrize("question", ["本周各渠道的订单量分别占整体多少", "上个月各大区退款金额占全部的多少"])
+def test_a_share_said_as_what_each_takes_of_a_whole(question):
+    assert read(MODEL, question).share
+
+
+@pytest.mark.parametrize("question", ["上个季度的客单价比去年同一季度高吗", "本月访客数和去年同一个月比怎么样"])
+def test_the_same_period_a_year_before_is_a_year_on_year_comparison(question):
+    assert read(MODEL, question).compare == "yoy"
+
+
+def test_which_n_is_a_split_ranked_not_a_count_and_whose_bounds_the_n():
+    m = read(MODEL, "本周哪几个渠道的取消订单数最多？取前2个")
+    assert m.split == ["channel"] and not m.counted and m.limit == 2
+    assert read(MODEL, "the two regions whose refund rate was lowest last month").limit == 2
+
+
+def test_a_follow_up_ranking_by_a_measure_it_has_orders_by_it_and_keeps_both():
+    before = QueryPlan(measures=["item_sales", "gross_margin"], dimensions=["category"])
+    question = "only the four categories whose margin was best"
+    after = edit(before, read(MODEL, question), None, question, MODEL)
+    assert after.measures == before.measures and after.order_by == "gross_margin" and after.limit == 4
+
+
+def test_a_follow_up_counting_a_dimension_asks_its_distinct_count():
+    before = QueryPlan(measures=["gmv"], grain="month")
+    question = "and how many different customers placed orders in each of them?"
+    after = edit(before, read(MODEL, question), None, question, MODEL)
+    assert after.measures == ["buyers"] and after.grain == "month"
+
+
+@pytest.mark.parametrize(("question", "order"), [
+    ("refunds over 3,000 yuan this month: order id and amount, newest first", "desc"),
+    ("本月有哪些退款超过3000元？按时间顺序", "asc"),
+])  # fmt: skip
+def test_a_list_in_the_time_order_it_asks_for(question, order):
+    listed = detail(MODEL, read(MODEL, question), question)
+    assert listed.plan.order_by == "refund_time" and listed.plan.order == order
+
+
+@pytest.fixture(scope="module")
+def sqlite_url(demo_db_file, tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("compounds") / "shop.sqlite"
+    return load_sql(f"sqlite:///{path}", demo_tables(demo_db_file))
+
+
+def test_a_trend_compared_period_by_period_shows_each_periods_growth(sqlite_url):
+    plan = QueryPlan.model_validate({"measures": ["gmv"], "grain": "month", "window": YEAR_AGO, "compare": "previous"})
+    compiled = compile_plan(MODEL, plan, "sqlite", "en")
+    result = execute_readonly(sqlite_url, compiled.sql, row_limit=100)
+    assert result.columns == ["month", "GMV", "GMV change %"] and len(result.rows) == 12
+    with sqlite3.connect(sqlite_url.removeprefix("sqlite:///")) as conn:
+        by_month = dict(conn.execute("SELECT strftime('%Y-%m', order_date), ROUND(SUM(pay_amount), 2) FROM orders "
+                                     "WHERE status = 1 GROUP BY 1").fetchall())
+    months = sorted(by_month)
+    for month, gmv, growth in result.rows:
+        before = by_month[months[months.index(month) - 1]]
+        assert gmv == by_month[month] and abs(growth - round(100 * (gmv - before) / before, 2)) < 0.011
+    yoy = compile_plan(MODEL, plan.model_copy(update={"compare": "yoy", "grain": "quarter"}), "sqlite", "zh")
+    rows = execute_readonly(sqlite_url, yoy.sql, row_limit=100).rows
+    assert yoy.columns == ["季度", "销售额", "销售额同比%"] and 4 <= len(rows) <= 5
