@@ -56,6 +56,8 @@ PLANS = [
      "filters": [{"dimension": "refund_amount", "op": "gt", "values": [2000]}]},  # named fields and a bound
     {"measures": ["gmv", "aov"], "dimensions": ["channel"], "grain": "month", "window": YEAR_AGO, "compare": "previous"},
     {"measures": ["paid_orders"], "grain": "quarter", "window": YEAR_AGO, "compare": "yoy"},  # each period vs its own
+    {"measures": ["repeat_buyers", "repeat_rate"], "dimensions": ["channel"], "window": YEAR_AGO},  # keys with 2+ rows
+    {"measures": ["refund_rate", "aov"], "window": WINDOW, "compare": "previous"},  # a rate changes by points
 ]
 
 

@@ -61,6 +61,7 @@ def test_the_demo_ships_a_reviewed_model_stored_on_first_use(store, demo_catalog
     (lambda d: d["records"][1]["columns"].append("product"), "record refund", "does not reach by many-to-one"),
     (lambda d: d["records"][1].update(rank_by="gmv"), "record refund", "rank_by 'gmv' is not a measure of refunds"),
     (lambda d: d["dimensions"][2].update(aliases={"9": ["tier nine"]}), "dimension city_tier", "aliases has code '9'"),
+    (lambda d: measure(d, "gmv").update(at_least=2), "measure gmv", "needs agg count_distinct"),
 ])
 def test_a_bad_entry_is_named_with_the_reason(demo_catalog, change, entry, words):
     problems = check(parse_model(edited(change)), demo_catalog)

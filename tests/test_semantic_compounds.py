@@ -106,3 +106,29 @@ def test_a_trend_compared_period_by_period_shows_each_periods_growth(sqlite_url)
     yoy = compile_plan(MODEL, plan.model_copy(update={"compare": "yoy", "grain": "quarter"}), "sqlite", "zh")
     rows = execute_readonly(sqlite_url, yoy.sql, row_limit=100).rows
     assert yoy.columns == ["季度", "销售额", "销售额同比%"] and 4 <= len(rows) <= 5
+
+
+def test_repeat_customers_are_the_customers_with_two_paid_orders_or_more(sqlite_url):
+    plan = QueryPlan.model_validate({"measures": ["repeat_buyers", "repeat_rate"], "dimensions": ["channel"],
+                                     "window": YEAR_AGO})
+    compiled = compile_plan(MODEL, plan, "sqlite", "zh")
+    got = {r[0]: tuple(r[1:]) for r in execute_readonly(sqlite_url, compiled.sql, row_limit=100).rows}
+    assert compiled.columns == ["渠道", "复购客户数", "复购率"]
+    where = f"status = 1 AND order_date >= '{YEAR_AGO['start']}' AND order_date < '{YEAR_AGO['end']}'"
+    with sqlite3.connect(sqlite_url.removeprefix("sqlite:///")) as conn:
+        expected = conn.execute(f"""
+            SELECT channel, SUM(n >= 2), ROUND(100.0 * SUM(n >= 2) / COUNT(*), 2) FROM (
+              SELECT channel, customer_id, COUNT(*) AS n FROM orders WHERE {where} GROUP BY 1, 2) GROUP BY 1""").fetchall()
+    assert {c: tuple(v) for c, *v in expected} == got and all(v[0] > 0 for v in got.values())
+    assert read(MODEL, "今年有多少回头客").measures == ["repeat_buyers"]
+    assert read(MODEL, "repeat purchase rate by region this year").measures == ["repeat_rate"]
+
+
+def test_a_percentage_changes_by_points_and_money_by_a_percentage_of_itself(sqlite_url):
+    plan = QueryPlan.model_validate({"measures": ["refund_rate", "aov"], "window": YEAR_AGO, "compare": "yoy"})
+    compiled = compile_plan(MODEL, plan, "sqlite", "en")
+    (row,) = execute_readonly(sqlite_url, compiled.sql, row_limit=10).rows
+    assert compiled.columns == ["refund rate", "refund rate (same period last year)", "refund rate YoY (pts)",
+                                "average order value", "average order value (same period last year)",
+                                "average order value YoY %"]
+    assert abs(row[2] - (row[0] - row[1])) < 0.011 and abs(row[5] - 100 * (row[3] - row[4]) / row[4]) < 0.011

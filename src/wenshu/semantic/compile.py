@@ -16,7 +16,7 @@ from sqlglot import exp
 
 from wenshu.engines.registry import adapter_for
 from wenshu.semantic.compiled import AGG, OPS, Compiled, PlanNotCompilable, literal
-from wenshu.semantic.labels import COMPARE, PER, PERIOD, SHARE, coded
+from wenshu.semantic.labels import COMPARE, PER, PERIOD, SHARE, change_name, coded
 from wenshu.semantic.model import Dimension, Measure, Ratio, SemanticModel
 from wenshu.semantic.paths import Unreachable, joins, reachable, semi_join
 from wenshu.semantic.plan import Filter, QueryPlan, Window
@@ -141,6 +141,13 @@ class Compiler:
                 f"measure {m.id} (on {m.table}) cannot be split or filtered by {exc.target}: joining it would "
                 f"repeat the measure's rows", f"度量 {m.id}（{m.table} 表）不能按 {exc.target} 拆分或筛选：连接会重复度量的行") from exc
         per = self.engine.bucket(self.plan.per, self.time_column(m, used)) if self.plan.per else None
+        if m.at_least:  # 复购客户: the keys with at least N rows, counted per member
+            names = ["p" if self.plan.grain and i == len(keys) - 1 else f"d{i}" for i in range(len(keys))]
+            key = self.qualify(m.expr, m.table, set())
+            sql = self.select_from(keys, m.table, hops, where) if keys else self.select_from(["1 AS one"], m.table, hops, where)
+            sql += f" GROUP BY {', '.join([*groups, key])} HAVING COUNT(*) >= {m.at_least}"
+            return f"SELECT {', '.join([*names, 'COUNT(*) AS v'])} FROM ({sql}) kept" + \
+                (f" GROUP BY {', '.join(names)}" if names else "")
         inner = [*keys, f"{per} AS pp"] if per else keys
         sql = self.select_from([*inner, f"{value} AS v"], m.table, hops, where)
         if not per:
@@ -203,13 +210,12 @@ class Compiler:
             select.append(f"{value} AS {self.q(self.name(mt))}")
             columns.append(self.name(mt))
             if plan.compare != "none":
-                before, growth = COMPARE[self.lang][plan.compare]
+                before = COMPARE[self.lang][plan.compare][0]
                 prev, now, then = self.value(mt, "c"), self.value(mt, "m", False), self.value(mt, "c", False)
-                select.append(f"{prev} AS {self.q(f'{self.name(mt)}（{before}）' if self.lang == 'zh' else f'{self.name(mt)} ({before})')}")
-                select.append(f"{self.engine.round2(f'100.0 * ({now} - {then}) / NULLIF({then}, 0)')} AS "
-                              f"{self.q(f'{self.name(mt)}{growth}' if self.lang == 'zh' else f'{self.name(mt)} {growth}')}")
-                columns += [f"{self.name(mt)}（{before}）" if self.lang == "zh" else f"{self.name(mt)} ({before})",
-                            f"{self.name(mt)}{growth}" if self.lang == "zh" else f"{self.name(mt)} {growth}"]
+                earlier = f"{self.name(mt)}（{before}）" if self.lang == "zh" else f"{self.name(mt)} ({before})"
+                change = change_name(self.name(mt), plan.compare, self.lang, self.in_points(mt))
+                select += [f"{prev} AS {self.q(earlier)}", f"{self.change(mt, now, then)} AS {self.q(change)}"]
+                columns += [earlier, change]
         if plan.share:
             first = self.value(metrics[0], "m", False)
             over = f"SUM({first}) OVER ({f'PARTITION BY {key_of}.p' if plan.grain else ''})"
@@ -224,6 +230,16 @@ class Compiler:
         sql += f" SELECT {', '.join(select)} FROM {source}"
         sql += self.ordering(metrics)
         return Compiled(self.pretty(sql), columns, self.dialect)
+
+    @staticmethod
+    def in_points(mt) -> bool:
+        """A percentage (a ratio scaled by 100) changes by points, anything else by a percentage of itself."""
+        return isinstance(mt, Ratio) and mt.scale == 100
+
+    def change(self, mt, now: str, then: str) -> str:
+        if self.in_points(mt):
+            return self.engine.round2(f"{now} - {then}")
+        return self.engine.round2(f"100.0 * ({now} - {then}) / NULLIF({then}, 0)")
 
     def bases(self, metrics) -> list[str]:
         """The measures that `metrics` read: a ratio's numerator and denominator, each once."""

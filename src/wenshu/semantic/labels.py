@@ -9,10 +9,18 @@ PERIOD = {"zh": {"day": "日期", "week": "周", "month": "月份", "quarter": "
           "en": {"day": "day", "week": "week", "month": "month", "quarter": "quarter", "year": "year"}}
 COMPARE = {"zh": {"yoy": ("去年同期", "同比%"), "previous": ("上期", "环比%")},
            "en": {"yoy": ("same period last year", "YoY %"), "previous": ("previous period", "change %")}}
+# the change of a percentage (退款率, conversion) is told in points: 3.1 % -> 3.4 % is +0.3, not +9.7 %
+POINTS = {"zh": {"yoy": "同比(百分点)", "previous": "环比(百分点)"}, "en": {"yoy": "YoY (pts)", "previous": "change (pts)"}}
 SHARE = {"zh": "占比%", "en": "share %"}
 PER = {"zh": {"day": "日均{}", "week": "周均{}", "month": "月均{}", "quarter": "季均{}", "year": "年均{}"},
        "en": {g: f"average {a} {{}}" for g, a in (("day", "daily"), ("week", "weekly"), ("month", "monthly"),
                                                    ("quarter", "quarterly"), ("year", "yearly"))}}
+
+
+def change_name(name: str, compare: str, lang: str, points: bool) -> str:
+    """The column of a measure's change: "销售额同比%", "refund rate change (pts)"."""
+    growth = POINTS[lang][compare] if points else COMPARE[lang][compare][1]
+    return f"{name}{growth}" if lang == "zh" else f"{name} {growth}"
 
 
 def coded(d: Dimension) -> bool:

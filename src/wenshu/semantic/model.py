@@ -63,6 +63,7 @@ class Measure(Entry):
     unit: str | None = None
     finer: str | None = None  # a measure at a finer grain used when a split cannot reach this one's table
     better: Literal["higher", "lower"] | None = None  # "lower" for a refund rate: its worst is its highest
+    at_least: int | None = Field(None, ge=2)  # count_distinct: only keys with this many rows (复购客户: 2 paid orders)
 
 
 class Ratio(Entry):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from wenshu.semantic.compiled import Compiled, literal
-from wenshu.semantic.labels import COMPARE, PERIOD
+from wenshu.semantic.labels import PERIOD, change_name
 from wenshu.semantic.plan import QueryPlan, Window, _add_months
 
 PER_YEAR = {"week": 52, "month": 12, "quarter": 4, "year": 1}  # 同比: this many periods back
@@ -36,6 +36,8 @@ def compile_trend_compare(compiler_cls, model, plan: QueryPlan, dialect: str, la
     lag = 1 if plan.compare == "previous" else PER_YEAR.get(plan.grain or "")
     if lag is None:
         raise compiler.fail("a year-on-year comparison by day is not supported", "暂不支持按天的同比")
+    if plan.share:
+        raise compiler.fail("a share over a trend compared period by period is not supported", "暂不支持趋势对比中的占比")
     trend = plan.model_copy(update={"compare": "none", "window": reach(plan.window, plan.grain, plan.compare),
                                     "order": None, "order_by": None, "limit": None})
     inner = compiler_cls(model, trend, dialect, lang).run()
@@ -44,12 +46,12 @@ def compile_trend_compare(compiler_cls, model, plan: QueryPlan, dialect: str, la
     keys = [c for c in inner.columns if c != period][:len(plan.dimensions)]
     values = inner.columns[len(keys) + 1:]
     partition = f"PARTITION BY {', '.join(q(k) for k in keys)} " if keys else ""
-    growth = COMPARE[lang][plan.compare][1]
     select, columns = [q(k) for k in [*keys, period]], [*keys, period]
-    for v in values:  # the earlier value is the row above (or a year of rows above): only the growth is added
-        change = f"{v}{growth}" if lang == "zh" else f"{v} {growth}"
+    for v, mt in zip(values, [compiler.metric(x) for x in plan.measures]):
+        # the earlier value is the row above (or a year of rows above): only the change is added
+        change = change_name(v, plan.compare, lang, compiler.in_points(mt))
         prev = f"LAG({q(v)}, {lag}) OVER ({partition}ORDER BY {q(period)})"
-        select += [q(v), f"{engine.round2(f'100.0 * ({q(v)} - {prev}) / NULLIF({prev}, 0)')} AS {q(change)}"]
+        select += [q(v), f"{compiler.change(mt, q(v), prev)} AS {q(change)}"]
         columns += [v, change]
     first = engine.bucket(plan.grain, literal(plan.window.start.isoformat()))
     sql = (f"SELECT {', '.join(q(c) for c in columns)} FROM (SELECT {', '.join(select)} FROM ({inner.sql}) trend) compared"

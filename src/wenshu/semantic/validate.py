@@ -96,6 +96,9 @@ class _Checker:
                 self.expression(entry, me.table, me.expr, "expression", row_level=True)
             elif me.agg not in ("count",):
                 self.add(entry, f"agg '{me.agg}' needs an expr", f"聚合「{me.agg}」需要 expr")
+            if me.at_least and me.agg != "count_distinct":
+                self.add(entry, "at_least counts keys with that many rows: it needs agg count_distinct",
+                         "at_least 统计行数达到该值的键，需要 agg 为 count_distinct")
             if me.filter:
                 self.expression(entry, me.table, me.filter, "filter")
             if me.time:
