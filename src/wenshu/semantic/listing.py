@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from wenshu.semantic.fields import named_fields, target_of, thresholds
-from wenshu.semantic.time_order import in_time_order
+from wenshu.semantic.phrasing import in_time_order
 from wenshu.semantic.mentions import Mentions, cue, label_words, oriented
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.model import SemanticModel

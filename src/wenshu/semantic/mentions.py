@@ -19,8 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from wenshu.semantic import counting, ratios, time_order
-from wenshu.semantic.compounds import heads, split_inside
+from wenshu.semantic import counting, phrasing, ratios
 from wenshu.semantic.grains import explicit_grain, per_period
 from wenshu.semantic.model import Dimension, SemanticModel
 from wenshu.semantic.spans import Spans
@@ -228,10 +227,9 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
             values.setdefault(did, []).append(str(hit["value"]))
             start = q.find(label.casefold())
             value_spans.append((start, start + len(label)))
-    said = Spans.find(question, {d.id: d.words() for d in model.dimensions},
-                      metrics.spans() + value_spans + time_order.spans(question))  # 按时间倒序: no split
-    dims = heads(question, said)  # "product category" is the category
-    records = Spans.find(question, {r.id: r.words() for r in model.records}, metrics.spans() + value_spans + said.spans())
+    dims = Spans.find(question, {d.id: d.words() for d in model.dimensions},
+                      metrics.spans() + value_spans + phrasing.spans(question))  # 按时间倒序: no split
+    records = Spans.find(question, {r.id: r.words() for r in model.records}, metrics.spans() + value_spans + dims.spans())
     named, split, counted = [], [], []
     if cue("each", question) or cue("versus", question):  # "北京上海广州深圳的GMV分别是多少", "app vs web"
         split += [d for d, codes in values.items() if len(codes) > 1]
@@ -247,7 +245,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         named.append(did)
         if split_word or asked:
             split.append(did)
-    inside = [d for d in split_inside(question, model, metrics.spans(), SPLIT_BEFORE) if d not in named]
+    inside = [d for d in phrasing.split_inside(question, model, metrics.spans(), SPLIT_BEFORE) if d not in named]
     named, split = named + inside, split + inside  # "各品牌销售额"
     compare = "yoy" if cue("yoy", question) else "previous" if cue("previous", question) else "none"
     rank = cue("rank", question)

@@ -1,5 +1,5 @@
-"""Readings that hold on any wording: a count named by its qualifier ("orders … cancelled"), a compound of two
-dimension names ("product category"), a split inside a measure's name ("各品牌销售额"), shares, 同比 and "which N"
+"""Readings that hold on any wording: a count named by its qualifier ("orders … cancelled"), a split inside a
+measure's name ("各品牌销售额"), shares, 同比 and "which N"
 worded freely, a follow-up that ranks by a measure it already has or counts a dimension, a list in time order,
 and a trend compared period by period (run on real SQLite against SQL written by hand). Pure functions on the
 demo's bundled model; the questions are written here."""
@@ -31,13 +31,6 @@ MODEL = parse_model(bundled_text("demo"))
 ])  # fmt: skip
 def test_a_count_named_by_its_qualifier_takes_the_rows_word_with_it(question, measures):
     assert read(MODEL, question).measures == measures
-
-
-def test_two_dimension_names_side_by_side_are_one_noun_whose_head_is_last():
-    m = read(MODEL, "units sold per product category in October")
-    assert m.split == ["category"] and "product" not in m.dimensions and not m.records
-    assert read(MODEL, "上个月商品品类的销量").dimensions == ["category"]
-    assert set(read(MODEL, "各城市各渠道的订单量").split) == {"city", "channel"}  # apart: both
 
 
 def test_a_dimension_name_that_begins_a_measure_name_is_split_after_a_split_word():

@@ -1,0 +1,52 @@
+"""Phrases that change how the semantic model's names are read, in the languages' own words (no question
+set's):
+
+- a split said inside a measure's name: "各品牌销售额" names the item sales (the model lists 品牌销售额 as one
+  of its words) and, after the split word 各, a split by brand: a measure's name may begin with a
+  dimension's name, and after a split word (各, 按, by, per) that dimension is split as well;
+- a list's order said in words: "most recent first", 按时间倒序 (newest first), "oldest first", 按时间顺序. Such
+  a phrase orders a list by its record's time; it is no split ("按时间" before 顺序 groups by no date) and no
+  rank.
+
+(Tried and removed, 2026-12-04: reading two dimension names side by side as one noun whose head is last,
+"product category". It fired on one development question, which stayed wrong for other reasons, and on two
+demo questions, one of the test half losing its right answer: it paid nothing.)
+"""
+
+from __future__ import annotations
+
+import re
+
+from wenshu.semantic.model import SemanticModel
+
+NEWEST_FIRST = re.compile(r"\b(most recent|newest|latest)( ones?)? first\b|\bin reverse (date|time|chronological) "
+                          r"order\b|最新的?(在前|排在?前|放前面)|按时间倒序|时间倒序|倒序排列|从新到旧|由新到旧|从近到远", re.I)
+OLDEST_FIRST = re.compile(r"\b(oldest|earliest)( ones?)? first\b|\bin (date|time|chronological) order\b"
+                          r"|按时间(正序|顺序)|时间顺序|从旧到新|由旧到新|从早到晚|从远到近", re.I)
+
+
+def in_time_order(question: str) -> str | None:
+    """"desc" for "most recent first" (最新的在前), "asc" for "oldest first" (按时间顺序), else None."""
+    return "desc" if NEWEST_FIRST.search(question) else "asc" if OLDEST_FIRST.search(question) else None
+
+
+def spans(question: str) -> list[tuple[int, int]]:
+    """Where the question says a time order (no other entry is read there)."""
+    return [m.span() for pat in (NEWEST_FIRST, OLDEST_FIRST) for m in pat.finditer(question)]
+
+
+def split_inside(question: str, model: SemanticModel, measure_spans: list[tuple[int, int]],
+                 split_before: re.Pattern) -> list[str]:
+    """The dimensions whose name begins a measure's name said after a split word ("各品牌销售额": brand)."""
+    out = []
+    for s, e in measure_spans:
+        said = question[s:e].casefold()
+        if not split_before.search(question[:s]):
+            continue
+        for d in model.dimensions:
+            if d.kind != "time" and any(w and len(w) < len(said) and said.startswith(w.casefold())
+                                        and (not w.isascii() or said[len(w):len(w) + 1] == " ")
+                                        for w in d.words()):
+                out.append(d.id)
+                break
+    return list(dict.fromkeys(out))
