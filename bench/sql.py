@@ -65,7 +65,7 @@ def add_arguments(p) -> None:
     p.add_argument("--all-checks", action="store_true", help="switch on every check, also those off by default "
                    "(the configuration the Spider-DK ablation started from)")
     p.add_argument("--with", dest="with_checks", default="", help="pipeline: checks off by default to switch on, "
-                   "comma-separated ids, e.g. plan_translate")
+                   "comma-separated ids, e.g. near_words")
     p.add_argument("--only-fired", metavar="REF", help="with --ablate: ask again only the questions where an ablated "
                    "check fired in the results file REF, copy the rest (bench/ablation.py)")
     p.set_defaults(func=run)

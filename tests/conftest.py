@@ -94,13 +94,11 @@ def agent(settings, store, fake_model):
 
 @pytest.fixture
 def agent_all_checks(settings, store, fake_model):
-    """The agent with every accuracy check on, also those off by default, to test their mechanism; but
-    `plan_translate`, which would spend a scripted answer on translating each English question
-    (tests/test_plan_translate.py switches it on)."""
+    """The agent with every accuracy check on, also those off by default, to test their mechanism."""
     from wenshu.agent.service import Agent
     from wenshu.providers.base import ModelClient
 
-    return Agent(settings.model_copy(update={"disabled_checks": ["plan_translate"]}), store,
+    return Agent(settings.model_copy(update={"disabled_checks": []}), store,
                  models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
 
 

@@ -88,7 +88,7 @@ def agent_with(store, fake_model, home):
 
 def test_the_plan_path_answers_a_word_read_by_meaning_and_says_how_it_read_it(agent_with, fake_model):
     fake_model.queue(json.dumps({"measures": ["buyers"]}))
-    resp = agent_with(disabled_checks=["plan_translate"]).ask(AgentRequest(message=PURCHASERS))  # off by default: switched on
+    resp = agent_with(disabled_checks=[]).ask(AgentRequest(message=PURCHASERS))  # off by default: switched on
     plan = next(t for t in resp.trace if t.node == "plan")
     assert plan.status == "ok" and "read by meaning: purchasers -> buyers" in plan.detail
     assert plan.checks == ["near_words"] and "COUNT(DISTINCT" in resp.sql

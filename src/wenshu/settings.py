@@ -29,9 +29,9 @@ def wenshu_home() -> Path:
     return Path(os.environ.get("WENSHU_HOME") or Path.home() / ".wenshu").expanduser()
 
 
-# Checks whose ablation on the validation set (Spider-DK; `near_words`: biz_val) showed no gain, or not yet
-# decided by one (`plan_translate`): they stay available by id.
-OFF_BY_DEFAULT = ("raw_rows", "ranking_order", "value_filter", "crosslingual_values", "near_words", "plan_translate")
+# Checks whose ablation on the validation set (Spider-DK; `near_words`: biz_val) showed no gain: they stay
+# available by id.
+OFF_BY_DEFAULT = ("raw_rows", "ranking_order", "value_filter", "crosslingual_values", "near_words")
 
 
 class Settings(BaseSettings):

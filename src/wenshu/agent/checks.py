@@ -11,8 +11,7 @@ Stages, in the order an answer meets them:
 - `plan`: `near_words` keeps a measure or dimension the plan model chose when a phrase of the question
   that no entry lists is close to its words in meaning ("takings", 回头客), through the same embedder
   (`semantic/nearby.py`); without it such a choice is dropped as not said. Off by default: on `biz_val`
-  it fired on 2 of 45 questions and changed no answer. `plan_translate` reads an English question in Chinese
-  on the plan path, as the chat model translates it (`agent/plan.py`).
+  it fired on 2 of 45 questions and changed no answer.
 - `repair`: `schema_repair` fixes in code what the catalog can (a column on the wrong table, a table
   used but not joined) before the guard reads the SQL (`sql/repair.py`); `unused_join` drops an inner
   join the query reads nothing from and the question does not name (`sql/unused_joins.py`).
@@ -107,7 +106,6 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
     Check("off_topic", "scope"),
     Check("crosslingual_values", "recall"),
     Check("near_words", "plan"),
-    Check("plan_translate", "plan"),
     Check("schema_repair", "repair"),
     Check("unused_join", "repair"),
     Check("retry", "retry"),

@@ -23,7 +23,6 @@ from wenshu.prompts import render
 from wenshu.agent.state import AgentState
 from wenshu.contracts import Event
 from wenshu.errors import WenshuError
-from wenshu.kb.crosslingual import translate
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.edits import edit
 from wenshu.semantic.grounding import ground, prefer_finer, unanswerable, unpinned
@@ -33,9 +32,6 @@ from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import QueryPlan
 from wenshu.semantic.schema import plan_schema
 from wenshu.semantic.windows import followup_window, plan_window
-
-
-READ_AS = " (read as: "  # the trace's words for a question the plan path read translated (check `plan_translate`)
 
 
 class NoPlan(Exception):
@@ -124,25 +120,12 @@ def _plan(state: AgentState, ctx: AgentContext) -> tuple[QueryPlan, list[dict], 
             return QueryPlan.model_validate(given), [], "given", model
         except ValidationError as err:
             raise NoPlan(f"the given plan is not a plan: {err.errors()[0]['msg']}") from err
-    question, read_as = reading(q, ctx)
+    question = q["question"]
     previous = next((t for t in reversed(state.get("turns") or []) if t.get("sql")), None)
     if previous is not None:
-        return unpinned(_from_previous(state, model, previous, question), model), [], \
-            "edited the previous plan" + read_as, model
+        return unpinned(_from_previous(state, model, previous, question), model), [], "edited the previous plan", model
     plan, notes, extra = _from_model(state, ctx, model, question)
-    return unpinned(plan, model), notes, extra + read_as, model
-
-
-def reading(query: dict, ctx: AgentContext) -> tuple[str, str]:
-    """(the question as the plan path reads it, what the trace says of that). With check `plan_translate` an
-    English question is read in Chinese, as the chat model translates it (the answer stays in English): the
-    semantic model's Chinese names, the period phrases and the question's other readings are fuller in Chinese.
-    A failed translation reads the question as asked."""
-    question = query["question"]
-    if query.get("lang") != "en" or "plan_translate" in ctx.disabled_checks:
-        return question, ""
-    translated = translate(ctx.models, question)
-    return (translated, f"{READ_AS}{translated})") if translated else (question, "")
+    return unpinned(plan, model), notes, extra, model
 
 
 def plan_step(state: AgentState, ctx: AgentContext) -> tuple:
@@ -161,7 +144,7 @@ def plan_step(state: AgentState, ctx: AgentContext) -> tuple:
                  "plan": plan.model_dump(mode="json", exclude_defaults=True), "plan_notes": notes + finer})
     what = f"rows of {plan.records}" if plan.records else ", ".join(plan.measures)
     text = "plan: " + what + (f" by {', '.join(plan.dimensions)}" if plan.dimensions else "")
-    text += f"; {how}" if how == "given" or how.startswith("edited the previous plan") else how
+    text += f"; {how}" if how in ("given", "edited the previous plan") else how
     near = [f"{n['said']} -> {n['used']}" for n in notes if n["kind"] == "near"]
     text += f" (read by meaning: {', '.join(near)})" if near else ""
-    return {"sql": part}, "ok", text, (["near_words"] if near else []) + (["plan_translate"] if READ_AS in how else [])
+    return {"sql": part}, "ok", text, ["near_words"] if near else []
