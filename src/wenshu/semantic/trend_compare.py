@@ -3,10 +3,10 @@ revenue this year with YoY growth").
 
 The trend is compiled as usual over a window reaching back far enough for the first period's earlier one
 (one period before for 环比, one year before for 同比); the earlier value is then read with LAG over the
-periods of each member, and only the asked window's periods are shown, each with the growth in percent
-(its earlier value is the row above, or a year of rows above). LAG counts rows, so the series must have every period: the trend's own periods are
-consecutive wherever the data has rows (a period with no rows at all shifts the comparison; the demo and
-most business data have rows every day). A 同比 by day is not compiled (a year is not a fixed number of days).
+periods of each member, and only the asked window's periods are shown, each with its change (the earlier
+value is the row above, or a year of rows above). LAG counts rows, so the series must have every period:
+a period with no rows at all would shift the comparison (the demo and most business data have rows every
+day). A 同比 by day is not compiled: a year is no fixed number of days.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def reach(window: Window, grain: str, compare: str) -> Window:
 
 
 def compile_trend_compare(compiler_cls, model, plan: QueryPlan, dialect: str, lang: str) -> Compiled:
-    """The plan's trend with each period's earlier value and growth; `compiler_cls`: semantic.compile.Compiler."""
+    """The plan's trend with each period's change against its earlier one; `compiler_cls`: semantic.compile.Compiler."""
     compiler = compiler_cls(model, plan, dialect, lang)
     lag = 1 if plan.compare == "previous" else PER_YEAR.get(plan.grain or "")
     if lag is None:
