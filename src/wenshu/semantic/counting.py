@@ -173,18 +173,25 @@ def qualified(model: SemanticModel, measures: list[str], words: dict[str, list[s
     return [x for x in measures if x not in dropped]
 
 
+def keyed_counts(model: SemanticModel, did: str) -> list[Measure]:
+    """The count_distinct measures whose key looks dimension `did` up (orders.customer_id -> customers), in the
+    model's order; a count of keys with several rows each (`at_least`: repeat customers) is not one of them."""
+    dim = next((d for d in model.dimensions if d.id == did), None)
+    if dim is None:
+        return []
+    keys = {r.ends()[0] for r in model.relationships if r.ends()[1][0].lower() == dim.table.lower()}
+    return [x for x in model.measures if x.agg == "count_distinct" and not x.at_least and (x.table, x.expr) in keys]
+
+
 def distinct_counts(model: SemanticModel, counted: list[str], named: list[str], earlier: list[str]) -> list[str]:
     """The measures a follow-up asks with the dimensions it counts ("and how many different customers bought each
-    month"): each counted dimension's count_distinct measure (its key looks the dimension up; on the table of the
-    measures named, else of the earlier turn's), in place of a row count of the same table."""
-    by_id, dims = {x.id: x for x in model.measures}, {d.id: d for d in model.dimensions}
+    month"): each counted dimension's count_distinct measure (on the table of the measures named, else of the
+    earlier turn's), in place of a row count of the same table."""
+    by_id = {x.id: x for x in model.measures}
     out = list(named)
     tables = [by_id[x].table.lower() for x in named or earlier if x in by_id]
-    for did in (d for d in counted if d in dims):
-        target = dims[did].table.lower()
-        keys = {r.ends()[0] for r in model.relationships if r.ends()[1][0].lower() == target}
-        found = sorted((x for x in model.measures if x.agg == "count_distinct" and (x.table, x.expr) in keys),
-                       key=lambda x: x.table.lower() not in tables)
+    for did in counted:
+        found = sorted(keyed_counts(model, did), key=lambda x: x.table.lower() not in tables)
         if found:
             twin = found[0]
             out = [x for x in out if not (x in by_id and by_id[x].agg == "count"

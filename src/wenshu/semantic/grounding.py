@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from wenshu.semantic.counting import asked, not_asked
+from wenshu.semantic.counting import asked, keyed_counts, not_asked
 from wenshu.semantic.fields import thresholds
 from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import Mentions, cue, label_words, not_the_measures_own, oriented, read
@@ -97,17 +97,14 @@ def _distinct_counts(measures: list[str], m: Mentions, model: SemanticModel) -> 
     """"How many distinct customers placed a paid order": the question counts a dimension, so a row count of
     a table is its distinct count of the key that looks that dimension up (orders.customer_id -> customers),
     when the model has such a measure with the same default filter."""
-    dims = {d.id: d for d in model.dimensions}
     out = list(measures)
     for did in m.counted:
-        target = dims[did].table.lower()
-        keys = {r.ends()[0] for r in model.relationships if r.ends()[1][0].lower() == target}
+        keyed = keyed_counts(model, did)
         for i, mid in enumerate(out):
             me = next((x for x in model.measures if x.id == mid and x.agg == "count"), None)
             if me is None:
                 continue
-            twin = next((x for x in model.measures if x.agg == "count_distinct" and x.table.lower() == me.table.lower()
-                         and (x.table, x.expr) in keys and x.filter == me.filter), None)
+            twin = next((x for x in keyed if x.table.lower() == me.table.lower() and x.filter == me.filter), None)
             if twin is not None:
                 out[i] = twin.id
     return list(dict.fromkeys(out))

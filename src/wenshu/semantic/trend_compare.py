@@ -43,8 +43,7 @@ def compile_trend_compare(compiler_cls, model, plan: QueryPlan, dialect: str, la
     inner = compiler_cls(model, trend, dialect, lang).run()
     q, engine = compiler.q, compiler.engine
     period = PERIOD[lang][plan.grain]
-    keys = [c for c in inner.columns if c != period][:len(plan.dimensions)]
-    values = inner.columns[len(keys) + 1:]
+    keys, values = inner.columns[:len(plan.dimensions)], inner.columns[len(plan.dimensions) + 1:]  # keys, period, measures
     partition = f"PARTITION BY {', '.join(q(k) for k in keys)} " if keys else ""
     select, columns = [q(k) for k in [*keys, period]], [*keys, period]
     for v, mt in zip(values, [compiler.metric(x) for x in plan.measures]):
