@@ -68,6 +68,16 @@ def test_short_chinese_names_match_their_pinyin_exactly_and_never_fuzzily():
     assert romanized("波司登长款羽绒服") == [] and romanized("App") == []  # long names and words stay as they are
 
 
+def test_a_value_several_tables_hold_keeps_the_tables_the_question_names():
+    idx = ValueIndex([ValueEntry("Owners", "state", "Wisconsin", "Wisconsin"),
+                      ValueEntry("Professionals", "state", "Wisconsin", "Wisconsin"),
+                      ValueEntry("Professionals", "state", "Hawaii", "Hawaii")])
+    said = {(h.table, h.value) for h in idx.match("emails of professionals living in Hawaii or Wisconsin")}
+    assert said == {("Professionals", "Wisconsin"), ("Professionals", "Hawaii")}
+    both = {h.table for h in idx.match("people living in Wisconsin")}  # no table named: every holder stays
+    assert both == {"Owners", "Professionals"}
+
+
 def test_binary_and_control_values_are_dropped():
     assert clean_value(b"\x00") is None and clean_value("a\x00b") is None
     assert clean_value("x" * 500) == "x" * 40

@@ -19,7 +19,7 @@ from rapidfuzz import fuzz, process
 
 from wenshu.catalog import Catalog
 from wenshu.knowledge.documents import clean_value, column_values
-from wenshu.knowledge.tokenize import STOPWORDS, _CJK, ngrams
+from wenshu.knowledge.tokenize import STOPWORDS, _CJK, english_words, ngrams
 
 FUZZY_CUTOFF = 88.0
 MAX_FUZZY_CANDIDATES = 2000
@@ -144,7 +144,19 @@ class ValueIndex:
                     if key not in hits or hits[key].score < score:
                         hits[key] = ValueHit(e.table, e.column, e.value, e.label, gram, score)
         ranked = sorted(hits.values(), key=lambda h: (-h.score, -len(h.matched), h.table, h.column))
-        return _drop_shadowed(ranked)[:limit]
+        return _named_tables_first(_drop_shadowed(ranked), question)[:limit]
+
+
+def _named_tables_first(hits: list[ValueHit], question: str) -> list[ValueHit]:
+    """A literal several tables hold ("Wisconsin" in Owners.state and Professionals.state): when the
+    question names some of those tables ("professionals who live in Wisconsin"), only theirs are kept."""
+    said = set(english_words(question))
+    by_literal: dict[str, set[str]] = defaultdict(set)
+    for h in hits:
+        by_literal[h.matched].add(h.table)
+    named = {t for tables in by_literal.values() if len(tables) > 1 for t in tables
+             if (words := set(english_words(t))) and words <= said}
+    return [h for h in hits if h.table in named or not (by_literal[h.matched] & named)]
 
 
 def _drop_shadowed(hits: list[ValueHit]) -> list[ValueHit]:
