@@ -16,7 +16,6 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 
-from langchain_core.messages import HumanMessage
 
 from bench.ablation import fired_checks
 from bench.datasets import Item
@@ -105,16 +104,13 @@ def create_statements(db_path) -> str:
 def run_baseline(models_factory, schema: str, item: Item, previous: Item | None, gold_rows: list) -> dict:
     """One prompt, greedy: a system line, the `CREATE TABLE` text as stored, the question; the SQL run as is.
     The schema leads, so questions on the same database reuse the model's evaluated prefix."""
-    from langchain_core.messages import SystemMessage
-
-    from wenshu.prompts import render
+    from wenshu.agent.plain_reading import plain_messages
     from wenshu.errors import WenshuError
     from wenshu.sql.extract import extract_sql
 
     models = models_factory()
     question = item.question if previous is None else f"{previous.question}\n(follow-up) {item.question}"
-    messages = [SystemMessage(render("baseline_system", dialect="SQLite", schema=schema).strip()),
-                HumanMessage(render("baseline_user", question=question).strip())]  # fmt: skip
+    messages = plain_messages(question, "SQLite", schema, prefix_cache=None)
     t0 = time.perf_counter()
     try:
         text = models.text("strong", messages, temperature=0.0)

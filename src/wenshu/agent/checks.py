@@ -15,6 +15,9 @@ Stages, in the order an answer meets them:
 - `repair`: `schema_repair` fixes in code what the catalog can (a column on the wrong table, a table
   used but not joined) before the guard reads the SQL (`sql/repair.py`); `unused_join` drops an inner
   join the query reads nothing from and the question does not name (`sql/unused_joins.py`).
+- `generate`: `plain_reading` asks a plain prompt (the schema as `CREATE TABLE`, the question) once when
+  the first SQL is refused, fails or returns no rows, and keeps its SQL if that returns rows
+  (`agent/plain_reading.py`).
 - `retry`: `retry` sends a statement the guard refused, or that failed to run, back to the model with
   the reason (the graph's validate/execute loops).
 - `result`: rules on the rows that came back; the first one that fails speaks (`agent/result_checks.py`).
@@ -108,6 +111,7 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
     Check("near_words", "plan"),
     Check("schema_repair", "repair"),
     Check("unused_join", "repair"),
+    Check("plain_reading", "generate"),
     Check("retry", "retry"),
     Check("empty_result", "result", rc.empty_result),
     Check("ranking_order", "result", rc.ranking_order),

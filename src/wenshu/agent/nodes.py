@@ -16,7 +16,8 @@ from wenshu.agent import explain as ex
 from wenshu.agent.checked_run import CheckedRun
 from wenshu.agent.context import AgentContext
 from wenshu.agent.checks import Answer, run_checks
-from wenshu.agent.generate import GenerateInput, Turn, build_messages
+from wenshu.agent.generate import GenerateInput, Turn, build_messages, engine_label
+from wenshu.agent.plain_reading import plain_messages, plain_schema, second_reading
 from wenshu.agent.intent import IntentAnswer, IntentResult, classify_rules, from_model, query_type_of
 from wenshu.agent.plan_answer import planned_answer
 from wenshu.prompts import render
@@ -129,10 +130,15 @@ def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str,
                            on_progress=lambda p: ctx.emit(Event(type="progress", node="generate", data=p)), **kw)
     sql = extract_sql(text)
     detail = f"after {stage}: {reason}" if stage else ""
+    fired: list[str] = []
     if sql and not stage and ctx.settings.sql_candidates > 1:
         sql, note = _vote(sql, inp, q, ctx)
         part["vote"] = note
         detail = f"vote: {note}"
+    elif sql and not stage and not turns and "plain_reading" not in ctx.disabled_checks:
+        sql, note = _second_reading(sql, schema, q, ctx)
+        if note:
+            part["plain_reading"], detail, fired = note, f"plain reading: {note}", ["plain_reading"]
     part.update({"sql": sql, "raw": text[:2000], "validation": None, "attempted": True, "path": "sql"})
     for key in ("plan", "plan_notes"):  # the model wrote this SQL: the plan no longer describes it
         part.pop(key, None)
@@ -140,7 +146,7 @@ def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str,
         ctx.emit(Event(type="sql", data=sql))
     if not sql:
         detail = (detail + "; " if detail else "") + "no SQL in the model's answer"
-    return {"sql": part}, "retry" if stage else "ok", detail, ["retry"] if stage in ("validate", "execute") else []
+    return {"sql": part}, "retry" if stage else "ok", detail, ["retry"] if stage in ("validate", "execute") else fired
 
 
 def _vote(first: str, inp: GenerateInput, q: dict, ctx: AgentContext) -> tuple[str, dict]:
@@ -150,6 +156,19 @@ def _vote(first: str, inp: GenerateInput, q: dict, ctx: AgentContext) -> tuple[s
         return extract_sql(ctx.models.text("strong", messages, temperature=0.7, seed=1000 + i))
 
     return choose(first, sample, make_runner(CheckedRun.for_agent(ctx, q["datasource"])), ctx.settings.sql_candidates)
+
+
+def _second_reading(first: str, schema: dict, q: dict, ctx: AgentContext) -> tuple[str, dict | None]:
+    catalog = ctx.catalog(q["datasource"])
+    whole = schema.get("whole")
+    text = plain_schema(catalog, None if whole else schema.get("tables"))
+    messages = plain_messages(q["question"], engine_label(catalog.dialect), text,
+                              f"{q['datasource']}#plain" if whole else None)
+
+    def write() -> str | None:
+        return extract_sql(ctx.models.text("strong", messages, temperature=0.0))
+
+    return second_reading(first, make_runner(CheckedRun.for_agent(ctx, q["datasource"])), write)
 
 
 def validate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str, list[str]]:

@@ -1,0 +1,51 @@
+"""A second reading: when the first SQL cannot answer, ask again with a plain prompt and keep what runs.
+
+The generation prompt carries rules, value hints, glossary terms, examples and a compact schema. They
+help most questions, and they also steer a small model into the same wrong reading on every retry.
+A plain prompt (the schema as `CREATE TABLE` statements, the question, nothing else: the layout of the
+model's training data) fails on different questions. Measured on the bench (README, Accuracy), the two
+disagree often enough that each rescues the other where one cannot run.
+
+So the first SQL keeps the answer whenever it runs and returns rows. When it is refused, fails or comes
+back empty, one greedy answer to the plain prompt is run the same way (repaired, guarded, read-only,
+bounded); if it returns rows it continues in the first one's place, else the first one goes on to its
+usual retry with feedback. Check id `plain_reading`; only on a first turn (a follow-up's meaning lives
+in the earlier turns, which a plain prompt does not carry).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from wenshu.catalog import Catalog
+from wenshu.knowledge.schema_block import table_block
+from wenshu.prompts import render
+
+Runner = Callable[[str], str | None]  # SQL -> signature of its rows (None: cannot run, or no rows)
+Writer = Callable[[list[BaseMessage]], str | None]  # messages -> the SQL of the model's greedy answer
+
+
+def plain_schema(catalog: Catalog, tables: list[str] | None = None) -> str:
+    """The tables as bare `CREATE TABLE` statements: keys kept, no example values."""
+    keep = None if tables is None else {t.lower() for t in tables}
+    chosen = [t for t in catalog.tables if keep is None or t.name.lower() in keep]
+    return "\n\n".join(table_block(t, examples=False) for t in chosen)
+
+
+def plain_messages(question: str, dialect_label: str, schema: str, prefix_cache: str | None) -> list[BaseMessage]:
+    """The plain prompt; the system message (instruction and schema) is the same for every question."""
+    kwargs = {"prefix_cache": prefix_cache} if prefix_cache else {}
+    system = render("plain_system", dialect=dialect_label, schema=schema).strip()
+    return [SystemMessage(system, additional_kwargs=kwargs), HumanMessage(render("plain_user", question=question).strip())]
+
+
+def second_reading(first: str, run: Runner, write: Callable[[], str | None]) -> tuple[str, dict | None]:
+    """The SQL to continue with, and a note when the plain reading was asked ({first_ran, plain_ran, chosen})."""
+    if run(first) is not None:
+        return first, None
+    plain = write()
+    plain_ran = bool(plain) and plain.strip() != first.strip() and run(plain) is not None
+    note = {"first_ran": False, "plain_ran": plain_ran, "chosen": "plain" if plain_ran else "first"}
+    return (plain if plain_ran else first), note

@@ -1,0 +1,90 @@
+"""The plain reading: a first SQL that cannot answer gets one second opinion from a plain prompt.
+Scripted model, real demo database."""
+
+from __future__ import annotations
+
+import pytest
+
+from wenshu.agent.plain_reading import plain_schema, second_reading
+from wenshu.contracts import AgentRequest
+from wenshu.settings import OFF_BY_DEFAULT
+
+BY_CHANNEL = "SELECT channel, COUNT(*) AS n FROM orders GROUP BY channel"
+NO_ROWS = "SELECT channel, COUNT(*) AS n FROM orders WHERE order_id < 0 GROUP BY channel"
+QUESTION = "各渠道有多少条订单记录"
+
+
+@pytest.fixture
+def reading_agent(settings, store, fake_model):
+    from wenshu.agent.service import Agent
+    from wenshu.providers.base import ModelClient
+
+    off = [c for c in OFF_BY_DEFAULT if c != "plain_reading"]
+    return Agent(settings.model_copy(update={"disabled_checks": off}), store,
+                 models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
+
+
+def generate_steps(resp):
+    return [t for t in resp.trace if t.node == "generate"]
+
+
+def test_second_reading_keeps_the_first_sql_that_runs_and_asks_only_when_it_cannot():
+    asked = []
+
+    def write():
+        asked.append(1)
+        return "B"
+
+    assert second_reading("A", {"A": "rows"}.get, write) == ("A", None) and not asked
+    sql, note = second_reading("A", {"B": "rows"}.get, write)
+    assert sql == "B" and note == {"first_ran": False, "plain_ran": True, "chosen": "plain"}
+    sql, note = second_reading("A", {}.get, write)
+    assert sql == "A" and note["chosen"] == "first"  # neither runs: the first goes on to its retry
+    assert second_reading("A", {}.get, lambda: "A")[1]["plain_ran"] is False  # the same SQL is no second opinion
+
+
+def test_an_empty_first_answer_is_replaced_by_the_plain_reading(reading_agent, fake_model):
+    fake_model.queue(NO_ROWS, BY_CHANNEL)
+    resp = reading_agent.ask(AgentRequest(message=QUESTION))
+    assert resp.error is None and resp.sql.startswith(BY_CHANNEL) and resp.row_count == 3
+    assert resp.usage.llm_calls == 2
+    [step] = generate_steps(resp)
+    assert step.checks == ["plain_reading"] and "'chosen': 'plain'" in step.detail
+    system, user = fake_model.calls[1]
+    assert "CREATE TABLE orders" in system.content and "e.g." not in system.content  # bare DDL, no samples
+    assert "Rules:" not in system.content and user.content.endswith(QUESTION)
+
+
+def test_a_first_answer_with_rows_is_never_read_again(reading_agent, fake_model):
+    fake_model.queue(BY_CHANNEL)
+    resp = reading_agent.ask(AgentRequest(message=QUESTION))
+    assert resp.error is None and resp.usage.llm_calls == 1
+    assert not generate_steps(resp)[0].checks
+
+
+def test_when_neither_runs_the_first_goes_on_to_its_retry(reading_agent, fake_model):
+    fake_model.queue("DELETE FROM orders", "DROP TABLE orders", BY_CHANNEL)
+    resp = reading_agent.ask(AgentRequest(message=QUESTION))
+    assert resp.error is None and resp.sql.startswith(BY_CHANNEL)
+    first, retry = generate_steps(resp)
+    assert "'chosen': 'first'" in first.detail and retry.status == "retry"
+    assert "DELETE FROM orders" in fake_model.calls[2][-1].content  # the retry is told what was refused
+
+
+def test_it_is_off_by_default_and_not_asked_on_a_follow_up(agent, reading_agent, fake_model):
+    fake_model.queue(NO_ROWS, BY_CHANNEL)
+    resp = agent.ask(AgentRequest(message=QUESTION))
+    assert "plain_reading" not in (generate_steps(resp)[0].checks or [])
+    fake_model.responses.clear()
+    fake_model.queue(BY_CHANNEL)
+    first = reading_agent.ask(AgentRequest(message=QUESTION))
+    fake_model.queue(NO_ROWS, BY_CHANNEL)
+    resp = reading_agent.ask(AgentRequest(message="只看线上渠道呢", conversation_id=first.conversation_id))
+    assert all("plain_reading" not in (s.checks or []) for s in generate_steps(resp))
+
+
+def test_plain_schema_lists_only_the_tables_asked_for(store, settings):
+    catalog = store.catalogs.load(settings.default_datasource)
+    text = plain_schema(catalog, ["orders"])
+    assert text.startswith("CREATE TABLE orders") and text.count("CREATE TABLE") == 1
+    assert plain_schema(catalog).count("CREATE TABLE") == len(catalog.tables) > 1
