@@ -19,7 +19,7 @@ def test_every_check_with_feedback_has_its_prompt_and_every_prompt_a_check():
                if p.name.startswith("check_")}  # fmt: skip
     with_feedback = {c.id for c in CHECKS.values() if c.find is not None}
     assert prompts == with_feedback
-    assert {c.stage for c in CHECKS.values()} == {"scope", "recall", "plan", "repair", "retry", "result", "coverage", "judge"}
+    assert {c.stage for c in CHECKS.values()} == {"scope", "recall", "plan", "generate", "repair", "retry", "result", "coverage", "judge"}
 
 
 def test_a_switched_off_check_does_not_fire():
