@@ -88,3 +88,12 @@ def test_plain_schema_lists_only_the_tables_asked_for(store, settings):
     text = plain_schema(catalog, ["orders"])
     assert text.startswith("CREATE TABLE orders") and text.count("CREATE TABLE") == 1
     assert plain_schema(catalog).count("CREATE TABLE") == len(catalog.tables) > 1
+
+
+def test_a_plain_reading_the_model_fails_on_leaves_the_first_sql_to_its_retry(reading_agent, fake_model):
+    from wenshu.providers.fake import ScriptExhausted
+
+    fake_model.queue(NO_ROWS, ScriptExhausted("timed out"), BY_CHANNEL)
+    resp = reading_agent.ask(AgentRequest(message=QUESTION))
+    assert resp.error is None and resp.sql.startswith(BY_CHANNEL)
+    assert "'plain_ran': False" in generate_steps(resp)[0].detail

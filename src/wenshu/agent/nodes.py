@@ -16,8 +16,8 @@ from wenshu.agent import explain as ex
 from wenshu.agent.checked_run import CheckedRun
 from wenshu.agent.context import AgentContext
 from wenshu.agent.checks import Answer, run_checks
-from wenshu.agent.generate import GenerateInput, Turn, build_messages, engine_label
-from wenshu.agent.plain_reading import plain_messages, plain_schema, second_reading
+from wenshu.agent.generate import GenerateInput, Turn, build_messages
+from wenshu.agent.plain_reading import reread
 from wenshu.agent.intent import IntentAnswer, IntentResult, classify_rules, from_model, query_type_of
 from wenshu.agent.plan_answer import planned_answer
 from wenshu.prompts import render
@@ -136,7 +136,7 @@ def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str,
         part["vote"] = note
         detail = f"vote: {note}"
     elif sql and not stage and not turns and "plain_reading" not in ctx.disabled_checks:
-        sql, note = _second_reading(sql, schema, q, ctx)
+        sql, note = reread(sql, schema, q, ctx)
         if note:
             part["plain_reading"], detail, fired = note, f"plain reading: {note}", ["plain_reading"]
     part.update({"sql": sql, "raw": text[:2000], "validation": None, "attempted": True, "path": "sql"})
@@ -156,19 +156,6 @@ def _vote(first: str, inp: GenerateInput, q: dict, ctx: AgentContext) -> tuple[s
         return extract_sql(ctx.models.text("strong", messages, temperature=0.7, seed=1000 + i))
 
     return choose(first, sample, make_runner(CheckedRun.for_agent(ctx, q["datasource"])), ctx.settings.sql_candidates)
-
-
-def _second_reading(first: str, schema: dict, q: dict, ctx: AgentContext) -> tuple[str, dict | None]:
-    catalog = ctx.catalog(q["datasource"])
-    whole = schema.get("whole")
-    text = plain_schema(catalog, None if whole else schema.get("tables"))
-    messages = plain_messages(q["question"], engine_label(catalog.dialect), text,
-                              f"{q['datasource']}#plain" if whole else None)
-
-    def write() -> str | None:
-        return extract_sql(ctx.models.text("strong", messages, temperature=0.0))
-
-    return second_reading(first, make_runner(CheckedRun.for_agent(ctx, q["datasource"])), write)
 
 
 def validate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str, list[str]]:

@@ -19,9 +19,14 @@ from collections.abc import Callable
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
+from wenshu.agent.checked_run import CheckedRun
+from wenshu.agent.generate import engine_label
+from wenshu.agent.vote import make_runner
 from wenshu.catalog import Catalog
+from wenshu.errors import WenshuError
 from wenshu.knowledge.schema_block import table_block
 from wenshu.prompts import render
+from wenshu.sql.extract import extract_sql
 
 Runner = Callable[[str], str | None]  # SQL -> signature of its rows (None: cannot run, or no rows)
 Writer = Callable[[list[BaseMessage]], str | None]  # messages -> the SQL of the model's greedy answer
@@ -49,3 +54,21 @@ def second_reading(first: str, run: Runner, write: Callable[[], str | None]) -> 
     plain_ran = bool(plain) and plain.strip() != first.strip() and run(plain) is not None
     note = {"first_ran": False, "plain_ran": plain_ran, "chosen": "plain" if plain_ran else "first"}
     return (plain if plain_ran else first), note
+
+
+def reread(first: str, schema: dict, q: dict, ctx) -> tuple[str, dict | None]:
+    """`second_reading` for the agent: the plain prompt over the schema recall showed (its own cached
+    prefix when that is the whole schema), candidates run through the one checked run path."""
+    catalog = ctx.catalog(q["datasource"])
+    whole = schema.get("whole")
+    text = plain_schema(catalog, None if whole else schema.get("tables"))
+    messages = plain_messages(q["question"], engine_label(catalog.dialect), text,
+                              f"{q['datasource']}#plain" if whole else None)
+
+    def write() -> str | None:
+        try:
+            return extract_sql(ctx.models.text("strong", messages, temperature=0.0))
+        except WenshuError:  # a second opinion that fails (a timeout) leaves the first SQL to its retry
+            return None
+
+    return second_reading(first, make_runner(CheckedRun.for_agent(ctx, q["datasource"])), write)
