@@ -19,8 +19,8 @@ def reading_agent(settings, store, fake_model):
     from wenshu.agent.service import Agent
     from wenshu.providers.base import ModelClient
 
-    off = [c for c in OFF_BY_DEFAULT if c != "plain_reading"]
-    return Agent(settings.model_copy(update={"disabled_checks": off}), store,
+    off = [c for c in OFF_BY_DEFAULT if c != "plain_reading"]  # free SQL answers: the plan path is off
+    return Agent(settings.model_copy(update={"disabled_checks": off, "semantic_path": False}), store,
                  models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
 
 
@@ -81,6 +81,13 @@ def test_it_is_off_by_default_and_not_asked_on_a_follow_up(agent, reading_agent,
     fake_model.queue(NO_ROWS, BY_CHANNEL)
     resp = reading_agent.ask(AgentRequest(message="只看线上渠道呢", conversation_id=first.conversation_id))
     assert all("plain_reading" not in (s.checks or []) for s in generate_steps(resp))
+
+
+def test_not_asked_when_the_question_has_a_relative_time_window(reading_agent, fake_model):
+    fake_model.queue(NO_ROWS)
+    fake_model.default = BY_CHANNEL  # the retries that the missing window asks for
+    reading_agent.ask(AgentRequest(message="上个月各渠道有多少条订单记录"))
+    assert len(fake_model.calls) > 1 and all("CREATE TABLE orders" not in str(c[0].content) for c in fake_model.calls)
 
 
 def test_plain_schema_lists_only_the_tables_asked_for(store, settings):

@@ -135,7 +135,7 @@ def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str,
         sql, note = _vote(sql, inp, q, ctx)
         part["vote"] = note
         detail = f"vote: {note}"
-    elif sql and not stage and not turns and "plain_reading" not in ctx.disabled_checks:
+    elif sql and not stage and not turns and not inp.time_windows and "plain_reading" not in ctx.disabled_checks:
         sql, note = reread(sql, schema, q, ctx)
         if note:
             part["plain_reading"], detail, fired = note, f"plain reading: {note}", ["plain_reading"]

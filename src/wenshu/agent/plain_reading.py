@@ -9,8 +9,9 @@ disagree often enough that each rescues the other where one cannot run.
 So the first SQL keeps the answer whenever it runs and returns rows. When it is refused, fails or comes
 back empty, one greedy answer to the plain prompt is run the same way (repaired, guarded, read-only,
 bounded); if it returns rows it continues in the first one's place, else the first one goes on to its
-usual retry with feedback. Check id `plain_reading`; only on a first turn (a follow-up's meaning lives
-in the earlier turns, which a plain prompt does not carry).
+usual retry with feedback. Check id `plain_reading`; only on a first turn without a relative time
+window (a follow-up's meaning lives in the earlier turns, and "last month" in today's date, neither of
+which a plain prompt carries).
 """
 
 from __future__ import annotations
