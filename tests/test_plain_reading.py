@@ -37,10 +37,17 @@ def test_second_reading_keeps_the_first_sql_that_runs_and_asks_only_when_it_cann
 
     assert second_reading("A", {"A": "rows"}.get, write) == ("A", None) and not asked
     sql, note = second_reading("A", {"B": "rows"}.get, write)
-    assert sql == "B" and note == {"first_ran": False, "plain_ran": True, "chosen": "plain"}
+    assert sql == "B" and note == {"first_ran": False, "plain_ran": True, "agree": False, "chosen": "plain"}
     sql, note = second_reading("A", {}.get, write)
     assert sql == "A" and note["chosen"] == "first"  # neither runs: the first goes on to its retry
     assert second_reading("A", {}.get, lambda: "A")[1]["plain_ran"] is False  # the same SQL is no second opinion
+
+
+def test_preferred_the_plain_reading_is_asked_always_and_wins_a_disagreement():
+    assert second_reading("A", {"A": "x", "B": "y"}.get, lambda: "B", prefer_plain=True) == (
+        "B", {"first_ran": True, "plain_ran": True, "agree": False, "chosen": "plain"})
+    assert second_reading("A", {"A": "x", "B": "x"}.get, lambda: "B", prefer_plain=True)[0] == "A"  # agree: first
+    assert second_reading("A", {"A": "x"}.get, lambda: "B", prefer_plain=True)[0] == "A"  # plain cannot run
 
 
 def test_an_empty_first_answer_is_replaced_by_the_plain_reading(reading_agent, fake_model):
@@ -104,3 +111,31 @@ def test_a_plain_reading_the_model_fails_on_leaves_the_first_sql_to_its_retry(re
     resp = reading_agent.ask(AgentRequest(message=QUESTION))
     assert resp.error is None and resp.sql.startswith(BY_CHANNEL)
     assert "'plain_ran': False" in generate_steps(resp)[0].detail
+
+
+@pytest.fixture
+def preferring_agent(settings, store, fake_model):
+    from wenshu.agent.service import Agent
+    from wenshu.providers.base import ModelClient
+
+    off = [c for c in OFF_BY_DEFAULT if c not in ("plain_reading", "plain_preferred")]
+    return Agent(settings.model_copy(update={"disabled_checks": off, "semantic_path": False}), store,
+                 models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
+
+
+PAID_BY_CHANNEL = "SELECT channel, COUNT(*) AS n FROM orders WHERE status = 1 GROUP BY channel"
+
+
+def test_preferred_a_plain_reading_that_disagrees_answers(preferring_agent, fake_model):
+    fake_model.queue(PAID_BY_CHANNEL, BY_CHANNEL)
+    resp = preferring_agent.ask(AgentRequest(message=QUESTION))
+    assert resp.error is None and resp.sql.startswith(BY_CHANNEL) and resp.usage.llm_calls == 2
+    [step] = generate_steps(resp)
+    assert step.checks == ["plain_preferred"] and "'chosen': 'plain'" in step.detail
+
+
+def test_preferred_not_over_a_glossary_term_the_plain_prompt_never_sees(preferring_agent, fake_model):
+    fake_model.queue(PAID_BY_CHANNEL)
+    resp = preferring_agent.ask(AgentRequest(message="各渠道的已支付订单有多少"))
+    assert "orders.status = 1" in str(fake_model.calls[0][-1].content)  # the term reached the first prompt
+    assert resp.error is None and resp.sql.startswith(PAID_BY_CHANNEL) and resp.usage.llm_calls == 1

@@ -112,6 +112,7 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
     Check("schema_repair", "repair"),
     Check("unused_join", "repair"),
     Check("plain_reading", "generate"),
+    Check("plain_preferred", "generate"),
     Check("retry", "retry"),
     Check("empty_result", "result", rc.empty_result),
     Check("ranking_order", "result", rc.ranking_order),

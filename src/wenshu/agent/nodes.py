@@ -135,10 +135,10 @@ def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str,
         sql, note = _vote(sql, inp, q, ctx)
         part["vote"] = note
         detail = f"vote: {note}"
-    elif sql and not stage and not turns and not inp.time_windows and "plain_reading" not in ctx.disabled_checks:
-        sql, note = reread(sql, schema, q, ctx)
+    elif sql and not stage and not turns and not inp.time_windows:
+        sql, note, fired = _plain(sql, inp, schema, q, ctx)
         if note:
-            part["plain_reading"], detail, fired = note, f"plain reading: {note}", ["plain_reading"]
+            part["plain_reading"], detail = note, f"plain reading: {note}"
     part.update({"sql": sql, "raw": text[:2000], "validation": None, "attempted": True, "path": "sql"})
     for key in ("plan", "plan_notes"):  # the model wrote this SQL: the plan no longer describes it
         part.pop(key, None)
@@ -147,6 +147,15 @@ def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str,
     if not sql:
         detail = (detail + "; " if detail else "") + "no SQL in the model's answer"
     return {"sql": part}, "retry" if stage else "ok", detail, ["retry"] if stage in ("validate", "execute") else fired
+
+
+def _plain(sql: str, inp: GenerateInput, schema: dict, q: dict, ctx: AgentContext) -> tuple[str, dict | None, list]:
+    off = ctx.disabled_checks
+    prefer = "plain_preferred" not in off and not inp.glossary  # a glossary term: only the first prompt knows it
+    if "plain_reading" in off and not prefer:
+        return sql, None, []
+    chosen, note = reread(sql, schema, q, ctx, prefer)
+    return chosen, note, ([] if note is None else ["plain_preferred" if note["first_ran"] else "plain_reading"])
 
 
 def _vote(first: str, inp: GenerateInput, q: dict, ctx: AgentContext) -> tuple[str, dict]:

@@ -47,17 +47,22 @@ def plain_messages(question: str, dialect_label: str, schema: str, prefix_cache:
     return [SystemMessage(system, additional_kwargs=kwargs), HumanMessage(render("plain_user", question=question).strip())]
 
 
-def second_reading(first: str, run: Runner, write: Callable[[], str | None]) -> tuple[str, dict | None]:
-    """The SQL to continue with, and a note when the plain reading was asked ({first_ran, plain_ran, chosen})."""
-    if run(first) is not None:
+def second_reading(first: str, run: Runner, write: Callable[[], str | None],
+                   prefer_plain: bool = False) -> tuple[str, dict | None]:
+    """The SQL to continue with, and a note when the plain reading was asked ({first_ran, plain_ran,
+    agree, chosen}). `prefer_plain`: asked even when the first SQL runs, and kept when the two disagree."""
+    first_sig = run(first)
+    if first_sig is not None and not prefer_plain:
         return first, None
     plain = write()
-    plain_ran = bool(plain) and plain.strip() != first.strip() and run(plain) is not None
-    note = {"first_ran": False, "plain_ran": plain_ran, "chosen": "plain" if plain_ran else "first"}
-    return (plain if plain_ran else first), note
+    plain_sig = run(plain) if plain and plain.strip() != first.strip() else None
+    chosen = "plain" if plain_sig is not None and plain_sig != first_sig else "first"
+    note = {"first_ran": first_sig is not None, "plain_ran": plain_sig is not None,
+            "agree": plain_sig is not None and plain_sig == first_sig, "chosen": chosen}
+    return (plain if chosen == "plain" else first), note
 
 
-def reread(first: str, schema: dict, q: dict, ctx) -> tuple[str, dict | None]:
+def reread(first: str, schema: dict, q: dict, ctx, prefer_plain: bool = False) -> tuple[str, dict | None]:
     """`second_reading` for the agent: the plain prompt over the schema recall showed (its own cached
     prefix when that is the whole schema), candidates run through the one checked run path."""
     catalog = ctx.catalog(q["datasource"])
@@ -72,4 +77,4 @@ def reread(first: str, schema: dict, q: dict, ctx) -> tuple[str, dict | None]:
         except WenshuError:  # a second opinion that fails (a timeout) leaves the first SQL to its retry
             return None
 
-    return second_reading(first, make_runner(CheckedRun.for_agent(ctx, q["datasource"])), write)
+    return second_reading(first, make_runner(CheckedRun.for_agent(ctx, q["datasource"])), write, prefer_plain)
