@@ -19,8 +19,8 @@ def reading_agent(settings, store, fake_model):
     from wenshu.agent.service import Agent
     from wenshu.providers.base import ModelClient
 
-    off = [c for c in OFF_BY_DEFAULT if c != "plain_reading"]  # free SQL answers: the plan path is off
-    return Agent(settings.model_copy(update={"disabled_checks": off, "semantic_path": False}), store,
+    # the defaults (plain_reading on); free SQL answers: the plan path is off
+    return Agent(settings.model_copy(update={"disabled_checks": list(OFF_BY_DEFAULT), "semantic_path": False}), store,
                  models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
 
 
@@ -78,9 +78,16 @@ def test_when_neither_runs_the_first_goes_on_to_its_retry(reading_agent, fake_mo
     assert "DELETE FROM orders" in fake_model.calls[2][-1].content  # the retry is told what was refused
 
 
-def test_it_is_off_by_default_and_not_asked_on_a_follow_up(agent, reading_agent, fake_model):
+def test_on_by_default_off_by_its_switch_and_never_on_a_follow_up(settings, store, reading_agent, fake_model):
+    from wenshu.agent.service import Agent
+    from wenshu.providers.base import ModelClient
+
+    assert "plain_reading" not in settings.disabled_checks
+    off = [*OFF_BY_DEFAULT, "plain_reading"]
+    switched_off = Agent(settings.model_copy(update={"disabled_checks": off, "semantic_path": False}),
+                         store, models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
     fake_model.queue(NO_ROWS, BY_CHANNEL)
-    resp = agent.ask(AgentRequest(message=QUESTION))
+    resp = switched_off.ask(AgentRequest(message=QUESTION))
     assert "plain_reading" not in (generate_steps(resp)[0].checks or [])
     fake_model.responses.clear()
     fake_model.queue(BY_CHANNEL)

@@ -31,7 +31,7 @@ def wenshu_home() -> Path:
 
 # Checks whose ablation on the validation set (Spider-DK; `near_words`: biz_val) showed no gain: they stay
 # available by id.
-OFF_BY_DEFAULT = ("raw_rows", "ranking_order", "value_filter", "crosslingual_values", "near_words", "plain_reading",
+OFF_BY_DEFAULT = ("raw_rows", "ranking_order", "value_filter", "crosslingual_values", "near_words",
                   "plain_preferred")
 
 
