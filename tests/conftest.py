@@ -50,6 +50,20 @@ def no_answer_cache_by_default():
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_plain_reading_by_default():
+    """The product asks a plain prompt once when the first SQL cannot answer (check `plain_reading`). Tests
+    script the fake model's answers call by call, retries included, so they run with it off (the other
+    defaults kept); its own tests (test_plain_reading.py) turn it on explicitly."""
+    import json
+
+    from wenshu.settings import OFF_BY_DEFAULT
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("WENSHU_DISABLED_CHECKS", json.dumps([*OFF_BY_DEFAULT, "plain_reading"]))
+        yield
+
+
 @pytest.fixture
 def home(tmp_path, monkeypatch, demo_db_file) -> Path:
     """A fresh WENSHU_HOME with the demo DB already in place (copied, so tests cannot share state)."""
@@ -94,11 +108,12 @@ def agent(settings, store, fake_model):
 
 @pytest.fixture
 def agent_all_checks(settings, store, fake_model):
-    """The agent with every accuracy check on, also those off by default, to test their mechanism."""
+    """The agent with every accuracy check on, also those off by default, to test their mechanism; but the
+    plain readings, whose extra model call the scripts do not hold (test_plain_reading.py tests them)."""
     from wenshu.agent.service import Agent
     from wenshu.providers.base import ModelClient
 
-    return Agent(settings.model_copy(update={"disabled_checks": []}), store,
+    return Agent(settings.model_copy(update={"disabled_checks": ["plain_reading", "plain_preferred"]}), store,
                  models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from wenshu.agent.plain_reading import plain_schema, second_reading
 from wenshu.contracts import AgentRequest
-from wenshu.settings import OFF_BY_DEFAULT
+from wenshu.settings import OFF_BY_DEFAULT, Settings
 
 BY_CHANNEL = "SELECT channel, COUNT(*) AS n FROM orders GROUP BY channel"
 NO_ROWS = "SELECT channel, COUNT(*) AS n FROM orders WHERE order_id < 0 GROUP BY channel"
@@ -82,7 +82,7 @@ def test_on_by_default_off_by_its_switch_and_never_on_a_follow_up(settings, stor
     from wenshu.agent.service import Agent
     from wenshu.providers.base import ModelClient
 
-    assert "plain_reading" not in settings.disabled_checks
+    assert "plain_reading" not in Settings.model_fields["disabled_checks"].default_factory()  # the product's default
     off = [*OFF_BY_DEFAULT, "plain_reading"]
     switched_off = Agent(settings.model_copy(update={"disabled_checks": off, "semantic_path": False}),
                          store, models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
