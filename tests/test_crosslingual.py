@@ -74,7 +74,8 @@ def test_the_pipeline_shows_the_linked_value_and_the_switch_removes_it(settings,
     from wenshu.providers.base import ModelClient
 
     fake_model.queue("SELECT COUNT(*) AS n FROM singer WHERE country = 'France'")
-    agent = Agent(settings.model_copy(update={"disabled_checks": disabled}), store,
+    off = [*disabled, "plain_reading", "plain_preferred"]  # one scripted answer: no second reading
+    agent = Agent(settings.model_copy(update={"disabled_checks": off}), store,
                   models=ModelClient(models={"strong": fake_model, "fast": fake_model}, provider="fake"))  # fmt: skip
     resp = agent.ask(AgentRequest(message="法国有多少位歌手？", datasource=music))
     assert resp.error is None and resp.rows == [[4]]
