@@ -12,6 +12,9 @@ bounded); if it returns rows it continues in the first one's place, else the fir
 usual retry with feedback. Check id `plain_reading`; only on a first turn without a relative time
 window (a follow-up's meaning lives in the earlier turns, and "last month" in today's date, neither of
 which a plain prompt carries).
+
+`plain_preferred` (off by default, not yet measured live) asks the plain prompt on every such first turn
+without a glossary term, and keeps its SQL when both return rows and disagree.
 """
 
 from __future__ import annotations
@@ -30,7 +33,6 @@ from wenshu.prompts import render
 from wenshu.sql.extract import extract_sql
 
 Runner = Callable[[str], str | None]  # SQL -> signature of its rows (None: cannot run, or no rows)
-Writer = Callable[[list[BaseMessage]], str | None]  # messages -> the SQL of the model's greedy answer
 
 
 def plain_schema(catalog: Catalog, tables: list[str] | None = None) -> str:

@@ -144,10 +144,10 @@ class ValueIndex:
                     if key not in hits or hits[key].score < score:
                         hits[key] = ValueHit(e.table, e.column, e.value, e.label, gram, score)
         ranked = sorted(hits.values(), key=lambda h: (-h.score, -len(h.matched), h.table, h.column))
-        return _named_tables_first(_drop_shadowed(ranked), question)[:limit]
+        return _keep_named_tables(_drop_shadowed(ranked), question)[:limit]
 
 
-def _named_tables_first(hits: list[ValueHit], question: str) -> list[ValueHit]:
+def _keep_named_tables(hits: list[ValueHit], question: str) -> list[ValueHit]:
     """A literal several tables hold ("Wisconsin" in Owners.state and Professionals.state): when the
     question names some of those tables ("professionals who live in Wisconsin"), only theirs are kept."""
     said = set(english_words(question))
