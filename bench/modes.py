@@ -16,7 +16,6 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 
-
 from bench.ablation import fired_checks
 from bench.datasets import Item
 from bench.scoring import QueryFailed, as_codes, contains_result, is_ordered, label_codes, run_sql, same_result

@@ -25,14 +25,13 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from wenshu.agent.checked_run import CheckedRun
 from wenshu.agent.generate import engine_label
-from wenshu.agent.vote import make_runner
+from wenshu.agent.vote import Runner, make_runner
 from wenshu.catalog import Catalog
 from wenshu.errors import WenshuError
 from wenshu.knowledge.schema_block import table_block
 from wenshu.prompts import render
 from wenshu.sql.extract import extract_sql
 
-Runner = Callable[[str], str | None]  # SQL -> signature of its rows (None: cannot run, or no rows)
 
 
 def plain_schema(catalog: Catalog, tables: list[str] | None = None) -> str:
@@ -67,13 +66,13 @@ def second_reading(first: str, run: Runner, write: Callable[[], str | None],
 def reread(first: str, schema: dict, q: dict, ctx, prefer_plain: bool = False) -> tuple[str, dict | None]:
     """`second_reading` for the agent: the plain prompt over the schema recall showed (its own cached
     prefix when that is the whole schema), candidates run through the one checked run path."""
-    catalog = ctx.catalog(q["datasource"])
-    whole = schema.get("whole")
-    text = plain_schema(catalog, None if whole else schema.get("tables"))
-    messages = plain_messages(q["question"], engine_label(catalog.dialect), text,
-                              f"{q['datasource']}#plain" if whole else None)
 
-    def write() -> str | None:
+    def write() -> str | None:  # the plain prompt is built only when it is asked
+        catalog = ctx.catalog(q["datasource"])
+        whole = schema.get("whole")
+        text = plain_schema(catalog, None if whole else schema.get("tables"))
+        messages = plain_messages(q["question"], engine_label(catalog.dialect), text,
+                                  f"{q['datasource']}#plain" if whole else None)
         try:
             return extract_sql(ctx.models.text("strong", messages, temperature=0.0))
         except WenshuError:  # a second opinion that fails (a timeout) leaves the first SQL to its retry
