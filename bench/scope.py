@@ -69,7 +69,8 @@ class Judge:
             self._words[db_id] = (catalog, Vocabulary.of(catalog, self.agent.semantic_model(db_id)))
         catalog, vocabulary = self._words[db_id]
         got = self.agent.recall.recall(question, catalog)
-        return judge(question, got, vocabulary, floor=self.settings.scope_min_similarity) is not None
+        return judge(question, got, vocabulary, floor=self.settings.scope_min_similarity, catalog=catalog,
+                     semantic=self.agent.semantic_model(db_id)) is not None
 
 
 def _jobs(judge: Judge, sets: list[str]) -> list[tuple[str, str, str, str]]:

@@ -34,6 +34,20 @@ def test_the_agent_answers_no_data_without_writing_sql(agent, fake_model, questi
     assert any(t.node == "recall" and t.checks == ["off_topic"] for t in resp.trace)
 
 
+def test_how_much_money_over_a_period_is_the_datas_own_question():
+    from wenshu.agent.scope import asks_money_of_a_period
+    from wenshu.catalog import Catalog, ColumnInfo, TableInfo
+    from wenshu.semantic.library import bundled_text
+    from wenshu.semantic.model import parse_model
+
+    orders = TableInfo("orders", columns=[ColumnInfo("order_date", "DATE"), ColumnInfo("pay_amount", "REAL")])
+    catalog, model = Catalog("demo", "sqlite", [orders]), parse_model(bundled_text("demo"))
+    assert asks_money_of_a_period("今年到现在一共卖了多少钱？", catalog, model)  # no entry's word, yet the shop's sales
+    assert not asks_money_of_a_period("我的加密钱包余额是多少钱？", catalog, model)  # money, but no period
+    assert not asks_money_of_a_period("今年夏天的最高气温是多少度？", catalog, model)  # a period, but no money
+    assert not asks_money_of_a_period("今年到现在一共卖了多少钱？", catalog, None)  # no semantic model: no measure of money
+
+
 def test_the_switch_turns_the_check_off(settings, store, fake_model):
     from wenshu.agent.service import Agent
     from wenshu.providers.base import ModelClient

@@ -7,10 +7,11 @@ demo's bundled model; the questions are written here."""
 from __future__ import annotations
 
 import sqlite3
+from datetime import date, timedelta
 
 import pytest
 
-from demo_subset import YEAR_AGO, demo_tables
+from demo_subset import WINDOW, YEAR_AGO, demo_tables
 from engine_data import load_sql
 from wenshu.engines.execute import execute_readonly
 from wenshu.semantic.compile import compile_plan
@@ -78,6 +79,20 @@ def test_a_list_in_the_time_order_it_asks_for(question, order):
     assert listed.plan.order_by == "refund_time" and listed.plan.order == order
 
 
+@pytest.mark.parametrize(("question", "limit", "order"), [
+    ("the 3 newest refunds: order id, amount and reason", 3, "desc"),
+    ("列出最新的8笔退款：订单号、退款时间和原因", 8, "desc"),
+    ("列出最早的两笔退款记录", 2, "asc"),
+    ("the two earliest refunds, with order id and amount", 2, "asc"),
+])  # fmt: skip
+def test_a_list_of_the_n_newest_rows_is_bounded_and_in_time_order(question, limit, order):
+    listed = detail(MODEL, read(MODEL, question), question)
+    assert (listed.plan.limit, listed.plan.order_by, listed.plan.order) == (limit, "refund_time", order)
+    # a number of days is a window, not a bound on rows
+    days = "refunds of the last 7 days: order id and amount"
+    assert detail(MODEL, read(MODEL, days), days).plan.limit is None
+
+
 @pytest.fixture(scope="module")
 def sqlite_url(demo_db_file, tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("compounds") / "shop.sqlite"
@@ -125,3 +140,47 @@ def test_a_percentage_changes_by_points_and_money_by_a_percentage_of_itself(sqli
                                 "average order value", "average order value (same period last year)",
                                 "average order value YoY %"]
     assert abs(row[2] - (row[0] - row[1])) < 0.011 and abs(row[5] - 100 * (row[3] - row[4]) / row[4]) < 0.011
+
+
+@pytest.mark.parametrize(("question", "order"), [
+    ("上个月哪三个城市的订单量比前一个月掉得最厉害", "asc"),
+    ("which three cities grew fastest in paid orders last month", "desc"),
+])  # fmt: skip
+def test_a_rank_by_how_much_a_measure_moved_orders_by_its_change(question, order, sqlite_url):
+    m = read(MODEL, question)
+    assert (m.compare, m.by_change, m.limit) == ("previous", order, 3)
+    plan = QueryPlan.model_validate({"measures": ["paid_orders"], "dimensions": ["city"], "window": WINDOW,
+                                     "compare": "previous", "by_change": True, "order": order, "limit": 3})
+    compiled = compile_plan(MODEL, plan, "sqlite", "en")
+    rows = execute_readonly(sqlite_url, compiled.sql, row_limit=10).rows
+    every = execute_readonly(sqlite_url, compile_plan(MODEL, plan.model_copy(update={"limit": None}), "sqlite",
+                                                      "en").sql, row_limit=1000).rows
+    growth = sorted((r[3] for r in every if r[3] is not None), reverse=order == "desc")
+    assert [r[3] for r in rows] == growth[:3]  # the three that moved most that way, not the three largest
+
+
+@pytest.mark.parametrize("question", ["Swap AOV for the number of unique buyers", "把客单价替换为去重买家数"])
+def test_a_follow_up_swapping_one_measure_for_another_drops_the_one_it_names(question):
+    before = QueryPlan(measures=["gmv", "aov"], dimensions=["channel"])
+    after = edit(before, read(MODEL, question), None, question, MODEL)
+    assert after.measures == ["gmv", "buyers"] and after.dimensions == ["channel"]
+
+
+@pytest.mark.parametrize("question", ["Conversion yesterday vs the same day last week?", "昨天的订单量和上周同一天比怎么样"])
+def test_a_day_against_the_same_day_a_week_before(question, sqlite_url):
+    assert read(MODEL, question).compare == "week"
+    with sqlite3.connect(sqlite_url.removeprefix("sqlite:///")) as conn:
+        def paid(d):
+            return conn.execute("SELECT COUNT(*) FROM orders WHERE status = 1 AND order_date = ?", (d.isoformat(),)
+                                ).fetchone()[0]
+
+        # a day whose week-before count differs from its day-before count, so the two readings cannot agree
+        day = next(d for d in (date.today() - timedelta(days=n) for n in range(1, 60))
+                   if paid(d - timedelta(days=7)) != paid(d - timedelta(days=1)))
+        expected = [paid(day), paid(day - timedelta(days=7))]
+    plan = QueryPlan.model_validate({"measures": ["paid_orders"], "compare": "week",
+                                     "window": {"start": day.isoformat(), "end": (day + timedelta(days=1)).isoformat()}})
+    compiled = compile_plan(MODEL, plan, "sqlite", "en")
+    (row,) = execute_readonly(sqlite_url, compiled.sql, row_limit=10).rows
+    assert compiled.columns == ["orders", "orders (same days last week)", "orders WoW %"]
+    assert list(row[:2]) == expected

@@ -33,6 +33,12 @@ def test_phrases_resolve_to_valid_ordered_dates(question, phrases):
         assert start and end and len(start) == 10 and start < end, (w, start, end)
 
 
+def test_half_a_year_is_six_complete_months_and_a_fortnight_fourteen_days():
+    assert [(w.start, w.end) for w in find_windows("近半年的复购客户")] == [(w.start, w.end) for w in find_windows("近6个月")]
+    (fortnight,) = find_windows("sales over the last fortnight")
+    assert evaluate(fortnight) == evaluate(find_windows("the last 14 days")[0])
+
+
 def test_last_week_is_the_previous_monday_to_sunday():
     conn = sqlite3.connect(":memory:")
     (w,) = find_windows("上周")

@@ -79,7 +79,8 @@ def recall_step(state: AgentState, ctx: AgentContext) -> tuple:
               "whole": getattr(got, "whole", False)}
     detail = f"{len(got.tables)} tables, ~{got.tokens} tokens"
     if not state.get("turns") and "off_topic" not in ctx.disabled_checks and not q.get("plan"):
-        away = judge(q["question"], got, ctx.vocabulary(q["datasource"]), floor=ctx.settings.scope_min_similarity)
+        away = judge(q["question"], got, ctx.vocabulary(q["datasource"]), floor=ctx.settings.scope_min_similarity,
+                     catalog=catalog, semantic=ctx.semantic(q["datasource"]) if ctx.semantic else None)
         if away is not None:
             schema["off_topic"] = {"words": away.words, "closest": away.closest}
             return {"schema": schema}, "ok", f"{detail}; nothing here is about {', '.join(away.words)}", ["off_topic"]

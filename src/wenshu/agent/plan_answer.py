@@ -21,7 +21,8 @@ from wenshu.sql.charts import choose_chart
 
 GRAIN = {"day": ("day", "天"), "week": ("week", "周"), "month": ("month", "月"), "quarter": ("quarter", "季度"),
          "year": ("year", "年")}
-COMPARE = {"yoy": ("year over year", "同比"), "previous": ("vs previous period", "环比")}
+COMPARE = {"yoy": ("year over year", "同比"), "previous": ("vs previous period", "环比"),
+           "week": ("vs the same days last week", "周同比")}
 
 
 class PlanView:

@@ -5,7 +5,8 @@ not invented SQL.
 A question is out of scope only when every sign says so: its best meaning match to any table or
 column of the catalog (the recall's dense cosine, multilingual) is below `settings.scope_min_similarity`,
 it names nothing of the datasource's vocabulary (tables, columns, codes, measures, dimensions), no
-stored value and no glossary term. Follow-ups are never judged: they lean on the last answer.
+stored value and no glossary term, and it does not ask how much money over a period of the data.
+Follow-ups are never judged: they lean on the last answer.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import re
 from dataclasses import dataclass
 
 from wenshu.agent.vocabulary import Vocabulary
+from wenshu.knowledge.time_phrases import catalog_windows
+from wenshu.semantic.mentions import cue
 
 # Function words and the words of asking, not of a subject.
 _STOP = set("""a an the of in on at to for from by with and or not no is are was were be been do does did have has
@@ -51,8 +54,20 @@ def off_topic(question: str, best_similarity: float | None, vocabulary: Vocabula
     return OffTopic(words=words, closest=list(tables or [])[:3]) if words else None
 
 
-def judge(question: str, recalled, vocabulary: Vocabulary, *, floor: float) -> OffTopic | None:
+def asks_money_of_a_period(question: str, catalog=None, semantic=None) -> bool:
+    """"今年到现在拢共卖了多少钱": how much money over a period the catalog holds dates for, asked of a datasource
+    whose semantic model sums money (a measure with a unit). Colloquial words name no entry, yet this is the
+    data's own question."""
+    if catalog is None or semantic is None or not cue("money", question):
+        return False
+    return any(m.unit and m.agg == "sum" for m in semantic.measures) and bool(catalog_windows(question, catalog))
+
+
+def judge(question: str, recalled, vocabulary: Vocabulary, *, floor: float, catalog=None,
+          semantic=None) -> OffTopic | None:
     """`off_topic` on a recall result (knowledge.recall.RecallResult): what the recall step asks."""
+    if asks_money_of_a_period(question, catalog, semantic):
+        return None
     return off_topic(question, getattr(recalled, "best_similarity", None), vocabulary, floor=floor,
                      values=getattr(recalled, "values", None), glossary=getattr(recalled, "glossary", None),
                      tables=[t["name"] for t in recalled.tables])

@@ -97,6 +97,10 @@ _FIXED: list[tuple[str, tuple[str, str | None]]] = [
     # "the past week / month / year" with no number: one of the N complete periods, as "the past N months"
     (r"\b(?:the\s+)?past\s+week\b", _weeks(1)), (r"\b(?:the\s+)?past\s+month\b", _months(1)),
     (r"\b(?:the\s+)?past\s+quarter\b", _months(3)), (r"\b(?:the\s+)?past\s+year\b", _months(12)),
+    # a fortnight is fourteen days, today included, as "the last 14 days"
+    (r"\b(?:the\s+)?(?:last|past|previous|prior)\s+fortnight\b", _days(14)),
+    # 近半年 / 过去半年: the six complete months before this one, as 近6个月
+    (r"(?:最近|近|过去)半年", _months(6)),
     # from the start of an earlier period up to today: "since the beginning of last year", "去年以来"
     (r"(?:从|自)?去年(?:年初|初)?(?:以来|至今|到现在|到今天)|" + _SINCE + r"last year\b",
      ("date('now', 'start of year', '-1 year')", None)),

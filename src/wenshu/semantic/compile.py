@@ -4,10 +4,9 @@ Each measure is aggregated at its own grain in its own CTE — its table, joined
 looks up (many-to-one), filtered by its default filter, the plan's filters and the time window on its
 own time column, grouped by the plan's dimensions (and period, for a trend). The CTEs then meet on
 those keys. So an order-level amount is never summed once per order item, a ratio divides two
-measures each computed at its own grain, and measures on different tables (orders and traffic) line
-up by dimension and period (a member's key when its name is not unique). A comparison (同比 / 环比) adds
-the same measures over the earlier window with the growth in percent; a share (占比) divides by the
-total. Why not boring-semantic-layer (MIT, on ibis): docs/semantic.md (longer, far slower SQL)."""
+measures each computed at its own grain, and measures on different tables line up by dimension and period
+(a member's key when its name is not unique). A comparison (同比 / 环比) adds the earlier window's values and
+the growth (a rank may follow it); a share (占比) divides by the total. Why not boring-semantic-layer: docs/semantic.md."""
 
 from __future__ import annotations
 
@@ -273,7 +272,10 @@ class Compiler:
             target = self.metric(plan.order_by) if plan.order_by else metrics[0]
             if target not in metrics:
                 raise self.fail(f"order_by '{target.id}' is not a measure of the plan", f"排序度量「{target.id}」不在查询中")
-            out = f" ORDER BY {self.q(self.name(target))} {(plan.order or 'desc').upper()}"
+            moved = plan.by_change and plan.compare != "none"  # by the change; a member without one comes last
+            by = self.q(change_name(self.name(target), plan.compare, self.lang, self.in_points(target))
+                        if moved else self.name(target))
+            out = f" ORDER BY {f'({by} IS NULL), ' if moved else ''}{by} {(plan.order or 'desc').upper()}"
         elif plan.grain:
             out = f" ORDER BY {self.q(PERIOD[self.lang][plan.grain])}"
         elif self.keys_dims and all(coded(d) for d in self.keys_dims):  # codes have their own order (一线, 新一线…)

@@ -18,7 +18,7 @@ from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import Filter, QueryPlan, Window
 
 ADD = r"加上|再加|还有|以及|同时|顺便|也看|也要|\balso\b|\bas well\b|\btoo\b|\badd\b"
-SWAP = r"换成|换为|改成|改为|改按|换按|而不是|instead|rather than|switch to|change to"
+SWAP = r"换成|换为|改成|改为|改按|换按|而不是|替换|instead|rather than|switch to|change to|\bswap\b|\breplace\b"
 DROP_FILTERS = r"不限|所有|全部|全国|整体|\ball\b|\boverall\b|\bin total\b"
 
 
@@ -33,6 +33,10 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
         m = replace(m, measures=named)
         keep = previous.measures if re.search(ADD, question, re.I) and not record else []
         update["measures"] = (keep + [x for x in m.measures if x not in keep])[:3]
+        if re.search(SWAP, question, re.I) and set(named) & set(previous.measures) and set(named) - set(previous.measures):
+            # "swap AOV for unique buyers", "把客单价换成订单量": the one it had goes, the new one takes its place
+            update["measures"] = [x for x in previous.measures if x not in named] + \
+                [x for x in named if x not in previous.measures]
         if previous.order_by and previous.order_by not in update["measures"]:
             update["order_by"] = None
         if record:  # "这些订单的销售额": from the list to the number

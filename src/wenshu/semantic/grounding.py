@@ -274,7 +274,10 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         "limit": (m.limit or plan.limit) if ranked else None,
         "order": oriented(m, model, order_by or measures[0]) if ranked else None,
         "order_by": order_by if ranked else None,
+        "by_change": bool(m.by_change and ranked and not grain and m.compare != "none"),
     }
+    if update["by_change"]:  # "掉得最厉害": the largest fall first, whatever the measure's better direction
+        update["order"] = m.by_change
     for key, off in (("compare", "none"), ("share", False)):
         if getattr(plan, key) not in (off, update[key]):
             dropped.append(f"{key} {getattr(plan, key)}")

@@ -7,10 +7,12 @@ from wenshu.semantic.model import Dimension
 
 PERIOD = {"zh": {"day": "日期", "week": "周", "month": "月份", "quarter": "季度", "year": "年份"},
           "en": {"day": "day", "week": "week", "month": "month", "quarter": "quarter", "year": "year"}}
-COMPARE = {"zh": {"yoy": ("去年同期", "同比%"), "previous": ("上期", "环比%")},
-           "en": {"yoy": ("same period last year", "YoY %"), "previous": ("previous period", "change %")}}
+COMPARE = {"zh": {"yoy": ("去年同期", "同比%"), "previous": ("上期", "环比%"), "week": ("上周同期", "周同比%")},
+           "en": {"yoy": ("same period last year", "YoY %"), "previous": ("previous period", "change %"),
+                  "week": ("same days last week", "WoW %")}}
 # the change of a percentage (退款率, conversion) is told in points: 3.1 % -> 3.4 % is +0.3, not +9.7 %
-POINTS = {"zh": {"yoy": "同比(百分点)", "previous": "环比(百分点)"}, "en": {"yoy": "YoY (pts)", "previous": "change (pts)"}}
+POINTS = {"zh": {"yoy": "同比(百分点)", "previous": "环比(百分点)", "week": "周同比(百分点)"},
+          "en": {"yoy": "YoY (pts)", "previous": "change (pts)", "week": "WoW (pts)"}}
 SHARE = {"zh": "占比%", "en": "share %"}
 PER = {"zh": {"day": "日均{}", "week": "周均{}", "month": "月均{}", "quarter": "季均{}", "year": "年均{}"},
        "en": {g: f"average {a} {{}}" for g, a in (("day", "daily"), ("week", "weekly"), ("month", "monthly"),

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from wenshu.semantic.fields import named_fields, target_of, thresholds
-from wenshu.semantic.phrasing import in_time_order
+from wenshu.semantic.phrasing import in_time_order, newest_rows
 from wenshu.semantic.mentions import Mentions, cue, label_words, oriented
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.model import SemanticModel
@@ -53,7 +53,8 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     fields = sorted(last, key=last.get)
     if fields and record.columns[0] not in fields and cue("attributes", question):
         fields.insert(0, record.columns[0])  # "products with their brand and price": each product by its name
-    if not (m.listing or m.rank and m.limit or len(fields) >= 2 and not cue("count", question)):
+    newest = newest_rows(question) if record.order else None  # "the 5 latest refunds": the five newest rows
+    if not (m.listing or m.rank and m.limit or newest or len(fields) >= 2 and not cue("count", question)):
         return None
     own = [x for x in m.measures if x in measures and measures[x].table.lower() == record.table.lower()
            and not _shared(record, m, x)]  # "orders" names the records here, not the paid-orders count
@@ -61,6 +62,7 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     foreign = [x for x in m.measures if x not in measures or measures[x].table.lower() != record.table.lower()]
     if m.split and foreign:  # "which products sold the most units": a measure by product, not product rows
         return None
+    ranked_by_said = bool(valued)  # "the 5 latest refunds" (最新的5笔) rank by time unless a value is named
     if not valued and record.rank_by in measures and not foreign:  # "the 5 largest orders": the record's own value
         valued = [record.rank_by]  # (a column rank_by only bounds: "products under 50 yuan" is by their price)
     if m.rank and not valued:
@@ -79,12 +81,15 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     order_by, order = (valued[0], oriented(m, model, valued[0])) if m.rank else (None, None)
     if not m.rank and bounds:  # "orders over 5,000 yuan": the largest first; "under 50 yuan": the cheapest
         order_by, order = bounds[0].dimension, "desc" if bounds[0].op in ("gt", "gte") else "asc"
+    limit = m.limit if m.rank else None
     if record.order and (by_time := in_time_order(question)):  # "most recent first" says the order itself
         order_by, order = record.order, by_time
+    if newest and not ranked_by_said:
+        (limit, order), order_by = newest, record.order
     return Listed(QueryPlan(
         records=record.id, measures=own, columns=fields if len(fields) >= 2 else [],
         filters=[Filter(dimension=d, values=v) for d, v in filters.items()] + bounds,
-        order_by=order_by, order=order, limit=m.limit if m.rank else None))
+        order_by=order_by, order=order, limit=limit))
 
 
 def _not_a_field(hit: tuple[str, int, int], record, model: SemanticModel, m: Mentions, question: str) -> bool:

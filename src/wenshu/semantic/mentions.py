@@ -38,6 +38,10 @@ CUES = {
            r"|(same|equivalent|comparable|corresponding) (period|day|week|month|quarter|time|point|stretch|days)"
            r" (of |in )?(last|the (previous|prior)) year"
            r"|\b(a|one) year (ago|earlier|before)|\b(with|to|against|than|vs\.?|versus) (the same \w+ )?last year\b",
+    # the same days a week before: "yesterday vs the same day last week", 昨天和上周同一天比, week over week
+    "week": r"上周同一?(天|日)|上周的同一天|上个?星期同一?(天|日)|上周同期|上周同日"
+            r"|(same|equivalent|comparable|corresponding) (day|days|weekday|period|time) (of |in )?last week"
+            r"|\b(a|one) week (ago|earlier|before)\b|\bwow\b|\bweek[- ](over|on)[- ]week\b",
     "previous": r"环比|上期|上一期|比上|较上|相比上|比前一|较前一|前一(周|个?月|天|日|季度|年)相比|previous period"
                 r"|上(个?月|周|星期|季度)同期"
                 r"|compar\w*\b.{0,40}\b(with|to|against)\s+(the\s+)?same (days?|period|time) (of |in )?(last|the (previous|prior)) (week|month|quarter)"
@@ -48,7 +52,7 @@ CUES = {
                 r"|\b(mom|wow|qoq|dod)\b"
                 r"|\b(against|than|vs\.?|versus|to|with) the same (point|time|days?|period|stage) (of |in )?last (week|month|quarter)\b"
                 r"|(than|versus|vs\.?|compared (to|with)|against|with) the (week|month|day|quarter|year) (before|prior)"
-                r"|比再前|再前一个?(周|月|天|日|季度|年)",
+                r"|比再前|再往?前一个?(周|星期|月|天|日|季度|年)",
     "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|占[^，。？,.?多少]{0,6}多少(?!钱)|\bshares?\b|percentage of|proportion|what percent"
              r"|\bwhat % of\b|% of (the )?total"
              r"|\bas (a )?percentages?\b|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent\b"
@@ -60,6 +64,15 @@ CUES = {
             r"|biggest|strongest|weakest|thinnest|slimmest|poorest|cheapest|top-selling|best-selling)\b",  # "at least one": a condition
     "ascending": r"最(低|少|小|差)|倒数|后\s*" + _NUM + r"\s*(名|个|位|家|款|的)"
                  r"|\b(lowest|(?<!at )least|fewest|bottom|smallest|worst|weakest|thinnest|slimmest|poorest|cheapest)\b",
+    # ranked by how much a measure changed, not by its size: a fall ranks the largest fall first, a rise the largest
+    # rise ("哪三个品类比上月掉得最厉害", "the regions that grew fastest year on year")
+    "fell": r"(掉|跌|降|下滑|下降|减少|缩水)得?最(多|厉害|狠|快|猛)|(降|跌)幅最大|下滑最(多|快|严重)"
+            r"|\b(fell|dropped|declined|decreased|shrank|slipped|slid|lost)( the)? (most|furthest|fastest|hardest)\b"
+            r"|\b(biggest|largest|steepest|sharpest|worst) (drops?|declines?|falls?|decreases?|decliners?)\b",
+    "grew": r"(涨|增长|增加|上升|提升)得?最(多|快|猛)|(涨|增)幅最大|增速最(快|高)"
+            r"|\b(grew|rose|increased|jumped|climbed|gained)( the)? (most|fastest|furthest)\b"
+            r"|\b(biggest|largest|strongest|fastest|sharpest) (growth|increases?|gains?|jumps?|rises?|risers?)\b"
+            r"|\bfastest[- ]growing\b",
     # a rank by judgement, not by size: which end is "worst" depends on the measure (`Measure.better`)
     "judged": r"最(好|差)|\b(best|worst|strongest|weakest|poorest|better|worse)\b",
     # the question asks for money, not a count ("how much money went back in refunds")
@@ -81,7 +94,7 @@ CUES = {
 SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + _NUM
                           + r"\s*[个名大家款位]|前\s*" + _NUM + r"\s*[个名大家款位]?的?)\s*$"
                           r"|\b(by|per|each|every|for each|across|which|what|top\s*" + _EN_NUM + r"|(?!one\b)" + _EN_NUM
-                          + r")\s+(\w+\s+)?$", re.I)  # "5 cities" splits; "at least one item" does not
+                          + r")\s+([\w-]+\s+)?$", re.I)  # "5 cities", "top 3 best-performing products" split; "at least one item" does not
 
 
 # "which Apple product", "哪个一线城市": a question word before a value and its kind asks for one row per member
@@ -149,6 +162,7 @@ class Mentions:
     limit: int | None
     order: str | None  # "desc" | "asc" when ranked
     judged: bool = False  # ranked by "best" / "worst", which follows the measure's `better`
+    by_change: str | None = None  # "asc" (fell the most first) | "desc" (grew the most first): ranked by the change
     # id -> the phrase no entry lists that is close to the entry in meaning, closest first (`semantic.nearby`)
     near_measures: dict[str, str] = field(default_factory=dict)
     near_dimensions: dict[str, str] = field(default_factory=dict)
@@ -247,8 +261,11 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
             split.append(did)
     inside = [d for d in phrasing.split_inside(question, model, metrics.spans(), SPLIT_BEFORE) if d not in named]
     named, split = named + inside, split + inside  # "各品牌销售额"
-    compare = "yoy" if cue("yoy", question) else "previous" if cue("previous", question) else "none"
-    rank = cue("rank", question)
+    compare = next((k for k in ("yoy", "week", "previous") if cue(k, question)), "none")
+    by_change = "asc" if cue("fell", question) else "desc" if cue("grew", question) else None
+    if by_change and compare == "none":
+        compare = "previous"  # "fell the most last month": against the month before
+    rank = cue("rank", _blank(question, metrics.spans())) or by_change is not None  # "top line" is a name
     # "monthly average order value": monthly is a grain here; "daily traffic" names the traffic records
     bare = _blank(question, metrics.spans() + records.spans())
     measure_words = {x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}
@@ -269,4 +286,5 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         compare=compare, share=cue("share", question), trend=cue("trend", question), rank=rank,
         limit=top_n(question) if rank else None,
         order=("asc" if cue("ascending", question) else "desc") if rank else None, judged=rank and cue("judged", question),
+        by_change=by_change,
     )

@@ -6,7 +6,7 @@ set's):
   dimension's name, and after a split word (各, 按, by, per) that dimension is split as well;
 - a list's order said in words: "most recent first", 按时间倒序 (newest first), "oldest first", 按时间顺序. Such
   a phrase orders a list by its record's time; it is no split ("按时间" before 顺序 groups by no date) and no
-  rank.
+  rank. "The 5 latest refunds" (最新的5笔退款) also bounds the list: the five newest rows.
 
 (Tried and removed, 2026-12-04: reading two dimension names side by side as one noun whose head is last,
 "product category". It fired on one development question, which stayed wrong for other reasons, and on two
@@ -17,12 +17,31 @@ from __future__ import annotations
 
 import re
 
+from wenshu.knowledge.time_phrases import _EN_NUM, _NUM, _number  # numbers read as the time phrases read them
 from wenshu.semantic.model import SemanticModel
 
 NEWEST_FIRST = re.compile(r"\b(most recent|newest|latest)( ones?)? first\b|\bin reverse (date|time|chronological) "
                           r"order\b|最新的?(在前|排在?前|放前面)|按时间倒序|时间倒序|倒序排列|从新到旧|由新到旧|从近到远", re.I)
 OLDEST_FIRST = re.compile(r"\b(oldest|earliest)( ones?)? first\b|\bin (date|time|chronological) order\b"
                           r"|按时间(正序|顺序)|时间顺序|从旧到新|由旧到新|从早到晚|从远到近", re.I)
+
+
+_NOT_PERIOD = r"(?!\s*(?:days?|weeks?|months?|quarters?|years?|hours?)\b)"
+_ROWS = r"\s*(?:笔|条|单|个|位|次|件|名)(?!月|星期|季度|小时|周|工作日|年|天|日)"  # 最近3个月 is a window
+# "the 5 latest refunds", "the last ten orders", 最新的5笔退款, 最近10条订单: the N newest rows ("the last 7 days" is a
+# window, not rows: a period unit after the number is not read here)
+LATEST_N = re.compile(r"\b" + _EN_NUM + r"\s+(?:most\s+recent|latest|newest)\b|\b(?:most\s+recent|latest|newest|last)\s+"
+                      + _EN_NUM + r"\b" + _NOT_PERIOD + r"|(?:最新|最近)的?\s*" + _NUM + _ROWS, re.I)
+EARLIEST_N = re.compile(r"\b" + _EN_NUM + r"\s+(?:earliest|oldest)\b|\b(?:earliest|oldest)\s+" + _EN_NUM + r"\b"
+                        + _NOT_PERIOD + r"|最早的?\s*" + _NUM + _ROWS, re.I)
+
+
+def newest_rows(question: str) -> tuple[int, str] | None:
+    """(N, "desc") for "the 5 latest …" (最新的5笔), (N, "asc") for "the 3 earliest …"; None otherwise."""
+    for pattern, order in ((LATEST_N, "desc"), (EARLIEST_N, "asc")):
+        if (m := pattern.search(question)) and (n := _number(next(g for g in m.groups() if g))):
+            return n, order
+    return None
 
 
 def in_time_order(question: str) -> str | None:
@@ -32,7 +51,7 @@ def in_time_order(question: str) -> str | None:
 
 def spans(question: str) -> list[tuple[int, int]]:
     """Where the question says a time order (no other entry is read there)."""
-    return [m.span() for pat in (NEWEST_FIRST, OLDEST_FIRST) for m in pat.finditer(question)]
+    return [m.span() for pat in (NEWEST_FIRST, OLDEST_FIRST, LATEST_N, EARLIEST_N) for m in pat.finditer(question)]
 
 
 def split_inside(question: str, model: SemanticModel, measure_spans: list[tuple[int, int]],

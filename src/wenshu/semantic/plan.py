@@ -36,6 +36,8 @@ class Window(BaseModel):
         last month, this week so far with the same weekdays of last week."""
         if compare == "yoy":
             return Window(start=_add_months(self.start, -12), end=_add_months(self.end, -12))
+        if compare == "week":  # the same days a week before ("yesterday vs the same day last week")
+            return Window(start=self.start - timedelta(days=7), end=self.end - timedelta(days=7))
         months = (self.end.year - self.start.year) * 12 + self.end.month - self.start.month
         if self.start.day == 1 and self.end.day != 1:
             months += 1  # to date: a whole number of months back
@@ -57,10 +59,11 @@ class QueryPlan(BaseModel):
     window: Window | None = None
     grain: Grain | None = None  # a trend: one row per period of each measure's own time column
     per: Grain | None = None  # 日均: each measure per period of its time column, averaged over the periods
-    compare: Literal["none", "yoy", "previous"] = "none"  # 同比 / 环比 (the period just before)
+    compare: Literal["none", "yoy", "previous", "week"] = "none"  # 同比 / 环比 (the period just before) / a week before
     share: bool = False  # 占比: the first measure as a percentage of its total
     order: Literal["desc", "asc"] | None = None
     order_by: str | None = None  # a measure id of the plan; default the first
+    by_change: bool = False  # with a comparison, ranked by the measure's change (growth), not by its value
     limit: int | None = Field(None, ge=1, le=10_000)
 
     def share_only(self) -> bool:

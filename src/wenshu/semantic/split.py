@@ -34,7 +34,7 @@ from wenshu.semantic.windows import question_window
 MAX_PARTS = 4
 JOINS = re.compile(r"[；;]|[，,]?\s*(?:以及|并且|另外|同时|此外|还有|和|与|跟|及)"
                    r"|\s*[,;]?\s*\b(?:and also|as well as|and|plus|along with)\b\s*", re.I)  # fmt: skip
-_COMPARES = ("yoy", "previous", "versus")
+_COMPARES = ("yoy", "week", "previous", "versus")
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,8 @@ def reach(window: Window, grain: str, compare: str) -> Window:
     """The window extended back to the first period's earlier one."""
     if compare == "yoy":
         return Window(start=_add_months(window.start, -12), end=window.end)
+    if compare == "week":
+        return Window(start=window.start - timedelta(days=7), end=window.end)
     back = {"day": timedelta(days=1), "week": timedelta(days=7)}
     if grain in back:
         return Window(start=window.start - back[grain], end=window.end)
@@ -33,9 +35,10 @@ def reach(window: Window, grain: str, compare: str) -> Window:
 def compile_trend_compare(compiler_cls, model, plan: QueryPlan, dialect: str, lang: str) -> Compiled:
     """The plan's trend with each period's change against its earlier one; `compiler_cls`: semantic.compile.Compiler."""
     compiler = compiler_cls(model, plan, dialect, lang)
-    lag = 1 if plan.compare == "previous" else PER_YEAR.get(plan.grain or "")
+    lag = 1 if plan.compare == "previous" else {"day": 7, "week": 1}.get(plan.grain or "") if plan.compare == "week" \
+        else PER_YEAR.get(plan.grain or "")
     if lag is None:
-        raise compiler.fail("a year-on-year comparison by day is not supported", "暂不支持按天的同比")
+        raise compiler.fail(f"a {plan.compare} comparison by {plan.grain} is not supported", "暂不支持这个粒度的同比")
     if plan.share:
         raise compiler.fail("a share over a trend compared period by period is not supported", "暂不支持趋势对比中的占比")
     trend = plan.model_copy(update={"compare": "none", "window": reach(plan.window, plan.grain, plan.compare),
