@@ -12,6 +12,8 @@ from wenshu.settings import OFF_BY_DEFAULT, Settings
 BY_CHANNEL = "SELECT channel, COUNT(*) AS n FROM orders GROUP BY channel"
 NO_ROWS = "SELECT channel, COUNT(*) AS n FROM orders WHERE order_id < 0 GROUP BY channel"
 QUESTION = "各渠道有多少条订单记录"
+EAST_BY_CHANNEL = ("SELECT o.channel, COUNT(*) AS n FROM orders o JOIN cities c ON o.city_id = c.city_id "
+                   "JOIN regions r ON c.region_id = r.region_id WHERE r.region_name = '华东' GROUP BY o.channel")
 
 
 @pytest.fixture
@@ -146,3 +148,20 @@ def test_preferred_not_over_a_glossary_term_the_plain_prompt_never_sees(preferri
     resp = preferring_agent.ask(AgentRequest(message="各渠道的已支付订单有多少"))
     assert "orders.status = 1" in str(fake_model.calls[0][-1].content)  # the term reached the first prompt
     assert resp.error is None and resp.sql.startswith(PAID_BY_CHANNEL) and resp.usage.llm_calls == 1
+
+
+def test_the_plain_prompt_shows_the_named_values_only_when_asked(settings, store, fake_model):
+    from wenshu.agent.service import Agent
+    from wenshu.providers.base import ModelClient
+
+    question = "华东大区各渠道有多少条订单记录"
+    for disabled, shown in ((list(OFF_BY_DEFAULT), False),
+                            ([c for c in OFF_BY_DEFAULT if c != "plain_values"], True)):
+        fake_model.calls.clear()
+        agent = Agent(settings.model_copy(update={"disabled_checks": disabled, "semantic_path": False}), store,
+                      models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
+        fake_model.queue(NO_ROWS, EAST_BY_CHANNEL)
+        assert agent.ask(AgentRequest(message=question)).error is None
+        first, plain = fake_model.calls[0][-1].content, fake_model.calls[1][-1].content
+        assert "= '华东'" in first  # the generation prompt always shows it
+        assert ("= '华东'" in plain) is shown and plain.endswith(question)

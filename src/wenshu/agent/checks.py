@@ -17,7 +17,7 @@ Stages, in the order an answer meets them:
   join the query reads nothing from and the question does not name (`sql/unused_joins.py`).
 - `generate`: `plain_reading` asks a plain prompt (the schema as `CREATE TABLE`, the question) once when
   the first SQL is refused, fails or returns no rows, and keeps its SQL if that returns rows
-  (`agent/plain_reading.py`).
+  (`agent/plain_reading.py`); `plain_values` shows that prompt the stored values the question names.
 - `retry`: `retry` sends a statement the guard refused, or that failed to run, back to the model with
   the reason (the graph's validate/execute loops).
 - `result`: rules on the rows that came back; the first one that fails speaks (`agent/result_checks.py`).
@@ -113,6 +113,7 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
     Check("unused_join", "repair"),
     Check("plain_reading", "generate"),
     Check("plain_preferred", "generate"),
+    Check("plain_values", "generate"),
     Check("retry", "retry"),
     Check("empty_result", "result", rc.empty_result),
     Check("ranking_order", "result", rc.ranking_order),

@@ -60,7 +60,7 @@ def _literal(value: object) -> str:
     return str(value)
 
 
-def _values(values: list[dict]) -> str:
+def values_block(values: list[dict]) -> str:
     """One filter per recalled value: `regions.region_name = '华东'` (with the code's label, if any)."""
     lines, seen = [], set()
     for v in values:
@@ -124,7 +124,7 @@ def build_messages(inp: GenerateInput) -> list[BaseMessage]:
     user = render(
         "generate_user",
         glossary=_glossary(inp.glossary),
-        values=_values(inp.values),
+        values=values_block(inp.values),
         time=_time(inp.time_windows),
         # On a follow-up the last SQL is the template to edit; other questions' SQL only distracts.
         examples="" if follow_up else _examples(inp.examples),

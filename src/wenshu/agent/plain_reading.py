@@ -24,7 +24,7 @@ from collections.abc import Callable
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from wenshu.agent.checked_run import CheckedRun
-from wenshu.agent.generate import engine_label
+from wenshu.agent.generate import engine_label, values_block
 from wenshu.agent.vote import Runner, make_runner
 from wenshu.catalog import Catalog
 from wenshu.errors import WenshuError
@@ -41,11 +41,15 @@ def plain_schema(catalog: Catalog, tables: list[str] | None = None) -> str:
     return "\n\n".join(table_block(t, examples=False) for t in chosen)
 
 
-def plain_messages(question: str, dialect_label: str, schema: str, prefix_cache: str | None) -> list[BaseMessage]:
-    """The plain prompt; the system message (instruction and schema) is the same for every question."""
+def plain_messages(question: str, dialect_label: str, schema: str, prefix_cache: str | None,
+                   values: str = "") -> list[BaseMessage]:
+    """The plain prompt; the system message (instruction and schema) is the same for every question. `values`:
+    the stored values the question names, as the generation prompt shows them (check `plain_values`); the
+    bench's naive baseline has none."""
     kwargs = {"prefix_cache": prefix_cache} if prefix_cache else {}
     system = render("plain_system", dialect=dialect_label, schema=schema).strip()
-    return [SystemMessage(system, additional_kwargs=kwargs), HumanMessage(render("plain_user", question=question).strip())]
+    user = render("plain_user", values=values.strip() + "\n\n" if values.strip() else "", question=question)
+    return [SystemMessage(system, additional_kwargs=kwargs), HumanMessage(user.strip())]
 
 
 def second_reading(first: str, run: Runner, write: Callable[[], str | None],
@@ -71,8 +75,9 @@ def reread(first: str, schema: dict, q: dict, ctx, prefer_plain: bool = False) -
         catalog = ctx.catalog(q["datasource"])
         whole = schema.get("whole")
         text = plain_schema(catalog, None if whole else schema.get("tables"))
+        values = "" if "plain_values" in ctx.disabled_checks else values_block(schema.get("values") or [])
         messages = plain_messages(q["question"], engine_label(catalog.dialect), text,
-                                  f"{q['datasource']}#plain" if whole else None)
+                                  f"{q['datasource']}#plain" if whole else None, values)
         try:
             return extract_sql(ctx.models.text("strong", messages, temperature=0.0))
         except WenshuError:  # a second opinion that fails (a timeout) leaves the first SQL to its retry
