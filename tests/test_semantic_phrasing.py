@@ -184,3 +184,17 @@ def test_a_day_against_the_same_day_a_week_before(question, sqlite_url):
     (row,) = execute_readonly(sqlite_url, compiled.sql, row_limit=10).rows
     assert compiled.columns == ["orders", "orders (same days last week)", "orders WoW %"]
     assert list(row[:2]) == expected
+
+
+def test_a_daily_trend_against_the_same_weekday_a_week_before(sqlite_url):
+    end = date.today()
+    window = {"start": (end - timedelta(days=14)).isoformat(), "end": end.isoformat()}
+    plan = QueryPlan.model_validate({"measures": ["paid_orders"], "grain": "day", "window": window, "compare": "week"})
+    compiled = compile_plan(MODEL, plan, "sqlite", "en")
+    rows = execute_readonly(sqlite_url, compiled.sql, row_limit=100).rows
+    with sqlite3.connect(sqlite_url.removeprefix("sqlite:///")) as conn:
+        by_day = dict(conn.execute("SELECT order_date, COUNT(*) FROM orders WHERE status = 1 GROUP BY 1").fetchall())
+    assert len(rows) == 14 and compiled.columns[-1] == "orders WoW %"
+    for day, n, change in rows:
+        before = by_day[(date.fromisoformat(day) - timedelta(days=7)).isoformat()]
+        assert n == by_day[day] and abs(change - round(100 * (n - before) / before, 2)) < 0.011
