@@ -202,3 +202,14 @@ def test_a_list_whose_rows_match_nothing_answers_empty_without_free_sql(agent, f
     resp = agent.ask(AgentRequest(message="一笔超过十亿元的退款", plan=none))
     assert resp.error is None and resp.rows == [] and step(resp, "evaluate").status == "ok"
     assert "generate" not in [t.node for t in resp.trace] and len(fake_model.calls) == 0
+
+
+def test_the_n_that_fell_most_are_ranked_by_their_change_and_said_so(agent, fake_model):
+    fake_model.queue(json.dumps({"measures": ["paid_orders"], "dimensions": ["city"]}))
+    resp = agent.ask(AgentRequest(message="上个月哪三个城市的订单量比前一个月掉得最厉害"))
+    assert resp.error is None, resp.error
+    assert resp.plan["plan"]["by_change"] is True and resp.plan["plan"]["order"] == "asc" and len(resp.rows) == 3
+    changes = [r[3] for r in resp.rows]
+    assert changes == sorted(changes) and "订单量变化最低的是" in resp.answer
+    top = next(c for c in resp.plan["chips"] if c["kind"] == "top")
+    assert top["label"] == "降幅最大 3" and "by_change" not in top["remove"]

@@ -117,13 +117,15 @@ class PlanView:
                                f"{self.name(first)}按{g}：从 {self.num(first, v0)}（{rows[0][keys - 1]}）到 {self.num(first, v1)}"
                                f"（{rows[-1][keys - 1]}），共 {len(rows)} 期。")
         else:
-            col = len(columns) - 1 if p.share else keys
+            moved = p.by_change and p.compare != "none"  # ranked by the change: tell the largest move
+            col = len(columns) - 1 if p.share else keys + 2 if moved else keys
             best = min(rows, key=lambda r: r[col] if r[col] is not None else float("inf")) if p.order == "asc" else \
                 max(rows, key=lambda r: r[col] if r[col] is not None else float("-inf"))
             label = " / ".join(str(x) for x in best[:keys])
-            what = pick(lang, "share" if p.share else self.name(first), "占比" if p.share else self.name(first))
-            unit = " %" if p.share else self.unit(first)
-            shown = _fmt(best[col]) if p.share else self.num(first, best[col])
+            what = pick(lang, "share" if p.share else f"{self.name(first)} change" if moved else self.name(first),
+                        "占比" if p.share else f"{self.name(first)}变化" if moved else self.name(first))
+            unit = " %" if p.share or moved else self.unit(first)
+            shown = _fmt(best[col]) if p.share or moved else self.num(first, best[col])
             splits = [self.name(d) for d in p.dimensions] + ([GRAIN[p.grain][lang == "zh"]] if p.grain else [])
             by = pick(lang, " and ".join(splits), "、".join(splits))
             low = p.order == "asc"
@@ -216,10 +218,11 @@ def chips(view: PlanView) -> list[dict]:
         out.append({"kind": "share", "id": "share", "label": pick(lang, "share of total", "占比"),
                     "remove": plan_with(share=False), "options": []})
     if p.limit:
-        label = pick(lang, f"{'bottom' if p.order == 'asc' else 'top'} {p.limit}",
-                     f"{'后' if p.order == 'asc' else '前'} {p.limit}")
-        out.append({"kind": "top", "id": "top", "label": label, "remove": plan_with(limit=None, order=None, order_by=None),
-                    "options": []})
+        low, moved = p.order == "asc", p.by_change and p.compare != "none"  # moved: the N that fell (rose) most
+        label = pick(lang, f"{('largest fall' if low else 'largest rise') if moved else ('bottom' if low else 'top')} {p.limit}",
+                     f"{('降幅最大' if low else '增幅最大') if moved else ('后' if low else '前')} {p.limit}")
+        out.append({"kind": "top", "id": "top", "label": label,
+                    "remove": plan_with(limit=None, order=None, order_by=None, by_change=False), "options": []})
     return out
 
 
