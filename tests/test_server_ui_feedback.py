@@ -65,10 +65,12 @@ def test_only_the_latest_answer_has_buttons_and_a_failed_verdict_shows_the_error
     first.locator('[data-testid="feedback"]').wait_for(state="detached")  # gone once a newer question is asked
     page.wait_for_function("() => document.querySelectorAll('.msg.assistant[data-status=\"ok\"]').length === 2")
     latest = page.locator(".msg.assistant").last
+    latest.locator('[data-testid="feedback"]').wait_for()  # placed once the answer's status is ok: no race
     assert page.locator('[data-testid="feedback"]').count() == 1 and latest.locator('[data-testid="feedback"]').count() == 1
 
     page.reload()  # reopened from the stored messages: still only under the latest
     page.locator('.msg.assistant[data-status="ok"]').nth(1).wait_for()
+    page.locator(".msg.assistant").last.locator('[data-testid="feedback"]').wait_for()
     assert page.locator('[data-testid="feedback"]').count() == 1
     assert page.locator(".msg.assistant").last.locator('[data-testid="feedback"]').count() == 1
 
