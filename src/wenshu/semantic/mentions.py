@@ -67,7 +67,7 @@ CUES = {
     # ranked by how much a measure changed, not by its size: a fall ranks the largest fall first, a rise the largest
     # rise ("哪三个品类比上月掉得最厉害", "the regions that grew fastest year on year")
     "fell": r"(掉|跌|降|下滑|下降|减少|缩水)得?最(多|厉害|狠|快|猛)|(降|跌)幅最大|下滑最(多|快|严重)"
-            r"|\b(fell|dropped|declined|decreased|shrank|slipped|slid|lost)( the)? (most|furthest|fastest|hardest)\b"
+            r"|\b(fell|dropped|declined|decreased|shrank|slipped|slid)( the)? (most|furthest|fastest|hardest)\b"
             r"|\b(biggest|largest|steepest|sharpest|worst) (drops?|declines?|falls?|decreases?|decliners?)\b",
     "grew": r"(涨|增长|增加|上升|提升)得?最(多|快|猛)|(涨|增)幅最大|增速最(快|高)"
             r"|\b(grew|rose|increased|jumped|climbed|gained)( the)? (most|fastest|furthest)\b"
