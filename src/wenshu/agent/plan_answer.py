@@ -117,7 +117,7 @@ class PlanView:
                                f"{self.name(first)}按{g}：从 {self.num(first, v0)}（{rows[0][keys - 1]}）到 {self.num(first, v1)}"
                                f"（{rows[-1][keys - 1]}），共 {len(rows)} 期。")
         else:
-            moved = p.by_change and p.compare != "none"  # ranked by the change: tell the largest move
+            moved = p.ranked_by_change()  # tell the largest move
             col = len(columns) - 1 if p.share else keys + 2 if moved else keys
             best = min(rows, key=lambda r: r[col] if r[col] is not None else float("inf")) if p.order == "asc" else \
                 max(rows, key=lambda r: r[col] if r[col] is not None else float("-inf"))
@@ -218,7 +218,7 @@ def chips(view: PlanView) -> list[dict]:
         out.append({"kind": "share", "id": "share", "label": pick(lang, "share of total", "占比"),
                     "remove": plan_with(share=False), "options": []})
     if p.limit:
-        low, moved = p.order == "asc", p.by_change and p.compare != "none"  # moved: the N that fell (rose) most
+        low, moved = p.order == "asc", p.ranked_by_change()  # moved: the N that fell (rose) most
         label = pick(lang, f"{('largest fall' if low else 'largest rise') if moved else ('bottom' if low else 'top')} {p.limit}",
                      f"{('降幅最大' if low else '增幅最大') if moved else ('后' if low else '前')} {p.limit}")
         out.append({"kind": "top", "id": "top", "label": label,

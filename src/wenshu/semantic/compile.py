@@ -272,7 +272,7 @@ class Compiler:
             target = self.metric(plan.order_by) if plan.order_by else metrics[0]
             if target not in metrics:
                 raise self.fail(f"order_by '{target.id}' is not a measure of the plan", f"排序度量「{target.id}」不在查询中")
-            moved = plan.by_change and plan.compare != "none"  # by the change; a member without one comes last
+            moved = plan.ranked_by_change()  # by the change column; a member without one comes last
             by = self.q(change_name(self.name(target), plan.compare, self.lang, self.in_points(target))
                         if moved else self.name(target))
             out = f" ORDER BY {f'({by} IS NULL), ' if moved else ''}{by} {(plan.order or 'desc').upper()}"

@@ -66,6 +66,10 @@ class QueryPlan(BaseModel):
     by_change: bool = False  # with a comparison, ranked by the measure's change (growth), not by its value
     limit: int | None = Field(None, ge=1, le=10_000)
 
+    def ranked_by_change(self) -> bool:
+        """Ranked by each member's change against the earlier period (a chip may drop the comparison)."""
+        return self.by_change and self.compare != "none"
+
     def share_only(self) -> bool:
         """A share of a filtered part with nothing to split by answers with the share alone."""
         return self.share and bool(self.filters) and not self.dimensions and not self.grain \
