@@ -26,7 +26,7 @@ from wenshu.semantic.spans import Spans
 from wenshu.semantic.variants import entry_words
 
 _NUM = r"(\d+|[一二两三四五六七八九十]{1,3})"
-_NOT_PERIOD = r"(?!月|星期|季度|小时|周|工作日|年)"  # 前一个月, 一个季度: a period, not a count of members
+_NOT_PERIOD = phrasing.CJK_NOT_PERIOD  # 前一个月, 一个季度: a period, not a count of members
 _COUNTED = r"\s*(名|个|大|家|款|位|笔|条|单)" + _NOT_PERIOD  # 5个城市, 10笔退款, not 一个月
 _EN = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
        "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20}

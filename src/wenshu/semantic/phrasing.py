@@ -26,14 +26,16 @@ OLDEST_FIRST = re.compile(r"\b(oldest|earliest)( ones?)? first\b|\bin (date|time
                           r"|按时间(正序|顺序)|时间顺序|从旧到新|由旧到新|从早到晚|从远到近", re.I)
 
 
-_NOT_PERIOD = r"(?!\s*(?:days?|weeks?|months?|quarters?|years?|hours?)\b)"
-_ROWS = r"\s*(?:笔|条|单|个|位|次|件|名)(?!月|星期|季度|小时|周|工作日|年|天|日)"  # 最近3个月 is a window
+# after a counted unit, a period word makes it a span of time: 前一个月, 最近3个月 (also the rank readings')
+CJK_NOT_PERIOD = r"(?!月|星期|季度|小时|周|工作日|年|天|日)"
+_EN_NOT_PERIOD = r"(?!\s*(?:days?|weeks?|months?|quarters?|years?|hours?)\b)"
+_ROWS = r"\s*(?:笔|条|单|个|位|次|件|名)" + CJK_NOT_PERIOD
 # "the 5 latest refunds", "the last ten orders", 最新的5笔退款, 最近10条订单: the N newest rows ("the last 7 days" is a
 # window, not rows: a period unit after the number is not read here)
 LATEST_N = re.compile(r"\b" + _EN_NUM + r"\s+(?:most\s+recent|latest|newest)\b|\b(?:most\s+recent|latest|newest|last)\s+"
-                      + _EN_NUM + r"\b" + _NOT_PERIOD + r"|(?:最新|最近)的?\s*" + _NUM + _ROWS, re.I)
+                      + _EN_NUM + r"\b" + _EN_NOT_PERIOD + r"|(?:最新|最近)的?\s*" + _NUM + _ROWS, re.I)
 EARLIEST_N = re.compile(r"\b" + _EN_NUM + r"\s+(?:earliest|oldest)\b|\b(?:earliest|oldest)\s+" + _EN_NUM + r"\b"
-                        + _NOT_PERIOD + r"|最早的?\s*" + _NUM + _ROWS, re.I)
+                        + _EN_NOT_PERIOD + r"|最早的?\s*" + _NUM + _ROWS, re.I)
 
 
 def newest_rows(question: str) -> tuple[int, str] | None:
