@@ -111,8 +111,14 @@ def ask(page, question: str, status: str = "ok"):
     # generous: the first answer also loads the catalog and the embedder, and the test machine's CPUs are
     # shared (30 s ran out once in CI); any final status of the new reply ends the wait, so a wrong one
     # fails with the reply's text
-    page.wait_for_function("n => { const m = document.querySelectorAll('.msg.assistant');"
-                           " return m.length > n && m[m.length - 1].dataset.status; }", arg=before, timeout=60_000)
+    try:
+        page.wait_for_function("n => { const m = document.querySelectorAll('.msg.assistant');"
+                               " return m.length > n && m[m.length - 1].dataset.status; }", arg=before, timeout=60_000)
+    except sync_api.TimeoutError:  # say where the answer stood (CI once timed out here with no clue)
+        steps = page.locator(".msg.assistant").evaluate_all(
+            "ms => ms.map(m => [m.dataset.status || 'none', [...m.querySelectorAll('.step')].map("
+            "s => s.dataset.node + ':' + s.dataset.status).join(' '), m.innerText.slice(0, 300)])")
+        pytest.fail(f"no final status for {question!r} after 60 s; assistant messages (status, steps, text): {steps}")
     reply = page.locator(".msg.assistant").nth(before)  # this reply, even after newer ones
     assert reply.get_attribute("data-status") == status, reply.inner_text()
     return reply
