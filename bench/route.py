@@ -2,6 +2,11 @@
 the data? The rules' route only (issue 16: one turn can use both; no model call, a few minutes for all sets).
 
     python -m bench route --out bench/results/route.json
+    python -m bench route --model embedded   # the chat model also chooses where the rules cannot tell
+
+With `--model fake` (the default) only the rules route; with `--model embedded` the chat model chooses between
+the data and the documents where the rules cannot tell (assistant/source.py: reason `source` when it chose the
+documents), as `wenshu assist` does; the translation of documents questions is left out (it does not route).
 
 The knowledge base holds the `bench kb` corpus and the datasource is the demo database, as for `bench kb
 --answers`. A knowledge-base question (bench/data/kb: `questions` and `dev2` for development, `val` and `val2` for
@@ -35,6 +40,8 @@ HELD_OUT = NOT_READ | {s for s in DATA_SETS if role_of(s) in ("validation", "tes
 def add_arguments(p) -> None:
     p.add_argument("--sets", default=",".join(KB_SETS + DATA_SETS), help="comma-separated sets (default: all)")
     p.add_argument("--out", default="bench/results/route.json")
+    p.add_argument("--model", choices=["fake", "embedded"], default="fake",
+                   help="fake: the rules alone; embedded: the chat model chooses where the rules cannot tell")
     p.set_defaults(func=run)
 
 
@@ -57,11 +64,14 @@ def routed_right(expected: str, way: str) -> bool:
 def score_set(assistant, name: str, expected: str, questions: list[str]) -> dict:
     rows = []
     for q in questions:
+        t0 = time.perf_counter()
         way, ctx = assistant.prepare(q)
-        rows.append({"q": q, "route": way, "reason": ctx.reason, "right": routed_right(expected, way)})
+        rows.append({"q": q, "route": way, "reason": ctx.reason, "right": routed_right(expected, way),
+                     "seconds": time.perf_counter() - t0})
     n = max(1, len(rows))
     out = {"expected": expected, "questions": len(rows), "right_pct": round(100 * sum(r["right"] for r in rows) / n, 1),
-           "by_route": dict(Counter(f"{r['route']}/{r['reason']}" for r in rows).most_common())}
+           "by_route": dict(Counter(f"{r['route']}/{r['reason']}" for r in rows).most_common()),
+           "max_seconds": round(max((r["seconds"] for r in rows), default=0.0), 2)}
     if name not in HELD_OUT:
         out["wrong"] = [f"{r['route']}/{r['reason']}: {r['q']}" for r in rows if not r["right"]]
     return out
@@ -77,11 +87,12 @@ def run(args) -> int:
     unknown = sorted(set(names) - set(KB_SETS + DATA_SETS))
     if unknown:
         raise SystemExit(f"Unknown set(s) {', '.join(unknown)}: use {', '.join(KB_SETS + DATA_SETS)}.")
-    results: dict = {"commit": code_commit(), "sets": {}}
+    results: dict = {"commit": code_commit(), "model": args.model, "sets": {}}
     with tempfile.TemporaryDirectory(prefix="wenshu-bench-route-") as tmp:
-        args.model, args.candidates, args.semantic, args.ablate = "fake", 1, True, ""
+        args.candidates, args.semantic, args.ablate = 1, True, ""
         settings, _ = bench_settings(args, Path(tmp) / "home")
-        settings = settings.model_copy(update={"kb_summaries": False})
+        settings = settings.model_copy(update={"kb_summaries": False, "kb_translate_queries": False,
+                                               "assistant_source_model": args.model != "fake"})
         store = open_store(settings)
         demo_db = ensure_demo(settings, store)
         with Assistant(settings, store) as assistant:

@@ -89,6 +89,9 @@ class Settings(BaseSettings):
                                            "may spend thinking in one assistant step, on top of the step's own "
                                            "400 (vLLM and DeepSeek count a reasoning model's thinking in "
                                            "max_tokens).")
+    assistant_source_model: bool = Field(True, description="Let the chat model choose between the data and the "
+                                         "documents for a question the rules send to the data while a passage is "
+                                         "relevant to it and it asks over no time window (assistant/source.py).")
     # Workspace tools (wenshu.workspace): files and commands confined to one folder
     workspace_commands: list[str] = Field(
         default_factory=lambda: ["pytest", "python3 -m pytest", "python3 -m unittest", "ls", "git status", "git diff"],

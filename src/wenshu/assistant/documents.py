@@ -84,14 +84,14 @@ def echoes(answer: str, request: str, passages: list) -> bool:
     return not (said - asked) & held and not figures
 
 
-def documents_context(kb, collection: str) -> str:
-    """The system prompt's line about the documents: each one's title and summary (once it has one)."""
+def document_lines(kb, collection: str) -> str:
+    """A line per searchable document: its title and summary (once it has one)."""
     docs = [d for d in kb.list(collection) if d.searchable]
     lines = [f"- {d.title or d.name}" + (f": {' '.join(d.summary.split())[:SUMMARY_CHARS]}" if d.summary else "")
              for d in docs[:MAX_DOCUMENTS]]
     if len(docs) > MAX_DOCUMENTS:
         lines.append(f"- … and {len(docs) - MAX_DOCUMENTS} more")
-    return render("kb_context", documents="\n".join(lines)).strip()
+    return "\n".join(lines)
 
 
 def documents_match(kb, collection: str, request: str) -> tuple[bool, bool]:
@@ -132,6 +132,7 @@ class DocumentsOffer:
     strong: bool = False
     found: bool = False
     passages: list = field(default_factory=list)
+    listing: str = ""  # a line per document (`document_lines`)
 
 
 def open_documents(settings, engine, embedder):
@@ -151,7 +152,9 @@ def offer_documents(kb, request: str, collection: str = DEFAULT_COLLECTION, earl
     if kb is None or not kb.has_documents(collection):
         return DocumentsOffer()
     strong, found = documents_match(kb, collection, rewrite(request, earlier))
-    offer = DocumentsOffer(context=documents_context(kb, collection), strong=strong, found=found)
+    listing = document_lines(kb, collection)
+    offer = DocumentsOffer(context=render("kb_context", documents=listing).strip(), strong=strong, found=found,
+                           listing=listing)
     offer.tools.append(search_documents_tool(kb, collection, offer.passages, tuple(earlier), request, translate))
     return offer
 

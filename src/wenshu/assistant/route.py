@@ -37,7 +37,9 @@ DEFINITION = re.compile(r"\b(defin(e|ed|es|ition)|meaning|means|calculated|compu
 RULE = re.compile(r"(?<!\bi )(?<!\bwe )\b(can|could|may|must|should|shall|allowed|eligible|entitled|required)\b"
                   r"(?!\s+(you|u|i|we)\b)|(?<!我)(?<!我们)(可以|能否|能不能|必须|应该|应当|需要|允许|(?<![功性可智技])能(?!力|源|耗))"
                   r"(?!帮|给我|列|查|看)", re.I)  # fmt: skip
-DOCUMENTS_FIRST = ("documents", "definition", "rule")  # the reasons whose first step searches the documents
+# the reasons whose first step searches the documents; "source": the model chose the documents where the rules
+# could not tell (assistant/source.py)
+DOCUMENTS_FIRST = ("documents", "definition", "rule", "source")
 WORKSPACE = re.compile(r"\b(files?|folders?|director(y|ies)|scripts?|tests?|code|readme|csv|json|yaml|python|"
                        r"pytest|workspace)\b|文件|目录|脚本|测试|代码|工作区", re.I)  # fmt: skip
 

@@ -30,6 +30,7 @@ from wenshu.assistant.documents import citations, offer_documents, open_document
 from wenshu.assistant.graph import AssistantContext, build_assistant_graph
 from wenshu.assistant.memory import AssistantTurns, history_block
 from wenshu.assistant.route import DOCUMENTS_FIRST, needs_tool, route_reason
+from wenshu.assistant.source import choose_source, data_described
 from wenshu.assistant.state import AssistantResponse, AssistantStep
 from wenshu.assistant.offer import a_tool_fits, another_tool_fits, leads, offer, ranked
 from wenshu.assistant.tools import (Tool, data_terms, mcp_tools, query_database_tool, web_search_tool,
@@ -73,15 +74,15 @@ class Assistant:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _datasource_words(self, datasource: str) -> tuple[Vocabulary | None, str]:
+    def _datasource_words(self, datasource: str) -> tuple[Vocabulary | None, list[str]]:
+        """The datasource's vocabulary and (the first 40 of) its tables' names."""
         from wenshu.knowledge.sync import current_catalog
 
         try:
             catalog = current_catalog(self.store, datasource)
         except WenshuError:
-            return None, ""
-        names = ", ".join(t.name for t in catalog.tables[:40])
-        return Vocabulary.of(catalog, self.agent.semantic_model(datasource)), f"The database holds the tables: {names}."
+            return None, []
+        return Vocabulary.of(catalog, self.agent.semantic_model(datasource)), [t.name for t in catalog.tables[:40]]
 
     def prepare(self, request: str, *, workspace: str | Path | None = None, datasource: str | None = None,
                 conversation_id: str | None = None, user_id: str = "local", on_event=None
@@ -109,7 +110,8 @@ class Assistant:
         models = self.agent.models()
         translated = Translation()  # made below when the first step searches the documents
         documents = offer_documents(self.kb, request, earlier=tuple(t.question for t in earlier), translate=translated)
-        vocabulary, context = self._datasource_words(ds)
+        vocabulary, tables = self._datasource_words(ds)
+        context = f"The database holds the tables: {', '.join(tables)}." if tables else ""
         semantic = self.agent.semantic_model(ds)
         over_period = asked_over_period(semantic, request)  # "上周的退款金额" is data, though a refund rule is near
         strong_docs = documents.strong and not over_period
@@ -121,6 +123,11 @@ class Assistant:
                                 data_asked=not documents.found or asks_the_data(semantic, request),
                                 over_period=over_period,
                                 follows_data=bool(earlier) and earlier[-1].data, commands=commands)  # fmt: skip
+        unsure = (way, why) == ("data", "data") and documents.found and not over_period  # (assistant/source.py)
+        if unsure and self.settings.assistant_source_model and choose_source(
+                models, request, data=data_described(semantic, tables), documents=documents.listing,
+                label=ds) == "documents":
+            way, why = "agent", "source"
         data = DataAnswers(ask_data, partial(sub_questions, semantic), on_event or (lambda event: None))
         tools, warnings = self._tools(way, data, documents.tools, workspace, semantic)
         ranking = ranked(request, tools, embedder)

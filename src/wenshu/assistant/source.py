@@ -1,0 +1,51 @@
+"""Where a question's answer comes from when the rules cannot tell: the chat model chooses between the
+data and the documents (`prompts/route_source_*.md`, JSON under a two-value schema).
+
+The rules (assistant/route.py) send a question that names what the datasource holds straight to the data.
+Asked of the documents' rules ("How long does a refund paid by card take to arrive?"), such a question still
+names the data's words; told apart by words alone it would need a word list per business. So when a passage
+is relevant to it and it asks over no time window (a question of the data nearly always has one: `bench
+route` found 10 of about 300 development data questions without it, 12 of 17 misrouted documents questions
+of the validation sets), the model is shown what the database holds and the documents' titles and asked to
+choose. Its fixed part is cached per datasource and document list, so a choice costs the question's tokens.
+Any failure keeps the rules' route.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel
+
+from wenshu.errors import WenshuError
+from wenshu.prompts import render
+
+MAX_MEASURES = 30  # the database's description names at most this many measures
+
+
+class SourceChoice(BaseModel):
+    source: Literal["data", "documents"]
+
+
+def data_described(semantic, tables: list[str]) -> str:
+    """What the database holds, in words the model reads: its measures' names (the semantic model's, both
+    languages) and its tables."""
+    measures = [f"{e.en} ({e.zh})" if e.zh and e.zh != e.en else e.en
+                for e in [*semantic.measures, *semantic.ratios][:MAX_MEASURES]] if semantic is not None else []
+    parts = [f"measures {', '.join(measures)}"] if measures else []
+    parts += [f"tables {', '.join(tables)}"] if tables else []
+    return "; ".join(parts) + "."
+
+
+def choose_source(models, request: str, *, data: str, documents: str, label: str) -> str | None:
+    """"data" | "documents" as the model reads the request, or None when it could not say. `data`: what the
+    database holds (`data_described`); `documents`: the documents' lines (titles, summaries); `label`: the
+    cache name of the fixed part (one per datasource)."""
+    system = render("route_source_system", data=data, documents=documents).strip()
+    messages = [SystemMessage(system, additional_kwargs={"prefix_cache": f"{label}#source"}),
+                HumanMessage(render("route_source_user", question=request).strip())]
+    try:
+        return models.structured("fast", messages, SourceChoice).source
+    except (WenshuError, ValueError):
+        return None
