@@ -82,6 +82,11 @@ def test_answer_tokens_read_the_answer_out_of_json_split_anywhere():
     tool = AnswerTokens(out.append)
     tool.feed(json.dumps({"action": "write_file", "arguments": {"path": "a", "content": '"answer": "x"'}}))
     assert out == []
+    for found, streamed in ((False, ""), (True, "退款三个工作日内原路退回。")):  # found: false is replaced, not shown
+        out = []
+        AnswerTokens(out.append).feed(json.dumps({"action": "final", "found": found, "answer": "退款三个工作日内原路退回。"},
+                                                 ensure_ascii=False))
+        assert "".join(out) == streamed
 
 
 def test_a_data_question_through_the_assistant_adds_no_model_call(assistant, agent, fake_model):

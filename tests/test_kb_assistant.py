@@ -85,6 +85,26 @@ def test_nothing_found_is_said_and_nothing_is_cited(assistant, kb, kb_docs, fake
     assert resp.answer == "文档中没有提到年会地点。"
 
 
+def test_the_final_answer_says_whether_a_passage_answers_and_none_is_not_in_the_documents(assistant, kb, kb_docs,
+                                                                                          fake_model):
+    kb.add(kb_docs)
+    said = {"action": "final", "found": False, "answer": "Gift cards are refunded within seven days."}
+    fake_model.queue(step("search_documents", query="gift card refund policy"), json.dumps(said))
+    resp = assistant.ask("How does the refund policy treat gift cards?")  # near the refund policy, not in it
+    assert resp.steps[0].result.startswith("[1] ")  # passages came back...
+    assert resp.answer == "Not in the documents: no passage answers this."  # ...none answers: the host says so
+    assert resp.citations == []
+    final_schema = fake_model.call_kwargs[-1]["response_format"]["json_schema"]["schema"]["anyOf"][-1]
+    assert list(final_schema["properties"]) == ["action", "found", "answer"]  # decided before the answer is written
+    assert '"found": true when one does' in fake_model.calls[-1][-1].content
+    assert "found" not in json.dumps(fake_model.call_kwargs[0]["response_format"])  # no passages yet: not asked
+
+    fake_model.queue(step("search_documents", query="定制商品能不能退款"),
+                     json.dumps({"action": "final", "found": True, "answer": "定制商品不支持无理由退款。"}, ensure_ascii=False))
+    resp = assistant.ask("定制商品可以退款吗？")
+    assert resp.answer == "定制商品不支持无理由退款。" and CUSTOM_RULE in resp.citations[0].passage
+
+
 def test_a_copied_not_found_instruction_reaches_the_user_as_one_sentence_in_their_language(assistant, kb, kb_docs,
                                                                                         fake_model):
     from wenshu.assistant.documents import NOT_FOUND

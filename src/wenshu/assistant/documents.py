@@ -70,7 +70,12 @@ def plain_answer(answer: str, lang: str) -> str:
     """The answer as the user reads it: a model that copied the tool's not-found instruction into its answer
     ("… Say so plainly; do not guess.", or only its first sentence) gets the not-found sentence in the user's
     language instead."""
-    return KbNothingFound().message(lang) if NOT_FOUND.split(". ")[0] in answer else answer
+    return KbNothingFound().message(lang) if says_not_found(answer) else answer
+
+
+def says_not_found(answer: str) -> bool:
+    """Whether the answer is (or copies) the not-found result: it cites nothing."""
+    return NOT_FOUND.split(". ")[0] in answer
 
 
 def echoes(answer: str, request: str, passages: list) -> bool:

@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 
 from wenshu.agent import explain
 from wenshu.agent.nodes import instrument
-from wenshu.assistant.documents import echoes
+from wenshu.assistant.documents import NOT_FOUND, echoes
 from wenshu.assistant.decide import InvalidStep, parse_call, parse_step, step_messages, step_schema, tool_specs
 from wenshu.assistant.state import AssistantState
 from wenshu.assistant.stream import AnswerTokens, tool_finished, tool_started
@@ -43,6 +43,7 @@ class AssistantContext:
     thinking_tokens: int = 0  # an endpoint's native step may think this much more (a reasoning model)
     warnings: list = field(default_factory=list)  # WenshuErrors the host met preparing the turn (an MCP server left out)
     passages: list = field(default_factory=list)  # what search_documents returned this turn, for the citations
+    judge_found: bool = False  # once passages came back, a final answer says whether one answers (setting kb_judge_found)
     embedder: object = None  # the citations' closeness of answer and passage (assistant/documents.py)
     history: str = ""  # the conversation's earlier turns, for the step prompt (assistant/memory.py)
     on_event: Callable[[Event], None] | None = None  # steps and tokens as they happen (assistant/stream.py)
@@ -79,8 +80,10 @@ def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: 
     native, final = ctx.models.native_tools, not (ctx.act_first and not steps)
     offered = [t for t in ctx.tools if t.name == ctx.first_tool] if ctx.first_tool and not steps else []
     offered, final = (offered, False) if offered else (ctx.tools, final)
+    judged = ctx.judge_found and bool(ctx.passages) and not native and final
     messages = step_messages(request, ctx.tools, ctx.skills, ctx.context, steps, repair=repair, history=ctx.history,
-                             native=native, language=detect_lang(request) if ctx.passages else None)  # fmt: skip
+                             native=native, language=detect_lang(request) if ctx.passages else None,
+                             judged=judged)  # fmt: skip
     emit = (lambda text: ctx.emit(Event(type="token", data=text))) if ctx.on_event else None
     think = (lambda text: ctx.emit(Event(type="thinking", data=text))) if ctx.on_event else None
     try:
@@ -92,12 +95,14 @@ def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: 
             d = parse_call(msg, offered, final=final)
         else:
             tokens = AnswerTokens(emit) if emit else None
-            schema = schema_format("Step", step_schema(offered, final=final))
+            schema = schema_format("Step", step_schema(offered, final=final, judged=judged))
             raw = ctx.models.text("strong", messages, response_format=schema, max_tokens=MAX_STEP_TOKENS,
                                   on_token=tokens.feed if tokens else None, on_thinking=think)  # fmt: skip
             d = parse_step(raw, offered, final=final)
     except InvalidStep as err:
         return {"invalid": str(err)}
+    if d.action == "final" and d.found is False:  # the model says no passage answers: the host says so, cites none
+        return {"action": "final", "arguments": {}, "answer": NOT_FOUND}
     if d.action == "final" and repair is None and echoes(d.answer, request, ctx.passages):
         return {"invalid": render("assistant_echo").strip()}  # once: a repaired answer is taken as it is
     return {"action": d.action, "arguments": d.arguments, "answer": d.answer}

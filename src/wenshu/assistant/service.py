@@ -26,7 +26,7 @@ from wenshu.agent.response import usage_of
 from wenshu.agent.service import Agent
 from wenshu.agent.vocabulary import Vocabulary
 from wenshu.assistant.audit import audit_turn
-from wenshu.assistant.documents import citations, offer_documents, open_documents, plain_answer
+from wenshu.assistant.documents import citations, offer_documents, open_documents, plain_answer, says_not_found
 from wenshu.assistant.graph import AssistantContext, build_assistant_graph
 from wenshu.assistant.memory import AssistantTurns, history_block
 from wenshu.assistant.route import DOCUMENTS_FIRST, needs_tool, route_reason
@@ -152,6 +152,7 @@ class Assistant:
                                      first_tool="search_documents" if documents_first else "",
                                      thinking_tokens=self.settings.assistant_thinking_tokens,
                                      warnings=warnings, passages=documents.passages, embedder=embedder,
+                                     judge_found=self.settings.kb_judge_found,
                                      on_event=on_event,
                                      history=history)  # fmt: skip
 
@@ -228,7 +229,8 @@ class Assistant:
             status=state.get("status", "ok"),
             steps=[AssistantStep(**s) for s in state.get("steps") or []], tools=[t.name for t in ctx.tools],
             skills=[s.name for s in ctx.skills], data=data, usage=usage,
-            citations=citations(ctx.passages, state.get("answer", ""), ctx.embedder) if state.get("status") != "error" else [],
+            citations=citations(ctx.passages, state.get("answer", ""), ctx.embedder)
+            if state.get("status") != "error" and not says_not_found(state.get("answer", "")) else [],
             parts=parts,
             error=data.error if data is not None and data.error else (
                 ErrorInfo(code="unfinished", message=state.get("answer", "")) if state.get("status") == "fallback"

@@ -19,6 +19,7 @@ from wenshu.contracts import Event
 SUMMARY_CHARS = 160
 _FINAL = re.compile(r'"action"\s*:\s*"final"')
 _ANSWER = re.compile(r'"answer"\s*:\s*"')
+_NONE_FOUND = re.compile(r'"found"\s*:\s*false')  # the final answer says no passage answers
 
 
 def summary(result: str) -> str:
@@ -66,8 +67,8 @@ class AnswerTokens:
     def feed(self, chunk: str) -> None:
         self.raw += chunk
         answer = _ANSWER.search(self.raw)
-        if answer is None or not _FINAL.search(self.raw):
-            return
+        if answer is None or not _FINAL.search(self.raw) or _NONE_FOUND.search(self.raw, 0, answer.start()):
+            return  # not a final answer (yet), or one the host replaces: no passage answers (graph.choose_step)
         text = _string_prefix(self.raw, answer.end())
         if len(text) > self.sent:
             self.emit(text[self.sent :])
