@@ -85,9 +85,15 @@ def test_nothing_found_is_said_and_nothing_is_cited(assistant, kb, kb_docs, fake
     assert resp.answer == "文档中没有提到年会地点。"
 
 
-def test_the_final_answer_says_whether_a_passage_answers_and_none_is_not_in_the_documents(assistant, kb, kb_docs,
-                                                                                          fake_model):
+def test_the_final_answer_says_whether_a_passage_answers_and_none_is_not_in_the_documents(settings, store, agent, kb,
+                                                                                          kb_docs, fake_model):
     kb.add(kb_docs)
+    fake_model.queue(step("search_documents", query="定制商品能不能退款"), final("定制商品不支持无理由退款。"))
+    Assistant(settings.model_copy(update={"kb_translate_queries": False}), store, agent=agent, kb=kb).ask("定制商品可以退款吗？")
+    assert "found" not in json.dumps(fake_model.call_kwargs[-1]["response_format"])  # off by default (setting kb_judge_found)
+    assistant = Assistant(settings.model_copy(update={"kb_translate_queries": False, "kb_judge_found": True}), store,
+                          agent=agent, kb=kb)
+    fake_model.calls.clear(), fake_model.call_kwargs.clear()
     said = {"action": "final", "found": False, "answer": "Gift cards are refunded within seven days."}
     fake_model.queue(step("search_documents", query="gift card refund policy"), json.dumps(said))
     resp = assistant.ask("How does the refund policy treat gift cards?")  # near the refund policy, not in it
