@@ -53,6 +53,16 @@ def test_a_question_over_a_time_window_is_not_put_to_the_model(assistant, kb, fa
     assert (way, ctx.reason) == ("data", "data") and fake_model.calls == []
 
 
+def test_a_list_of_the_datas_records_with_its_columns_is_not_put_to_the_model(assistant, kb, fake_model):
+    from wenshu.assistant.source import lists_rows
+
+    question = "Which customers in Suzhou are diamond members? Name, gender and the date they signed up, please."
+    assert documents_match(kb, "default", question)[1]  # the membership handbook is near
+    way, ctx = assistant.prepare(question)
+    assert (way, ctx.reason) == ("data", "data") and fake_model.calls == []
+    assert not lists_rows(assistant.agent.semantic_model("demo"), UNSURE)
+
+
 def test_the_switch_turns_the_choice_off(settings, store, agent, kb, kb_docs, fake_model):
     kb.add(kb_docs)
     off = Assistant(settings.model_copy(update={"kb_translate_queries": False, "assistant_source_model": False}),

@@ -30,7 +30,7 @@ from wenshu.assistant.documents import citations, offer_documents, open_document
 from wenshu.assistant.graph import AssistantContext, build_assistant_graph
 from wenshu.assistant.memory import AssistantTurns, history_block
 from wenshu.assistant.route import DOCUMENTS_FIRST, needs_tool, route_reason
-from wenshu.assistant.source import choose_source, data_described
+from wenshu.assistant.source import choose_source, data_described, lists_rows
 from wenshu.assistant.state import AssistantResponse, AssistantStep
 from wenshu.assistant.offer import a_tool_fits, another_tool_fits, leads, offer, ranked
 from wenshu.assistant.tools import (Tool, data_terms, mcp_tools, query_database_tool, web_search_tool,
@@ -124,6 +124,7 @@ class Assistant:
                                 over_period=over_period,
                                 follows_data=bool(earlier) and earlier[-1].data, commands=commands)  # fmt: skip
         unsure = (way, why) == ("data", "data") and documents.found and not over_period  # (assistant/source.py)
+        unsure = unsure and not lists_rows(semantic, request)
         if unsure and self.settings.assistant_source_model and choose_source(
                 models, request, data=data_described(semantic, tables), documents=documents.listing,
                 label=ds) == "documents":

@@ -8,7 +8,9 @@ is relevant to it and it asks over no time window (a question of the data nearly
 route` found 10 of about 300 development data questions without it, 12 of 17 misrouted documents questions
 of the validation sets), the model is shown what the database holds and the documents' titles and asked to
 choose. Its fixed part is cached per datasource and document list, so a choice costs the question's tokens.
-Any failure keeps the rules' route.
+Any failure keeps the rules' route. A question the semantic model reads as a list of its records with the
+columns it names ("products over 3,000 yuan: name, brand and list price") is the data's without asking: 7 of
+those 10 development data questions, none of the documents questions of any set.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from pydantic import BaseModel
 
 from wenshu.errors import WenshuError
 from wenshu.prompts import render
+from wenshu.semantic.listing import detail
+from wenshu.semantic.mentions import read
 
 MAX_MEASURES = 30  # the database's description names at most this many measures
 
@@ -36,6 +40,15 @@ def data_described(semantic, tables: list[str]) -> str:
     parts = [f"measures {', '.join(measures)}"] if measures else []
     parts += [f"tables {', '.join(tables)}"] if tables else []
     return "; ".join(parts) + "."
+
+
+def lists_rows(semantic, request: str) -> bool:
+    """Whether the semantic model reads the request as a list of its records with at least two columns it
+    names: rows of the data, whatever a document says about them."""
+    if semantic is None:
+        return False
+    listed = detail(semantic, read(semantic, request), request)
+    return listed is not None and listed.plan is not None and len(listed.plan.columns) >= 2
 
 
 def choose_source(models, request: str, *, data: str, documents: str, label: str) -> str | None:
