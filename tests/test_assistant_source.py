@@ -35,6 +35,7 @@ def test_the_model_sends_an_unsure_question_to_the_documents(assistant, kb, fake
     assert system.additional_kwargs["prefix_cache"] == "demo#source"  # the fixed part is cached per datasource
     assert "- 退款政策 Refund Policy" in system.content and "GMV (销售额)" in system.content  # documents and measures
     assert "orders" in system.content and user.content.endswith(f"Question: {UNSURE}\nJSON:")
+    assert user.content.startswith("The nearest passage of the documents: ") and "GMV" in user.content  # beside it
     assert fake_model.call_kwargs[0]["response_format"]["json_schema"]["schema"]["properties"]["source"]["enum"] == [
         "data", "documents"]
 

@@ -6,9 +6,11 @@ Asked of the documents' rules ("How long does a refund paid by card take to arri
 names the data's words; told apart by words alone it would need a word list per business. So when a passage
 is relevant to it and it asks over no time window (a question of the data nearly always has one: `bench
 route` found 10 of about 300 development data questions without it, 12 of 17 misrouted documents questions
-of the validation sets), the model is shown what the database holds and the documents' titles and asked to
-choose. Its fixed part is cached per datasource and document list, so a choice costs the question's tokens.
-Any failure keeps the rules' route. A question the semantic model reads as a list of its records with the
+of the validation sets), the model is shown what the database holds, the documents' titles and, beside the
+question, the passage nearest to it, and asked to choose. Its fixed part is cached per datasource and
+document list, so a choice costs the question's and the passage's tokens (about 2 s on 2 cores); with the
+passage, validation documents questions routed right rose from 81.6 to 92.1 % (val) and 84.6 to 88.5 %
+(val2). Any failure keeps the rules' route. A question the semantic model reads as a list of its records with the
 columns it names ("products over 3,000 yuan: name, brand and list price") is the data's without asking: 7 of
 those 10 development data questions, none of the documents questions of any set.
 """
@@ -21,11 +23,13 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from wenshu.errors import WenshuError
+from wenshu.kb.library import DEFAULT_COLLECTION
 from wenshu.prompts import render
 from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import read
 
 MAX_MEASURES = 30  # the database's description names at most this many measures
+PASSAGE_CHARS = 240  # of the nearest passage, shown beside the question
 
 
 class SourceChoice(BaseModel):
@@ -51,13 +55,19 @@ def lists_rows(semantic, request: str) -> bool:
     return listed is not None and listed.plan is not None and len(listed.plan.columns) >= 2
 
 
-def choose_source(models, request: str, *, data: str, documents: str, label: str) -> str | None:
+def nearest_passage(kb, request: str, collection: str = DEFAULT_COLLECTION) -> str:
+    """The passage nearest the request, as the choice reads it: where it stands and its first sentences."""
+    top = kb.search(request, collection, k=1).passages if kb is not None else []
+    return f"{top[0].where or top[0].title}: {' '.join(top[0].text.split())[:PASSAGE_CHARS]}" if top else "(none)"
+
+
+def choose_source(models, request: str, *, data: str, documents: str, label: str, nearest: str = "") -> str | None:
     """"data" | "documents" as the model reads the request, or None when it could not say. `data`: what the
     database holds (`data_described`); `documents`: the documents' lines (titles, summaries); `label`: the
     cache name of the fixed part (one per datasource)."""
     system = render("route_source_system", data=data, documents=documents).strip()
     messages = [SystemMessage(system, additional_kwargs={"prefix_cache": f"{label}#source"}),
-                HumanMessage(render("route_source_user", question=request).strip())]
+                HumanMessage(render("route_source_user", question=request, passage=nearest or "(none)").strip())]
     try:
         return models.structured("fast", messages, SourceChoice).source
     except (WenshuError, ValueError):
