@@ -93,7 +93,8 @@ def test_the_final_answer_says_whether_a_passage_answers_and_none_is_not_in_the_
     assert "found" not in json.dumps(fake_model.call_kwargs[-1]["response_format"])  # off by default (setting kb_judge_found)
     assistant = Assistant(settings.model_copy(update={"kb_translate_queries": False, "kb_judge_found": True}), store,
                           agent=agent, kb=kb)
-    fake_model.calls.clear(), fake_model.call_kwargs.clear()
+    fake_model.calls.clear()
+    fake_model.call_kwargs.clear()
     said = {"action": "final", "found": False, "answer": "Gift cards are refunded within seven days."}
     fake_model.queue(step("search_documents", query="gift card refund policy"), json.dumps(said))
     resp = assistant.ask("How does the refund policy treat gift cards?")  # near the refund policy, not in it

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 from itertools import zip_longest
 from pathlib import Path
 
@@ -99,14 +100,21 @@ def document_lines(kb, collection: str) -> str:
     return "\n".join(lines)
 
 
-def documents_match(kb, collection: str, request: str) -> tuple[bool, bool]:
-    """(strong, found): whether a passage matches the request strongly or the request names a document by its
-    title (routing: the agent may then search the documents), and whether any passage is relevant at all
-    (search's own floor)."""
+class Match(NamedTuple):
+    strong: bool
+    found: bool
+    nearest: object = None  # the most relevant passage (kb.search.Passage), when it was searched
+
+
+def documents_match(kb, collection: str, request: str) -> Match:
+    """(strong, found, nearest): whether a passage matches the request strongly or the request names a document
+    by its title (routing: the agent may then search the documents), whether any passage is relevant at all
+    (search's own floor), and the most relevant one (None when the title decided or nothing is relevant)."""
     if names_a_document([d for d in kb.list(collection) if d.searchable], request):
-        return True, True
+        return Match(True, True)
     top = kb.search(request, collection, k=1).passages
-    return bool(top) and (top[0].similarity >= STRONG_SIMILARITY or top[0].coverage >= STRONG_COVERAGE), bool(top)
+    strong = bool(top) and (top[0].similarity >= STRONG_SIMILARITY or top[0].coverage >= STRONG_COVERAGE)
+    return Match(strong, bool(top), top[0] if top else None)
 
 
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]{3,}")
@@ -138,6 +146,7 @@ class DocumentsOffer:
     found: bool = False
     passages: list = field(default_factory=list)
     listing: str = ""  # a line per document (`document_lines`)
+    nearest: object = None  # the passage most relevant to the request (`documents_match`), or None
 
 
 def open_documents(settings, engine, embedder):
@@ -156,10 +165,10 @@ def offer_documents(kb, request: str, collection: str = DEFAULT_COLLECTION, earl
     `translate`: the request into the other language, for the search (kb/crosslingual.py)."""
     if kb is None or not kb.has_documents(collection):
         return DocumentsOffer()
-    strong, found = documents_match(kb, collection, rewrite(request, earlier))
+    match = documents_match(kb, collection, rewrite(request, earlier))
     listing = document_lines(kb, collection)
-    offer = DocumentsOffer(context=render("kb_context", documents=listing).strip(), strong=strong, found=found,
-                           listing=listing)
+    offer = DocumentsOffer(context=render("kb_context", documents=listing).strip(), strong=match.strong,
+                           found=match.found, listing=listing, nearest=match.nearest)
     offer.tools.append(search_documents_tool(kb, collection, offer.passages, tuple(earlier), request, translate))
     return offer
 

@@ -30,7 +30,7 @@ from wenshu.assistant.documents import citations, offer_documents, open_document
 from wenshu.assistant.graph import AssistantContext, build_assistant_graph
 from wenshu.assistant.memory import AssistantTurns, history_block
 from wenshu.assistant.route import DOCUMENTS_FIRST, needs_tool, route_reason
-from wenshu.assistant.source import choose_source, data_described, lists_rows, nearest_passage
+from wenshu.assistant.source import choose_source, data_described, lists_rows
 from wenshu.assistant.state import AssistantResponse, AssistantStep
 from wenshu.assistant.offer import a_tool_fits, another_tool_fits, leads, offer, ranked
 from wenshu.assistant.tools import (Tool, data_terms, mcp_tools, query_database_tool, web_search_tool,
@@ -127,7 +127,7 @@ class Assistant:
         unsure = unsure and not lists_rows(semantic, request)
         if unsure and self.settings.assistant_source_model and choose_source(
                 models, request, data=data_described(semantic, tables), documents=documents.listing, label=ds,
-                nearest=nearest_passage(self.kb, request)) == "documents":
+                nearest=documents.nearest) == "documents":
             way, why = "agent", "source"
         data = DataAnswers(ask_data, partial(sub_questions, semantic), on_event or (lambda event: None))
         tools, warnings = self._tools(way, data, documents.tools, workspace, semantic)

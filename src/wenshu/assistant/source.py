@@ -23,7 +23,6 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from wenshu.errors import WenshuError
-from wenshu.kb.library import DEFAULT_COLLECTION
 from wenshu.prompts import render
 from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import read
@@ -55,19 +54,20 @@ def lists_rows(semantic, request: str) -> bool:
     return listed is not None and listed.plan is not None and len(listed.plan.columns) >= 2
 
 
-def nearest_passage(kb, request: str, collection: str = DEFAULT_COLLECTION) -> str:
-    """The passage nearest the request, as the choice reads it: where it stands and its first sentences."""
-    top = kb.search(request, collection, k=1).passages if kb is not None else []
-    return f"{top[0].where or top[0].title}: {' '.join(top[0].text.split())[:PASSAGE_CHARS]}" if top else "(none)"
+def passage_line(passage) -> str:
+    """The passage nearest the request as the choice reads it: where it stands and its first sentences."""
+    if passage is None:
+        return "(none)"
+    return f"{passage.where or passage.title}: {' '.join(passage.text.split())[:PASSAGE_CHARS]}"
 
 
-def choose_source(models, request: str, *, data: str, documents: str, label: str, nearest: str = "") -> str | None:
+def choose_source(models, request: str, *, data: str, documents: str, label: str, nearest=None) -> str | None:
     """"data" | "documents" as the model reads the request, or None when it could not say. `data`: what the
     database holds (`data_described`); `documents`: the documents' lines (titles, summaries); `label`: the
-    cache name of the fixed part (one per datasource)."""
+    cache name of the fixed part (one per datasource); `nearest`: the passage nearest the request, shown beside it."""
     system = render("route_source_system", data=data, documents=documents).strip()
     messages = [SystemMessage(system, additional_kwargs={"prefix_cache": f"{label}#source"}),
-                HumanMessage(render("route_source_user", question=request, passage=nearest or "(none)").strip())]
+                HumanMessage(render("route_source_user", question=request, passage=passage_line(nearest)).strip())]
     try:
         return models.structured("fast", messages, SourceChoice).source
     except (WenshuError, ValueError):
