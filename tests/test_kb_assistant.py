@@ -155,6 +155,8 @@ def test_a_passage_is_offered_as_its_sentences_lines_and_table_rows():
     assert said[6:8] == ["Gift cards are not refunded:", "they expire after 12 months."]
     assert len(said) == 9 and len(said[8]) <= MAX_CHARS and said[8].endswith("很长的句子")  # cut after a comma
     assert all(holds(text, s) for s in said) and not holds(text, "") and not holds(text, "银行卡需要 3 个工作日")
+    quoted = sentences([SimpleNamespace(text='A "gift card" is refunded as points.')])
+    assert quoted == ["A 'gift card' is refunded as points."] and holds('A "gift card" is refunded as points.', quoted[0])
 
 
 def test_a_copied_not_found_instruction_reaches_the_user_as_one_sentence_in_their_language(assistant, kb, kb_docs,

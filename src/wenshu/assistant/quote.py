@@ -19,6 +19,12 @@ _WORDS = re.compile(r"[0-9A-Za-z\u4e00-\u9fff]")
 _CUT = re.compile(r"[，,、\s][^，,、\s]*$")
 
 
+def _plain(text: str) -> str:
+    """Whitespace runs as one space, and a double quote as a single one: llama-cpp-python 0.3.36 writes an enum
+    value holding `"` into a grammar its parser rejects (and the process then crashes)."""
+    return " ".join(text.split()).replace('"', "'")
+
+
 def _shortened(sentence: str) -> str:
     """At most MAX_CHARS, cut after the last comma or space before the limit where there is one."""
     if len(sentence) <= MAX_CHARS:
@@ -35,7 +41,7 @@ def sentences(passages: list) -> list[str]:
     found: dict[str, None] = {}
     for text in dict.fromkeys(p.text for p in passages):
         for part in _BREAK.split(text):
-            s = _shortened(" ".join(part.split()))
+            s = _shortened(_plain(part))
             if len(s) >= MIN_CHARS and len(_WORDS.findall(s)) >= 3:
                 found.setdefault(s)
     return list(found)[:MAX_SENTENCES]
@@ -47,5 +53,6 @@ def quote_schema(passages: list) -> dict:
 
 
 def holds(passage_text: str, quote: str) -> bool:
-    """Whether a passage holds the quote (whitespace ignored, as `sentences` joined it)."""
-    return bool(quote) and "".join(quote.split()) in "".join(passage_text.split())
+    """Whether a passage holds the quote (read as `sentences` offered it: whitespace and double quotes aside)."""
+    squash = lambda text: "".join(_plain(text).split())  # noqa: E731
+    return bool(quote) and squash(quote) in squash(passage_text)
