@@ -112,53 +112,6 @@ def test_the_final_answer_says_whether_a_passage_answers_and_none_is_not_in_the_
     assert resp.answer == "定制商品不支持无理由退款。" and CUSTOM_RULE in resp.citations[0].passage
 
 
-def test_the_final_answer_copies_the_sentence_it_stands_on_and_its_passage_is_cited_first(settings, store, agent, kb,
-                                                                                          kb_docs, fake_model):
-    kb.add(kb_docs)
-    fake_model.queue(step("search_documents", query="定制商品能不能退款"), final("定制商品不支持无理由退款。"))
-    Assistant(settings.model_copy(update={"kb_translate_queries": False}), store, agent=agent, kb=kb).ask("定制商品可以退款吗？")
-    assert "quote" not in json.dumps(fake_model.call_kwargs[-1]["response_format"])  # off by default (setting kb_quote)
-    assistant = Assistant(settings.model_copy(update={"kb_translate_queries": False, "kb_quote": True}), store,
-                          agent=agent, kb=kb)
-    fake_model.calls.clear()
-    fake_model.call_kwargs.clear()
-    said = {"action": "final", "quote": CUSTOM_RULE, "answer": "不可以：定制商品不支持无理由退款。"}
-    fake_model.queue(step("search_documents", query="定制商品能不能退款"), json.dumps(said, ensure_ascii=False))
-    resp = assistant.ask("定制商品可以退款吗？")
-    final_schema = fake_model.call_kwargs[-1]["response_format"]["json_schema"]["schema"]["anyOf"][-1]
-    assert list(final_schema["properties"]) == ["action", "quote", "answer"]  # chosen before the answer is written
-    offered = final_schema["properties"]["quote"]["enum"]
-    assert CUSTOM_RULE in offered and offered[-1] == ""  # the passages' sentences, or none
-    assert all(s in resp.steps[0].result for s in offered[:-1])  # each one copied from a passage the model read
-    assert '"quote"' in fake_model.calls[-1][-1].content
-    assert "quote" not in json.dumps(fake_model.call_kwargs[0]["response_format"])  # no passages yet: not asked
-    assert resp.answer == said["answer"] and CUSTOM_RULE in resp.citations[0].passage
-
-    none = {"action": "final", "quote": "", "answer": "Gift cards are refunded within seven days."}
-    fake_model.queue(step("search_documents", query="gift card refund policy"), json.dumps(none))
-    resp = assistant.ask("How does the refund policy treat gift cards?")
-    assert resp.steps[0].result.startswith("[1] ")  # passages came back, no sentence of them answers: not found
-    assert resp.answer == "Not in the documents: no passage answers this." and resp.citations == []
-
-
-def test_a_passage_is_offered_as_its_sentences_lines_and_table_rows():
-    from types import SimpleNamespace
-
-    from wenshu.assistant.quote import MAX_CHARS, holds, sentences
-
-    text = ("## 退款时效\n\n| 支付方式 | 到账时间 |\n| --- | --- |\n| 支付宝 | 1 至 3 个工作日 |\n"
-            "退款审核通过后原路退回。银行卡需要 7 个工作日！Refunds are paid back the same way. Gift cards are not "
-            "refunded: they expire after 12 months.\n" + "很长的句子，" * 40 + "结束。")
-    said = sentences([SimpleNamespace(text=text), SimpleNamespace(text=text)])
-    assert said[:6] == ["## 退款时效", "| 支付方式 | 到账时间 |", "| 支付宝 | 1 至 3 个工作日 |", "退款审核通过后原路退回。",
-                        "银行卡需要 7 个工作日！", "Refunds are paid back the same way."]
-    assert said[6:8] == ["Gift cards are not refunded:", "they expire after 12 months."]
-    assert len(said) == 9 and len(said[8]) <= MAX_CHARS and said[8].endswith("很长的句子")  # cut after a comma
-    assert all(holds(text, s) for s in said) and not holds(text, "") and not holds(text, "银行卡需要 3 个工作日")
-    quoted = sentences([SimpleNamespace(text='A "gift card" is refunded as points.')])
-    assert quoted == ["A 'gift card' is refunded as points."] and holds('A "gift card" is refunded as points.', quoted[0])
-
-
 def test_a_copied_not_found_instruction_reaches_the_user_as_one_sentence_in_their_language(assistant, kb, kb_docs,
                                                                                         fake_model):
     from wenshu.assistant.documents import NOT_FOUND

@@ -179,9 +179,6 @@ class Settings(BaseSettings):
                                  "says whether one answers the question; when none does, the answer is 'not in the "
                                  "documents' with no citation (assistant/graph.py). Off: it refused no more "
                                  "unanswerable validation questions (docs/kb.md).")
-    kb_quote: bool = Field(False, description="Once passages came back, the embedded model's final answer first "
-                           "copies the passage's sentence it stands on (one of theirs, under the step's schema), and "
-                           "that passage is cited first; no sentence is 'not in the documents' (assistant/quote.py).")
     kb_translate_queries: bool = Field(True, description="Search the documents for the question in the other "
                                        "language too (Chinese <-> English), translated by the chat model once a turn.")
 

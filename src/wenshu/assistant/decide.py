@@ -25,7 +25,6 @@ class Decision:
     arguments: dict = field(default_factory=dict)
     answer: str = ""
     found: bool | None = None  # a final answer after passages came back: whether one of them answers it
-    quote: str | None = None  # ...and the sentence of a passage it stands on, "" for none (assistant/quote.py)
 
 
 InvalidStep = InvalidAnswer  # a step the model got wrong; the reason goes back in one repair
@@ -43,12 +42,10 @@ def _fits(value, spec: dict) -> bool:
     return isinstance(value, _TYPES.get(kind, (object,)))
 
 
-def step_schema(tools: list[Tool], final: bool = True, judged: bool = False, quote: dict | None = None) -> dict:
+def step_schema(tools: list[Tool], final: bool = True, judged: bool = False) -> dict:
     """The turn's step schema: one offered tool with its arguments, or (when `final`) the final answer;
-    `judged`: the final answer first says whether a passage that came back answers the question (`found`);
-    `quote`: then the sentence of a passage it stands on (assistant/quote.py), before the answer is written."""
-    said = {"action": {"const": "final"}, **({"found": {"type": "boolean"}} if judged else {}),
-            **({"quote": quote} if quote else {}), "answer": {"type": "string"}}
+    `judged`: the final answer first says whether a passage that came back answers the question (`found`)."""
+    said = {"action": {"const": "final"}, **({"found": {"type": "boolean"}} if judged else {}), "answer": {"type": "string"}}
     answer = {"type": "object", "properties": said, "required": list(said), "additionalProperties": False}
     options = [{"type": "object", "properties": {"action": {"const": t.name}, "arguments": t.parameters},
                 "required": ["action", "arguments"], "additionalProperties": False} for t in tools]  # fmt: skip
@@ -89,8 +86,7 @@ def check_step(data: dict, tools: list[Tool], final: bool = True) -> Decision:
         if not isinstance(data.get("answer"), str) or not data["answer"].strip():
             raise InvalidStep('"final" needs a non-empty "answer" string')
         found = data.get("found") if isinstance(data.get("found"), bool) else None
-        quote = data.get("quote") if isinstance(data.get("quote"), str) else None
-        return Decision("final", answer=data["answer"].strip(), found=found, quote=quote)
+        return Decision("final", answer=data["answer"].strip(), found=found)
     by_name = {t.name: t for t in tools}
     if action not in by_name:
         raise InvalidStep(f'"action" must be one of {", ".join([*by_name, *["final"] * final])}, not {action!r}')
@@ -118,14 +114,13 @@ def answer_language(lang: str | None) -> str:
 
 def step_messages(request: str, tools: list[Tool], skills: list, context: str, steps: list[dict],
                   repair: str | None = None, history: str = "", native: bool = False, language: str | None = None,
-                  judged: bool = False, quoted: bool = False) -> list[BaseMessage]:
+                  judged: bool = False) -> list[BaseMessage]:
     """System: role, the offered tools, the selected skills' bodies, what the datasource holds. User: the
     earlier turns of the conversation (assistant/memory.py), the request, the steps so far with their results
     marked as data, and on a repair what was wrong; `language` (a language code, once documents' passages came
     back): the line naming the answer's language. `native`: the model calls tools natively (an endpoint),
     so the step's format is a tool call or plain text, not one JSON object. `judged`: the final answer says
-    whether a passage answers the question (`step_schema`), and the line asking for it is added; `quoted`: the
-    same for the sentence it stands on."""
+    whether a passage answers the question (`step_schema`), and the line asking for it is added."""
     mode = "tools" if native else "json"
     tool_lines = "\n".join(f"- {t.name}: {t.description} Arguments: {', '.join(t.parameters['properties'])}"
                            for t in tools)  # fmt: skip
@@ -137,6 +132,5 @@ def step_messages(request: str, tools: list[Tool], skills: list, context: str, s
     again = render("assistant_repair" if mode == "json" else "assistant_repair_tools", reason=repair) if repair else ""
     user = render("assistant_user", history=history, request=request, steps=done or "(none yet)",
                   repair=again.strip(), next=answer_language(language) + (render("assistant_found").strip() + "\n") * judged
-                  + (render("assistant_quote").strip() + "\n") * quoted
                   + render(f"assistant_next_{mode}").strip())  # fmt: skip
     return [SystemMessage(system.strip()), HumanMessage(user.strip())]

@@ -15,7 +15,6 @@ from typing import NamedTuple
 from itertools import zip_longest
 from pathlib import Path
 
-from wenshu.assistant.quote import holds
 from wenshu.assistant.state import Citation
 from wenshu.assistant.tools import Tool, text_params
 from wenshu.kb.errors import KbNothingFound
@@ -188,12 +187,11 @@ def closeness(embedder, answer: str, texts: list[str]) -> list[float]:
     return [float(v) for v in vectors[1:] @ vectors[0]]
 
 
-def citations(passages: list, answer: str, embedder=None, quote: str = "") -> list[Citation]:
+def citations(passages: list, answer: str, embedder=None) -> list[Citation]:
     """The passages behind the answer, most supporting first (ties in the order the tool returned them), once
     each: a passage's cosine with the answer (the embedder) plus half its share of the best word support
     (shared words, numbers thrice). A passage with neither words in common nor a cosine of `MIN_CLOSENESS` is
-    left out; when every one is, the best ones are cited. The passage holding the answer's `quote` (the
-    sentence it stands on, assistant/quote.py) comes first, cited whatever its score."""
+    left out; when every one is, the best ones are cited."""
     unique = list({p.chunk_id: p for p in passages}.values())
     words, numbers = set(tokens(answer)), set(_NUMBER.findall(_THOUSANDS.sub("", answer)))
     backed = [support(p.text, words, numbers) for p in unique]
@@ -201,7 +199,5 @@ def citations(passages: list, answer: str, embedder=None, quote: str = "") -> li
     best = max(backed, default=0) or 1
     scored = sorted(range(len(unique)), key=lambda i: (-(near[i] + 0.5 * backed[i] / best), i))
     used = [unique[i] for i in scored if backed[i] > 0 or near[i] >= MIN_CLOSENESS] or [unique[i] for i in scored]
-    stands = [p for p in unique if holds(p.text, quote)][:1]
-    used = stands + [p for p in used if p not in stands]
     return [Citation(document=p.document, document_id=p.document_id, chunk_id=p.chunk_id, section=p.heading,
                      page=p.page, passage=p.text) for p in used[:MAX_CITATIONS]]

@@ -14,7 +14,6 @@ from wenshu.agent import explain
 from wenshu.agent.nodes import instrument
 from wenshu.assistant.documents import NOT_FOUND, echoes
 from wenshu.assistant.decide import InvalidStep, parse_call, parse_step, step_messages, step_schema, tool_specs
-from wenshu.assistant.quote import MAX_CHARS, quote_schema
 from wenshu.assistant.state import AssistantState
 from wenshu.assistant.stream import AnswerTokens, tool_finished, tool_started
 from wenshu.assistant.tools import Tool
@@ -45,7 +44,6 @@ class AssistantContext:
     warnings: list = field(default_factory=list)  # WenshuErrors the host met preparing the turn (an MCP server left out)
     passages: list = field(default_factory=list)  # what search_documents returned this turn, for the citations
     judge_found: bool = False  # once passages came back, a final answer says whether one answers (setting kb_judge_found)
-    quote: bool = False  # ...and first copies the sentence it stands on (setting kb_quote; assistant/quote.py)
     embedder: object = None  # the citations' closeness of answer and passage (assistant/documents.py)
     history: str = ""  # the conversation's earlier turns, for the step prompt (assistant/memory.py)
     on_event: Callable[[Event], None] | None = None  # steps and tokens as they happen (assistant/stream.py)
@@ -83,10 +81,9 @@ def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: 
     offered = [t for t in ctx.tools if t.name == ctx.first_tool] if ctx.first_tool and not steps else []
     offered, final = (offered, False) if offered else (ctx.tools, final)
     judged = ctx.judge_found and bool(ctx.passages) and not native and final
-    quoted = ctx.quote and bool(ctx.passages) and not native and final
     messages = step_messages(request, ctx.tools, ctx.skills, ctx.context, steps, repair=repair, history=ctx.history,
                              native=native, language=detect_lang(request) if ctx.passages else None,
-                             judged=judged, quoted=quoted)  # fmt: skip
+                             judged=judged)  # fmt: skip
     emit = (lambda text: ctx.emit(Event(type="token", data=text))) if ctx.on_event else None
     think = (lambda text: ctx.emit(Event(type="thinking", data=text))) if ctx.on_event else None
     try:
@@ -98,19 +95,17 @@ def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: 
             d = parse_call(msg, offered, final=final)
         else:
             tokens = AnswerTokens(emit) if emit else None
-            quote = quote_schema(ctx.passages) if quoted else None
-            schema = schema_format("Step", step_schema(offered, final=final, judged=judged, quote=quote))
-            raw = ctx.models.text("strong", messages, response_format=schema,
-                                  max_tokens=MAX_STEP_TOKENS + MAX_CHARS * quoted,
+            schema = schema_format("Step", step_schema(offered, final=final, judged=judged))
+            raw = ctx.models.text("strong", messages, response_format=schema, max_tokens=MAX_STEP_TOKENS,
                                   on_token=tokens.feed if tokens else None, on_thinking=think)  # fmt: skip
             d = parse_step(raw, offered, final=final)
     except InvalidStep as err:
         return {"invalid": str(err)}
-    if d.action == "final" and (d.found is False or d.quote == ""):  # no passage answers: the host says so, cites none
+    if d.action == "final" and d.found is False:  # the model says no passage answers: the host says so, cites none
         return {"action": "final", "arguments": {}, "answer": NOT_FOUND}
     if d.action == "final" and repair is None and echoes(d.answer, request, ctx.passages):
         return {"invalid": render("assistant_echo").strip()}  # once: a repaired answer is taken as it is
-    return {"action": d.action, "arguments": d.arguments, "answer": d.answer, "quote": d.quote or ""}
+    return {"action": d.action, "arguments": d.arguments, "answer": d.answer}
 
 
 def decide_step(state: AssistantState, ctx: AssistantContext) -> tuple[dict, str, str]:
@@ -140,7 +135,7 @@ def finish_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> di
     """The final answer, or the graceful last step: what the steps found, said plainly."""
     d = state.get("decision") or {}
     if d.get("action") == "final":
-        return {"answer": d["answer"], "status": "ok", "quote": d.get("quote", "")}
+        return {"answer": d["answer"], "status": "ok"}
     steps = state.get("steps") or []
     lang = state["lang"]
     why = pick(lang, f"I stopped after {len(steps)} steps without a final answer.",

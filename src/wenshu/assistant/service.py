@@ -153,7 +153,7 @@ class Assistant:
                                      first_tool="search_documents" if documents_first else "",
                                      thinking_tokens=self.settings.assistant_thinking_tokens,
                                      warnings=warnings, passages=documents.passages, embedder=embedder,
-                                     judge_found=self.settings.kb_judge_found, quote=self.settings.kb_quote,
+                                     judge_found=self.settings.kb_judge_found,
                                      on_event=on_event,
                                      history=history)  # fmt: skip
 
@@ -230,7 +230,7 @@ class Assistant:
             status=state.get("status", "ok"),
             steps=[AssistantStep(**s) for s in state.get("steps") or []], tools=[t.name for t in ctx.tools],
             skills=[s.name for s in ctx.skills], data=data, usage=usage,
-            citations=citations(ctx.passages, state.get("answer", ""), ctx.embedder, state.get("quote", ""))
+            citations=citations(ctx.passages, state.get("answer", ""), ctx.embedder)
             if state.get("status") != "error" and not says_not_found(state.get("answer", "")) else [],
             parts=parts,
             error=data.error if data is not None and data.error else (

@@ -18,7 +18,6 @@ class AssistantState(TypedDict, total=False):
     decision: dict | None  # the last step the model chose: {action, arguments, answer} or {invalid: reason}
     repairs: int  # invalid steps sent back so far
     answer: str
-    quote: str  # the passage's sentence the final answer stands on (setting kb_quote), for its citation
     status: str  # ok | fallback | error
     data: dict | None  # the pipeline's AgentResponse when the data route answered
     trace: Annotated[list[dict], operator.add]  # the decide steps' timings (written by agent.nodes.instrument)

@@ -19,7 +19,7 @@ from wenshu.contracts import Event
 SUMMARY_CHARS = 160
 _FINAL = re.compile(r'"action"\s*:\s*"final"')
 _ANSWER = re.compile(r'"answer"\s*:\s*"')
-_NONE_FOUND = re.compile(r'"found"\s*:\s*false|"quote"\s*:\s*""')  # the final answer says no passage answers
+_NONE_FOUND = re.compile(r'"found"\s*:\s*false')  # the final answer says no passage answers
 
 
 def summary(result: str) -> str:
