@@ -65,11 +65,27 @@ def _close_all() -> None:
         _INSTANCES.clear()
 
 
+def grammar_safe(schema):
+    """The schema with every `enum` or `const` that holds a string with a double quote loosened to its type:
+    llama-cpp-python 0.3.36 writes such a value into a grammar its parser rejects, and the process then
+    crashes (an MCP server's tool may declare one). The answer is still validated by its caller."""
+    if isinstance(schema, list):
+        return [grammar_safe(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    values = (schema["enum"] if isinstance(schema.get("enum"), list) else []) + [schema.get("const")]
+    quoted = any(isinstance(v, str) and '"' in v for v in values)
+    loose = {k: v for k, v in schema.items() if not (quoted and k in ("enum", "const"))}
+    if quoted and "type" not in loose:
+        loose["type"] = "string"
+    return {k: v if k in ("enum", "const") and not isinstance(v, dict) else grammar_safe(v) for k, v in loose.items()}
+
+
 def _to_llama_format(response_format: dict | None) -> dict | None:
     if not response_format:
         return None
     if response_format.get("type") == "json_schema":
-        return {"type": "json_object", "schema": response_format["json_schema"]["schema"]}
+        return {"type": "json_object", "schema": grammar_safe(response_format["json_schema"]["schema"])}
     return response_format
 
 
