@@ -181,8 +181,6 @@ class Settings(BaseSettings):
                                  "unanswerable validation questions (docs/kb.md).")
     kb_translate_queries: bool = Field(True, description="Search the documents for the question in the other "
                                        "language too (Chinese <-> English), translated by the chat model once a turn.")
-    kb_show_translation: bool = Field(False, description="Once passages in the other language than the question "
-                                      "came back, the model's next step reads that translation under the question.")
 
     # HTTP server (`wenshu serve`; docs/api.md)
     auth_required: bool | None = Field(

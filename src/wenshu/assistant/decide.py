@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from wenshu.i18n import detect_lang, pick
+from wenshu.i18n import pick
 from wenshu.prompts import render
 from wenshu.assistant.tools import Tool
 from wenshu.providers.base import InvalidAnswer, json_object
@@ -114,14 +114,13 @@ def answer_language(lang: str | None) -> str:
 
 def step_messages(request: str, tools: list[Tool], skills: list, context: str, steps: list[dict],
                   repair: str | None = None, history: str = "", native: bool = False, language: str | None = None,
-                  judged: bool = False, translated: str = "") -> list[BaseMessage]:
+                  judged: bool = False) -> list[BaseMessage]:
     """System: role, the offered tools, the selected skills' bodies, what the datasource holds. User: the
     earlier turns of the conversation (assistant/memory.py), the request, the steps so far with their results
     marked as data, and on a repair what was wrong; `language` (a language code, once documents' passages came
     back): the line naming the answer's language. `native`: the model calls tools natively (an endpoint),
     so the step's format is a tool call or plain text, not one JSON object. `judged`: the final answer says
-    whether a passage answers the question (`step_schema`), and the line asking for it is added. `translated`:
-    the request in the other language (passages in that language came back: kb/crosslingual.py), shown under it."""
+    whether a passage answers the question (`step_schema`), and the line asking for it is added."""
     mode = "tools" if native else "json"
     tool_lines = "\n".join(f"- {t.name}: {t.description} Arguments: {', '.join(t.parameters['properties'])}"
                            for t in tools)  # fmt: skip
@@ -131,9 +130,6 @@ def step_messages(request: str, tools: list[Tool], skills: list, context: str, s
     done = "\n".join(render("assistant_done", n=i + 1, action=s["action"], arguments=json.dumps(
         s["arguments"], ensure_ascii=False), result=s["result"]).strip() for i, s in enumerate(steps))
     again = render("assistant_repair" if mode == "json" else "assistant_repair_tools", reason=repair) if repair else ""
-    if translated:
-        language = pick(detect_lang(translated), "English", "Chinese (中文)")
-        request += "\n" + render("assistant_translated", language=language, text=translated).strip()
     user = render("assistant_user", history=history, request=request, steps=done or "(none yet)",
                   repair=again.strip(), next=answer_language(language) + (render("assistant_found").strip() + "\n") * judged
                   + render(f"assistant_next_{mode}").strip())  # fmt: skip

@@ -20,7 +20,6 @@ from wenshu.assistant.tools import Tool
 from wenshu.assistant.wide import DataAnswers, combined_answer
 from wenshu.contracts import Event
 from wenshu.i18n import detect_lang, pick
-from wenshu.kb.crosslingual import read_across
 from wenshu.prompts import render
 from wenshu.providers.base import schema_format
 
@@ -45,8 +44,6 @@ class AssistantContext:
     warnings: list = field(default_factory=list)  # WenshuErrors the host met preparing the turn (an MCP server left out)
     passages: list = field(default_factory=list)  # what search_documents returned this turn, for the citations
     judge_found: bool = False  # once passages came back, a final answer says whether one answers (setting kb_judge_found)
-    translated: object = None  # the request in the other language (kb.crosslingual.Translation), shown beside it
-    # once passages in that language came back (setting kb_show_translation); None: never shown
     embedder: object = None  # the citations' closeness of answer and passage (assistant/documents.py)
     history: str = ""  # the conversation's earlier turns, for the step prompt (assistant/memory.py)
     on_event: Callable[[Event], None] | None = None  # steps and tokens as they happen (assistant/stream.py)
@@ -84,10 +81,9 @@ def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: 
     offered = [t for t in ctx.tools if t.name == ctx.first_tool] if ctx.first_tool and not steps else []
     offered, final = (offered, False) if offered else (ctx.tools, final)
     judged = ctx.judge_found and bool(ctx.passages) and not native and final
-    across = ctx.translated is not None and read_across(request, ctx.passages)
     messages = step_messages(request, ctx.tools, ctx.skills, ctx.context, steps, repair=repair, history=ctx.history,
                              native=native, language=detect_lang(request) if ctx.passages else None,
-                             judged=judged, translated=ctx.translated.text if across else "")  # fmt: skip
+                             judged=judged)  # fmt: skip
     emit = (lambda text: ctx.emit(Event(type="token", data=text))) if ctx.on_event else None
     think = (lambda text: ctx.emit(Event(type="thinking", data=text))) if ctx.on_event else None
     try:

@@ -7,7 +7,6 @@ what the last one read), when the turn's first step is a documents search.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -17,8 +16,6 @@ from wenshu.i18n import detect_lang, pick
 from wenshu.prompts import render
 
 TRANSLATION_TOKENS = 80  # a question, not a passage
-_HAN = re.compile(r"[\u4e00-\u9fff]")
-_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
 def other_language(text: str) -> str:
@@ -37,18 +34,6 @@ def translate(models, text: str) -> str:
         return ""
     line = next((s.strip() for s in str(out).splitlines() if s.strip()), "")
     return "" if line.casefold() == text.strip().casefold() else line
-
-
-def written_in(text: str) -> str:
-    """"zh" for a text mostly Chinese (as many Chinese characters as English words, or more), else "en": an
-    English passage that names one Chinese term is still English."""
-    return "zh" if len(_HAN.findall(text)) >= max(1, len(_LATIN_WORD.findall(text))) else "en"
-
-
-def read_across(request: str, passages: list) -> bool:
-    """Whether any of the passages is written in the other language than the request."""
-    lang = detect_lang(request)
-    return any(written_in(p.text) != lang for p in passages)
 
 
 @dataclass
