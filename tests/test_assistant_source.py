@@ -70,3 +70,11 @@ def test_the_switch_turns_the_choice_off(settings, store, agent, kb, kb_docs, fa
                     store, agent=agent, kb=kb)
     way, ctx = off.prepare(UNSURE)
     assert (way, ctx.reason) == ("data", "data") and fake_model.calls == []
+
+
+def test_the_choice_counts_in_the_answers_usage_when_the_data_answers(assistant, fake_model):
+    fake_model.queue(choice("data"), *["SELECT COUNT(*) AS refunds FROM refunds"] * 3)  # a repair may ask again
+    resp = assistant.ask(UNSURE)
+    assert resp.route == "data" and resp.data is not None and resp.data.usage.llm_calls >= 1
+    assert resp.usage.llm_calls == resp.data.usage.llm_calls + 1  # the choice is a call of this answer too
+    assert resp.usage.prompt_tokens > resp.data.usage.prompt_tokens

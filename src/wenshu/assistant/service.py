@@ -224,7 +224,7 @@ class Assistant:
     def _response(state: dict, way: str, ctx: AssistantContext, lang: str) -> AssistantResponse:
         data = AgentResponse(**state["data"]) if state.get("data") else None
         parts = ctx.data.parts if ctx.data is not None else []
-        usage = data.usage if data is not None else add_usage(usage_of(ctx.models.usage), parts_usage(parts))
+        usage = add_usage(usage_of(ctx.models.usage), data.usage if data is not None else parts_usage(parts))
         return AssistantResponse(
             answer=plain_answer(state.get("answer", ""), lang), route=way, route_reason=ctx.reason,
             status=state.get("status", "ok"),
