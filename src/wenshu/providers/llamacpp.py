@@ -68,7 +68,7 @@ def _close_all() -> None:
 def grammar_safe(schema):
     """The schema with every `enum` or `const` that holds a string with a double quote loosened to its type:
     llama-cpp-python 0.3.36 writes such a value into a grammar its parser rejects, and the process then
-    crashes (an MCP server's tool may declare one). The answer is still validated by its caller."""
+    crashes (an MCP server's tool may declare one). The tool still checks the value it is given."""
     if isinstance(schema, list):
         return [grammar_safe(item) for item in schema]
     if not isinstance(schema, dict):
