@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
 from itertools import zip_longest
 from pathlib import Path
+from typing import NamedTuple
 
 from wenshu.assistant.state import Citation
 from wenshu.assistant.tools import Tool, text_params
