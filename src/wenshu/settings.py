@@ -181,10 +181,6 @@ class Settings(BaseSettings):
                                  "unanswerable validation questions (docs/kb.md).")
     kb_translate_queries: bool = Field(True, description="Search the documents for the question in the other "
                                        "language too (Chinese <-> English), translated by the chat model once a turn.")
-    kb_read_in_passage_language: bool = Field(False, description="When most passages found are in the question's "
-                                              "other language, the embedded model answers the translated question in "
-                                              "the passages' language and the answer is translated back "
-                                              "(kb/crosslingual.py; needs kb_translate_queries).")
 
     # HTTP server (`wenshu serve`; docs/api.md)
     auth_required: bool | None = Field(

@@ -20,7 +20,6 @@ from wenshu.assistant.tools import Tool
 from wenshu.assistant.wide import DataAnswers, combined_answer
 from wenshu.contracts import Event
 from wenshu.i18n import detect_lang, pick
-from wenshu.kb.crosslingual import passages_language, translate_answer
 from wenshu.prompts import render
 from wenshu.providers.base import schema_format
 
@@ -46,8 +45,6 @@ class AssistantContext:
     passages: list = field(default_factory=list)  # what search_documents returned this turn, for the citations
     judge_found: bool = False  # once passages came back, a final answer says whether one answers (setting kb_judge_found)
     embedder: object = None  # the citations' closeness of answer and passage (assistant/documents.py)
-    translation: object = None  # the request in the other language (kb/crosslingual.Translation), given when answers
-    # are read in the passages' language (setting kb_read_in_passage_language)
     history: str = ""  # the conversation's earlier turns, for the step prompt (assistant/memory.py)
     on_event: Callable[[Event], None] | None = None  # steps and tokens as they happen (assistant/stream.py)
     called: list[dict] = field(default_factory=list)  # the tool steps taken, also when stopped (assistant/audit.py)
@@ -73,16 +70,6 @@ def wide_node(state: AssistantState, runtime: Runtime[AssistantContext]) -> dict
     return {"answer": combined_answer(parts, state["lang"]), "status": "ok" if ok else "error"}
 
 
-def read_as(ctx: AssistantContext, request: str, final: bool) -> str:
-    """The request as the answer step reads it in the passages' language (its translation), when most passages
-    the turn found are in the request's other language and a small model answers (kb/crosslingual.py); ""
-    otherwise."""
-    translated = getattr(ctx.translation, "text", "")
-    if not (final and translated and ctx.passages) or ctx.models.native_tools:
-        return ""
-    return translated if passages_language(request, ctx.passages) else ""
-
-
 def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: str | None = None) -> dict:
     """One model step: {action, arguments, answer} or {invalid: reason}. The embedded model decodes it as
     JSON under this turn's schema; an endpoint model with native tool calling calls a tool or answers in
@@ -94,12 +81,10 @@ def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: 
     offered = [t for t in ctx.tools if t.name == ctx.first_tool] if ctx.first_tool and not steps else []
     offered, final = (offered, False) if offered else (ctx.tools, final)
     judged = ctx.judge_found and bool(ctx.passages) and not native and final
-    reading = read_as(ctx, request, final)  # the answer is then written in the passages' language, translated back
-    asked = reading or request
-    messages = step_messages(asked, ctx.tools, ctx.skills, ctx.context, steps, repair=repair, history=ctx.history,
-                             native=native, language=detect_lang(asked) if ctx.passages else None,
+    messages = step_messages(request, ctx.tools, ctx.skills, ctx.context, steps, repair=repair, history=ctx.history,
+                             native=native, language=detect_lang(request) if ctx.passages else None,
                              judged=judged)  # fmt: skip
-    emit = (lambda text: ctx.emit(Event(type="token", data=text))) if ctx.on_event and not reading else None
+    emit = (lambda text: ctx.emit(Event(type="token", data=text))) if ctx.on_event else None
     think = (lambda text: ctx.emit(Event(type="thinking", data=text))) if ctx.on_event else None
     try:
         if native:
@@ -118,13 +103,9 @@ def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: 
         return {"invalid": str(err)}
     if d.action == "final" and d.found is False:  # the model says no passage answers: the host says so, cites none
         return {"action": "final", "arguments": {}, "answer": NOT_FOUND}
-    if d.action == "final" and repair is None and echoes(d.answer, asked, ctx.passages):
+    if d.action == "final" and repair is None and echoes(d.answer, request, ctx.passages):
         return {"invalid": render("assistant_echo").strip()}  # once: a repaired answer is taken as it is
-    answer = d.answer
-    if d.action == "final" and reading:
-        answer = translate_answer(ctx.models, answer, detect_lang(request))
-        ctx.emit(Event(type="token", data=answer))
-    return {"action": d.action, "arguments": d.arguments, "answer": answer}
+    return {"action": d.action, "arguments": d.arguments, "answer": d.answer}
 
 
 def decide_step(state: AssistantState, ctx: AssistantContext) -> tuple[dict, str, str]:

@@ -154,7 +154,6 @@ class Assistant:
                                      thinking_tokens=self.settings.assistant_thinking_tokens,
                                      warnings=warnings, passages=documents.passages, embedder=embedder,
                                      judge_found=self.settings.kb_judge_found,
-                                     translation=translated if self.settings.kb_read_in_passage_language else None,
                                      on_event=on_event,
                                      history=history)  # fmt: skip
 
