@@ -18,6 +18,7 @@ answered "not in the documents"; which tool answered; median and p90 seconds a q
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import tempfile
 import time
@@ -35,6 +36,26 @@ def pick(questions: list[dict], every: int = 1, limit: int | None = None, skip: 
     return (answerable + negatives)[skip:][:limit]
 
 
+_SHOWN = re.compile(r"^\[(\d+)\] (.+?)(?: · .*)?$", re.M)
+
+
+def shown_rank(item: dict, results: list[str]) -> int | None:
+    """Where the passage that answers the question stood among those the documents tool showed the model (1-based,
+    over the turn's searches in order), None when it was not shown or the question has none: a miss with the
+    passage shown is the reading's, one without it the search's."""
+    if not item.get("doc"):
+        return None
+    want, rank = re.sub(r"\s+", "", item["answer"]).lower(), 0
+    for result in results:
+        heads = list(_SHOWN.finditer(result))
+        for head, after in zip(heads, [*heads[1:], None]):
+            rank += 1
+            text = result[head.end(): after.start() if after else len(result)]
+            if Path(head[2]).stem == item["doc"] and want in re.sub(r"\s+", "", text).lower():
+                return rank
+    return None
+
+
 def ask_all(assistant, items: list[dict], echo=print, keep=None, shown: bool = True) -> list[dict]:
     """Ask each item of the assistant; one stored record a question (answer, route, tools, citations, seconds),
     each also handed to `keep` as soon as it is graded (a run stopped early keeps what it did)."""
@@ -48,6 +69,7 @@ def ask_all(assistant, items: list[dict], echo=print, keep=None, shown: bool = T
             record = {"answer": resp.answer, "route": resp.route, "status": resp.status,
                       "error": resp.error.code if resp.error else None,
                       "actions": [s.action for s in resp.steps], "queries": [s.arguments for s in resp.steps],
+                      "shown": shown_rank(item, [s.result for s in resp.steps if s.action == "search_documents"]),
                       "citations": [c.model_dump(include={"document", "section", "page", "passage"})
                                     for c in resp.citations]}  # fmt: skip
         except WenshuError as err:  # a model failure is this question's result, not the run's end
@@ -78,7 +100,8 @@ def summarize(records: list[dict]) -> dict:
 
     ans = [r for r in records if r["doc"] is not None]
     neg = [r for r in records if r["doc"] is None]
-    ran = [r for r in ans if r.get("status") != "error"]  # a model error (timeout on a loaded CPU) is not an answer
+    ran = [r for r in ans if r.get("status") != "error"]
+    shown = [r for r in ans if r.get("shown")]  # a model error (timeout on a loaded CPU) is not an answer
     seconds = sorted(r["seconds"] for r in records)
     return {
         "questions": len(ans), "grounded_pct": pct(sum(r["grounded"] for r in ans), len(ans)),
@@ -87,6 +110,8 @@ def summarize(records: list[dict]) -> dict:
         "neither": sum(not r["cited"] and not r["stated"] for r in ans),
         "model_errors": len(ans) - len(ran), "grounded_pct_without_errors": pct(sum(r["grounded"] for r in ran), len(ran)),
         "documents_tool_pct": pct(sum(r["documents_tool"] for r in ans), len(ans)),
+        "passage_shown_pct": pct(len(shown), len(ans)),  # the answering passage among those the model read
+        "grounded_when_shown_pct": pct(sum(r["grounded"] for r in shown), len(shown)),
         "tools": dict(Counter(r["tool"] for r in records)),
         "unanswerable": len(neg), "unanswerable_refused_pct": pct(sum(r["refused"] for r in neg), len(neg)),
         "median_s": round(statistics.median(seconds), 1) if seconds else None,
@@ -99,7 +124,8 @@ def report(summary: dict) -> None:
     print(f"answers ({s['questions']} questions): grounded {s['grounded_pct']}%  cited-not-stated "
           f"{s['cited_not_stated']}  stated-not-cited {s['stated_not_cited']}  neither {s['neither']}  "
           f"documents tool {s['documents_tool_pct']}%; model errors {s['model_errors']} (grounded without them "
-          f"{s['grounded_pct_without_errors']}%)")
+          f"{s['grounded_pct_without_errors']}%); answering passage shown {s.get('passage_shown_pct')}%, grounded "
+          f"then {s.get('grounded_when_shown_pct')}%")
     print(f"unanswerable ({s['unanswerable']}): 'not in the documents' {s['unanswerable_refused_pct']}%; "
           f"tools {s['tools']}; median {s['median_s']} s, p90 {s['p90_s']} s")
 

@@ -10,7 +10,7 @@ import json
 import yaml
 
 from bench.kb import QUESTIONS
-from bench.kb_answers import ask_all, pick, summarize
+from bench.kb_answers import ask_all, pick, shown_rank, summarize
 from bench.kb_corpus import SOURCES, render
 from bench.kb_grade import key_facts, squash, stated
 from wenshu.assistant.service import Assistant
@@ -50,6 +50,9 @@ def test_the_grader_counts_grounded_uncited_wrong_and_refused(settings, store, a
         3, 33.3, 1, 1, 0)
     assert s["unanswerable_refused_pct"] == 100.0 and s["documents_tool_pct"] == 66.7
     assert s["tools"] == {"search_documents": 3, "none": 1} and s["median_s"] is not None
+    # the answering passage was among those shown for both searched questions (the inserted record copies the first)
+    assert records[0]["shown"] and records[2]["shown"] and records[3]["shown"] is None
+    assert s["passage_shown_pct"] == 100.0 and s["grounded_when_shown_pct"] == 33.3
 
 
 def test_stated_needs_the_answer_or_every_key_fact_not_an_echo_of_the_question():
@@ -87,3 +90,11 @@ def test_a_held_out_run_prints_the_verdict_without_the_question_or_answer():
     assert "仓库几点关门" in _line(record) and "晚上八点" in _line(record)
     hidden = _line(record, shown=False)
     assert "仓库" not in hidden and "八点" not in hidden and hidden.startswith("✗ cited=True stated=False")
+
+
+def test_the_answering_passage_is_found_among_those_shown_by_its_document_and_text():
+    item = {"q": "多久退款？", "doc": "refund_policy", "answer": "系统在一个工作日内 发起退款"}
+    other = "[1] membership_program.md · 积分\n积分两年有效。\n\n[2] refund_policy.docx\n七天无理由退货。"
+    holding = "[1] refund_policy.docx · 退款时效\n退货入库后，系统在一个\n工作日内发起退款。"
+    assert shown_rank(item, [other, holding]) == 3 and shown_rank(item, [other]) is None
+    assert shown_rank({**item, "doc": "metric_handbook"}, [holding]) is None and shown_rank({**item, "doc": None}, [holding]) is None
