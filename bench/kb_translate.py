@@ -1,7 +1,7 @@
 """`python -m bench kb --translate`: retrieval with each question also searched in the other language, as
 the assistant's search_documents tool does (kb/crosslingual.py): the chat model (embedded by default, as
 the settings choose) translates each answerable question once, and the request's and the translation's
-passages alternate (assistant.documents.search_both, without a model-written query). Reported beside the
+passages are ranked together (assistant.documents.search_both, without a model-written query). Reported beside the
 plain retrieval figures; a held-out set's questions are never printed by it.
 """
 

@@ -112,15 +112,22 @@ def answer_language(lang: str | None) -> str:
     return render("assistant_answer_language", language=pick(lang, "English", "Chinese (中文)")).strip() + "\n"
 
 
+def request_again(request: str, shown: bool) -> str:
+    """The request said once more after the passages, when `shown`; "" otherwise."""
+    return render("assistant_request_last", request=request).strip() + "\n" if shown else ""
+
+
 def step_messages(request: str, tools: list[Tool], skills: list, context: str, steps: list[dict],
                   repair: str | None = None, history: str = "", native: bool = False, language: str | None = None,
-                  judged: bool = False) -> list[BaseMessage]:
+                  judged: bool = False, again_last: bool = False) -> list[BaseMessage]:
     """System: role, the offered tools, the selected skills' bodies, what the datasource holds. User: the
     earlier turns of the conversation (assistant/memory.py), the request, the steps so far with their results
     marked as data, and on a repair what was wrong; `language` (a language code, once documents' passages came
     back): the line naming the answer's language. `native`: the model calls tools natively (an endpoint),
     so the step's format is a tool call or plain text, not one JSON object. `judged`: the final answer says
-    whether a passage answers the question (`step_schema`), and the line asking for it is added."""
+    whether a passage answers the question (`step_schema`), and the line asking for it is added. `again_last`:
+    once passages came back, the request is said again after them (question last, where a small model reads
+    best; setting assistant_request_last)."""
     mode = "tools" if native else "json"
     tool_lines = "\n".join(f"- {t.name}: {t.description} Arguments: {', '.join(t.parameters['properties'])}"
                            for t in tools)  # fmt: skip
@@ -131,6 +138,7 @@ def step_messages(request: str, tools: list[Tool], skills: list, context: str, s
         s["arguments"], ensure_ascii=False), result=s["result"]).strip() for i, s in enumerate(steps))
     again = render("assistant_repair" if mode == "json" else "assistant_repair_tools", reason=repair) if repair else ""
     user = render("assistant_user", history=history, request=request, steps=done or "(none yet)",
-                  repair=again.strip(), next=answer_language(language) + (render("assistant_found").strip() + "\n") * judged
+                  repair=again.strip(), next=request_again(request, language is not None and again_last)
+                  + answer_language(language) + (render("assistant_found").strip() + "\n") * judged
                   + render(f"assistant_next_{mode}").strip())  # fmt: skip
     return [SystemMessage(system.strip()), HumanMessage(user.strip())]

@@ -43,6 +43,7 @@ class AssistantContext:
     thinking_tokens: int = 0  # an endpoint's native step may think this much more (a reasoning model)
     warnings: list = field(default_factory=list)  # WenshuErrors the host met preparing the turn (an MCP server left out)
     passages: list = field(default_factory=list)  # what search_documents returned this turn, for the citations
+    request_last: bool = False  # once passages came back, the request is said again after them (assistant_request_last)
     judge_found: bool = False  # once passages came back, a final answer says whether one answers (setting kb_judge_found)
     embedder: object = None  # the citations' closeness of answer and passage (assistant/documents.py)
     history: str = ""  # the conversation's earlier turns, for the step prompt (assistant/memory.py)
@@ -83,7 +84,7 @@ def choose_step(ctx: AssistantContext, request: str, steps: list[dict], repair: 
     judged = ctx.judge_found and bool(ctx.passages) and not native and final
     messages = step_messages(request, ctx.tools, ctx.skills, ctx.context, steps, repair=repair, history=ctx.history,
                              native=native, language=detect_lang(request) if ctx.passages else None,
-                             judged=judged)  # fmt: skip
+                             judged=judged, again_last=ctx.request_last)  # fmt: skip
     emit = (lambda text: ctx.emit(Event(type="token", data=text))) if ctx.on_event else None
     think = (lambda text: ctx.emit(Event(type="thinking", data=text))) if ctx.on_event else None
     try:

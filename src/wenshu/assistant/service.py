@@ -154,6 +154,7 @@ class Assistant:
                                      thinking_tokens=self.settings.assistant_thinking_tokens,
                                      warnings=warnings, passages=documents.passages, embedder=embedder,
                                      judge_found=self.settings.kb_judge_found,
+                                     request_last=self.settings.assistant_request_last,
                                      on_event=on_event,
                                      history=history)  # fmt: skip
 
