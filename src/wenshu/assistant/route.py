@@ -13,8 +13,10 @@
   goes to the agent loop, documents first: "差旅补贴最多可以申请多少天" asks "how many" of an expense
   rule, not of the data;
 - a request that asks what may, must or should be done (RULE: "What share of an order can points pay?",
-  "月度转化率能直接拿每天的转化率求平均吗") over no time window, while a passage is relevant to it, goes to the
-  agent loop, documents first: a rule's question, whatever data words it uses;
+  "月度转化率能直接拿每天的转化率求平均吗"), while a passage is relevant to it, goes to the agent loop,
+  documents first: a rule's question, whatever data words it uses, also when it names a period (a campaign's
+  threshold "during the festival", a target against last year's: none of about 340 development data
+  questions asks what may or must be done);
 - a follow-up of a data answer ("只看华东区", "what about last month?": the pipeline's own follow-up rules,
   agent/intent.py) and a question that asks for numbers or names the datasource go straight to the data
   pipeline, with no tool call, unless only a weaker skill match speaks against it;
@@ -86,7 +88,7 @@ def route_reason(request: str, *, workspace: bool, skill_score: float | None = N
         return "data", "followup"
     if documents_found and DEFINITION.search(request):
         return "agent", "definition"
-    if documents_found and RULE.search(request) and not over_period:
+    if documents_found and RULE.search(request):
         return "agent", "rule"
     if documents_found and not measure_read and (not names_data or not data_asked):
         return "agent", "documents"
