@@ -300,6 +300,10 @@ def test_a_question_of_what_may_or_must_be_done_goes_to_the_documents(assistant,
     for asked in ("Can you show me the refund amount by city?", "能帮我查一下各城市的退款金额吗", "我需要各城市的退款金额"):
         assert route_reason(asked, **facts) == ("data", "data"), asked  # put to the assistant: no rule
     assert route_reason("Which refunds could not be paid back last week?", **facts, over_period=True)[0] == "data"
+    assert route_reason("上周哪些退款没能原路退回？", **facts, over_period=True)[0] == "data"  # what happened then
+    # a rule of a named period, a target against last year's: still what may or should be done
+    assert route_reason("国庆活动期间积分可以抵扣运费吗？", **facts, over_period=True) == ("agent", "rule")
+    assert route_reason("How much should Q4 revenue grow on last year's Q4?", **facts, over_period=True)[1] == "rule"
     assert route_reason("Can points pay for a whole order?", workspace=False)[1] != "rule"  # no passage: no rule
     kb.add(kb_docs)
     way, ctx = assistant.prepare("Can points be used after they expire?")

@@ -15,8 +15,9 @@
 - a request that asks what may, must or should be done (RULE: "What share of an order can points pay?",
   "月度转化率能直接拿每天的转化率求平均吗"), while a passage is relevant to it, goes to the agent loop,
   documents first: a rule's question, whatever data words it uses, also when it names a period (a campaign's
-  threshold "during the festival", a target against last year's: none of about 340 development data
-  questions asks what may or must be done);
+  threshold "during the festival", a target against last year's; none of about 340 development data
+  questions asks what may or must be done), though not for what could or could not be done then (DONE:
+  what happened);
 - a follow-up of a data answer ("只看华东区", "what about last month?": the pipeline's own follow-up rules,
   agent/intent.py) and a question that asks for numbers or names the datasource go straight to the data
   pipeline, with no tool call, unless only a weaker skill match speaks against it;
@@ -39,6 +40,9 @@ DEFINITION = re.compile(r"\b(defin(e|ed|es|ition)|meaning|means|calculated|compu
 RULE = re.compile(r"(?<!\bi )(?<!\bwe )\b(can|could|may|must|should|shall|allowed|eligible|entitled|required)\b"
                   r"(?!\s+(you|u|i|we)\b)|(?<!我)(?<!我们)(可以|能否|能不能|必须|应该|应当|需要|允许|(?<![功性可智技])能(?!力|源|耗))"
                   r"(?!帮|给我|列|查|看)", re.I)  # fmt: skip
+# over a period, what could (not) be done is what happened ("which refunds could not be paid back last week"),
+# not a rule: such words are set aside before RULE is looked for
+DONE = re.compile(r"\b(could|couldn't|was able|were able)\b|[没未不]能", re.I)
 # the reasons whose first step searches the documents; "source": the model chose the documents where the rules
 # could not tell (assistant/source.py)
 DOCUMENTS_FIRST = ("documents", "definition", "rule", "source")
@@ -88,7 +92,7 @@ def route_reason(request: str, *, workspace: bool, skill_score: float | None = N
         return "data", "followup"
     if documents_found and DEFINITION.search(request):
         return "agent", "definition"
-    if documents_found and RULE.search(request):
+    if documents_found and RULE.search(DONE.sub(" ", request) if over_period else request):
         return "agent", "rule"
     if documents_found and not measure_read and (not names_data or not data_asked):
         return "agent", "documents"
