@@ -311,12 +311,12 @@ def test_a_question_of_what_may_or_must_be_done_goes_to_the_documents(assistant,
     assert assistant.prepare("Can you show me last month's GMV by region?")[0] == "data"
 
 
-def test_the_request_is_said_again_after_the_passages_when_asked_to(settings, store, agent, kb, kb_docs, fake_model):
+def test_the_request_is_said_again_after_the_passages_unless_turned_off(settings, store, agent, kb, kb_docs, fake_model):
     from wenshu.assistant.service import Assistant
 
     kb.add(kb_docs)
-    last = Assistant(settings.model_copy(update={"assistant_request_last": True}), store, agent=agent, kb=kb)
-    for ask, again in ((last, True), (Assistant(settings, store, agent=agent, kb=kb), False)):
+    off = Assistant(settings.model_copy(update={"assistant_request_last": False}), store, agent=agent, kb=kb)
+    for ask, again in ((Assistant(settings, store, agent=agent, kb=kb), True), (off, False)):
         fake_model.calls.clear()
         fake_model.queue("", step("search_documents", query="大家电 退款期限"), final("大家电的退款期限是15天。"))
         ask.ask("大家电的退款期限是多少天")

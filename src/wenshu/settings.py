@@ -89,8 +89,9 @@ class Settings(BaseSettings):
                                            "may spend thinking in one assistant step, on top of the step's own "
                                            "400 (vLLM and DeepSeek count a reasoning model's thinking in "
                                            "max_tokens).")
-    assistant_request_last: bool = Field(False, description="Once the documents' passages came back, say the "
-                                         "request again after them in the step prompt (question last; docs/kb.md).")
+    assistant_request_last: bool = Field(True, description="Once the documents' passages came back, say the "
+                                         "request again after them in the step prompt (question last; one more "
+                                         "grounded answer on dev2 and on val, docs/kb.md).")
     assistant_source_model: bool = Field(True, description="Let the chat model choose between the data and the "
                                          "documents for a question the rules send to the data while a passage is "
                                          "relevant to it and it asks over no time window (assistant/source.py).")

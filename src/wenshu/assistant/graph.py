@@ -43,7 +43,7 @@ class AssistantContext:
     thinking_tokens: int = 0  # an endpoint's native step may think this much more (a reasoning model)
     warnings: list = field(default_factory=list)  # WenshuErrors the host met preparing the turn (an MCP server left out)
     passages: list = field(default_factory=list)  # what search_documents returned this turn, for the citations
-    request_last: bool = False  # once passages came back, the request is said again after them (assistant_request_last)
+    request_last: bool = True  # once passages came back, the request is said again after them (assistant_request_last)
     judge_found: bool = False  # once passages came back, a final answer says whether one answers (setting kb_judge_found)
     embedder: object = None  # the citations' closeness of answer and passage (assistant/documents.py)
     history: str = ""  # the conversation's earlier turns, for the step prompt (assistant/memory.py)
