@@ -187,6 +187,8 @@ def run(args) -> int:
         t = q["translated"]
         print(f"with the translation: recall@1 {t['recall_at_1']:.1%}  recall@5 {t['recall_at_5']:.1%}  MRR {t['mrr']:.3f}"
               f"  (translating: median {t['translate_s_median']} s, {t['untranslated']} not translated)")
+        print(f"  the same searches alternated (until 2026-12-04): recall@1 {t['alternated_recall_at_1']:.1%}  "
+              f"shown {t['alternated_recall_shown']:.1%}")
     print(f"unanswerable ({q['unanswerable']}): answered 'not in the documents' {q['unanswerable_not_found']:.1%}; "
           f"search {q['search_ms']} ms")
     print(f"follow-ups ({follow['questions']}): recall@5 searched alone {follow['recall_at_5_alone']:.1%}, "

@@ -23,6 +23,7 @@ def test_recall_with_the_translation_and_without_one(kb, fake_model, tmp_path: P
     out = translated_recall(kb, [FRESH, unanswerable], models, rank_of)
     assert (out["questions"], out["recall_at_5"], out["untranslated"]) == (1, 1.0, 0)
     assert len(fake_model.calls) == 1 and out["rows"][0]["translated"].startswith("Within how many hours")
+    assert out["rows"][0]["rank_alternated"] is not None and out["alternated_recall_shown"] == 1.0
     fake_model.queue(ModelTimeout())
     out = translated_recall(kb, [FRESH], models, rank_of)
     assert (out["recall_at_5"], out["untranslated"]) == (0.0, 1)  # the Chinese question alone misses it
