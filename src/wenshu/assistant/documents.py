@@ -50,8 +50,8 @@ def closest(lists: list[list]) -> list:
     """Passages of several searches, once each, ordered by their best closeness to a search's query: dense
     cosine plus the share of the query's words the passage holds (kb.search.Passage), ties in the order found.
     The searches' own fused ranks are not comparable (one search's first passage may be far from the question
-    that another finds a close one for), and alternating them put the answering passage first in 24 of 40
-    development questions, this order in 33 (docs/kb.md)."""
+    that another finds a close one for): alternating them put the answering passage first in 24 of 40
+    development questions, this order in 33 (`bench kb --translate`, docs/kb.md)."""
     best: dict[str, tuple[float, object]] = {}
     for p in (p for row in zip_longest(*lists) for p in row if p is not None):
         if p.chunk_id not in best or p.similarity + p.coverage > best[p.chunk_id][0]:
