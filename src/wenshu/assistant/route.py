@@ -15,8 +15,8 @@
 - a request that asks what may, must or should be done (RULE: "What share of an order can points pay?",
   "月度转化率能直接拿每天的转化率求平均吗"), while a passage is relevant to it, goes to the agent loop,
   documents first: a rule's question, whatever data words it uses, also when it names a period (a campaign's
-  threshold "during the festival", a target against last year's; none of about 340 development data
-  questions asks what may or must be done), though not for what could or could not be done then (DONE:
+  threshold "during the festival", a target against last year's; `python -m bench route`: no data question
+  of any set is sent to the documents by it), though not for what could or could not be done then (DONE:
   what happened);
 - a follow-up of a data answer ("只看华东区", "what about last month?": the pipeline's own follow-up rules,
   agent/intent.py) and a question that asks for numbers or names the datasource go straight to the data
