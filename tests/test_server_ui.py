@@ -207,6 +207,29 @@ def test_a_failed_answer_shows_the_error_in_the_chat(open_page, fake):
     assert reply.locator('.step[data-status="error"] .step-detail').first.inner_text().strip()  # the reason is shown
 
 
+def test_send_waits_until_the_page_has_opened_its_conversation(open_page):
+    # CI once lost a question sent while the page was still loading: opening the first conversation (after the
+    # conversation list) replaced the message list, the question's reply with it. Hold that list request.
+    held = []
+
+    def hold_first_list(route):
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page = open_page(setup=lambda ctx: ctx.route("**/api/conversations", hold_first_list))
+    page.fill("#question", QUESTION)
+    assert page.locator("#send").is_disabled()
+    page.press("#question", "Enter")  # the keyboard path waits too
+    assert page.locator(".msg").count() == 0
+    assert held, "the page never asked for its conversation list"
+    held[0].continue_()
+    reply = ask(page, QUESTION)  # Send is enabled once the page is ready; the reply stays in the list
+    assert reply.locator(".answer").inner_text().strip()
+    assert page.locator(".msg.user").count() == 1
+
+
 def test_phone_width_has_no_horizontal_overflow_and_a_drawer(open_page, tmp_path):
     page = open_page(width=390, height=844)
     reply = ask(page, QUESTION)

@@ -75,14 +75,17 @@ def browser():
 
 @pytest.fixture
 def open_page(browser, server, fake):
-    """open_page(locale=..., width=..., height=...) -> a page on the app; fails the test on a JS error."""
+    """open_page(locale=..., width=..., height=..., setup=fn(context)) -> a page on the app; fails the test on a
+    JS error."""
     contexts, errors, outside = [], [], []
     fake.responses.clear()
     fake.delay_s = 0.0
 
-    def opener(locale="en-US", width=1280, height=860):
+    def opener(locale="en-US", width=1280, height=860, setup=None):
         ctx = browser.new_context(locale=locale, viewport={"width": width, "height": height}, accept_downloads=True)
         contexts.append(ctx)
+        if setup:  # e.g. routes that hold a request, installed before the page loads
+            setup(ctx)
         page = ctx.new_page()
         page.set_default_timeout(10_000)
         page.on("pageerror", lambda exc: errors.append(str(exc)))

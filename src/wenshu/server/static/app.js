@@ -104,6 +104,7 @@ async function boot() {
   await sidebar.refresh();
   const match = location.hash.match(/^#c=(.+)$/);
   await openConversation(match ? decodeURIComponent(match[1]) : null);
+  chat.ready(); // Send stays disabled until here: opening the conversation replaces the message list
 }
 
 applyI18n();

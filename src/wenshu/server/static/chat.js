@@ -72,7 +72,7 @@ export function createChat({ list, form, input, sendButton, stopButton, modeSwit
 
   async function ask(text, plan) {
     const question = (text || "").trim();
-    if (!question || controller) return;
+    if (!question || controller || sendButton.disabled) return; // not before the page has opened its conversation
     if (list.querySelector(".welcome")) list.replaceChildren();
     placeFeedback(list, null); // this question's answer becomes the latest
     list.append(userMessage(question));
@@ -144,5 +144,9 @@ export function createChat({ list, form, input, sendButton, stopButton, modeSwit
 
   // documentAdded(): an upload completed; the Assistant switch turns on unless the user chose a mode.
   const documentAdded = () => mode && mode.documentAdded();
-  return { ask, stop, showMessages, welcome, documentAdded, isBusy: () => controller !== null };
+  // ready(): the page has opened its first conversation; until then a question would be wiped by that opening.
+  const ready = () => {
+    sendButton.disabled = false;
+  };
+  return { ask, stop, showMessages, welcome, documentAdded, ready, isBusy: () => controller !== null };
 }
