@@ -77,6 +77,7 @@ def run_pipeline(agent, item: Item, conversation_id: str | None, gold_rows: list
         "checks": fired_checks(resp.trace),  # the accuracy checks that fired (bench/ablation.py)
         "path": "plan" if any(s.node == "plan" and s.status == "ok" for s in resp.trace)
         and not any(s.node == "generate" for s in resp.trace) else "sql",
+        "plan": (resp.plan or {}).get("plan"),  # the query plan that answered (bench plan_misses)
     }
     if resp.error is not None:
         record.update(correct=False, error_class=_pipeline_failure(resp), detail=resp.error.code)

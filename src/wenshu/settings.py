@@ -142,6 +142,9 @@ class Settings(BaseSettings):
     semantic_path: bool = Field(
         True, description="Answer a business question through the datasource's semantic model when it names its "
         "measures (agent/plan.py); free SQL answers the rest. Off: free SQL answers everything.")
+    plan_vocabulary_in_english: bool = Field(
+        False, description="An English question's plan prompt lists the semantic model's measures, dimensions and "
+        "values by their English names and synonyms only (agent/plan.py; a trial, docs/semantic.md).")
     sql_candidates: int = Field(
         1, description="SQL candidates per question; above 1, sampled candidates run and their results vote (agent/vote.py)."
     )
