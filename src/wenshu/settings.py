@@ -145,6 +145,9 @@ class Settings(BaseSettings):
     plan_vocabulary_in_english: bool = Field(
         False, description="An English question's plan prompt lists the semantic model's measures, dimensions and "
         "values by their English names and synonyms only (agent/plan.py; a trial, docs/semantic.md).")
+    plan_examples: bool = Field(
+        False, description="The plan prompt's fixed part ends with six worked examples made of the semantic "
+        "model's own entries (agent/plan_prompt.py, prompts/plan_examples.md; a trial, docs/semantic.md).")
     sql_candidates: int = Field(
         1, description="SQL candidates per question; above 1, sampled candidates run and their results vote (agent/vote.py)."
     )

@@ -15,15 +15,13 @@ measures, or the plan cannot compile, the step says why and free SQL answers.
 
 from __future__ import annotations
 
-from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import ValidationError
 
 from wenshu.agent.context import AgentContext
-from wenshu.prompts import render
+from wenshu.agent.plan_prompt import plan_messages
 from wenshu.agent.state import AgentState
 from wenshu.contracts import Event
 from wenshu.errors import WenshuError
-from wenshu.i18n import detect_lang
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.edits import edit
 from wenshu.semantic.grounding import ground, prefer_finer, unanswerable, unpinned
@@ -37,31 +35,6 @@ from wenshu.semantic.windows import followup_window, plan_window
 
 class NoPlan(Exception):
     """Why the plan path does not answer this turn (free SQL does)."""
-
-
-def _words(entry, english: bool) -> str:
-    """An entry's names: both languages', or with `english` its English name and English synonyms only."""
-    synonyms = [s for s in entry.synonyms if detect_lang(s) == "en"] if english else entry.synonyms
-    extra = f" ({', '.join(synonyms[:6])})" if synonyms else ""
-    return f"{entry.en}{extra}" if english else f"{entry.zh} / {entry.en}{extra}"
-
-
-def _values(d, english: bool) -> str:
-    labels = [d.label(code, "en") for code in d.labels] if english else list(d.labels.values())
-    return f"; values: {', '.join(labels)}" if labels else ""
-
-
-def plan_messages(model: SemanticModel, question: str, english_only: bool = False) -> list:
-    """The plan prompt. With `english_only` (setting plan_vocabulary_in_english) an English question sees the
-    vocabulary in English alone, a saved prefix of its own."""
-    english = english_only and detect_lang(question) == "en"
-    measures = "\n".join(f"- {e.id}: {_words(e, english)}" for e in [*model.measures, *model.ratios])
-    dims = "\n".join(f"- {d.id}: {_words(d, english)}{_values(d, english)}" for d in model.dimensions)
-    names = render("plan_names_en" if english else "plan_names_both").strip()
-    system = render("plan_system", datasource=model.datasource, measures=measures, dimensions=dims, names=names)
-    cache = f"{model.datasource}#plan" + ("#en" if english else "")
-    return [SystemMessage(system, additional_kwargs={"prefix_cache": cache}),
-            HumanMessage(render("plan_user", question=question).strip())]
 
 
 def fill_schema(model: SemanticModel) -> dict:
@@ -87,7 +60,8 @@ def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel,
     if why := unanswerable(model, mentions, question):
         raise NoPlan(why)
     try:
-        filled = ctx.models.structured("strong", plan_messages(model, question, ctx.settings.plan_vocabulary_in_english),
+        filled = ctx.models.structured("strong", plan_messages(model, question, ctx.settings.plan_vocabulary_in_english,
+                                                               ctx.settings.plan_examples),
                                        QueryPlan,
                                        json_schema=fill_schema(model),
                                        on_progress=lambda p: ctx.emit(Event(type="progress", node="plan", data=p)))
