@@ -214,21 +214,3 @@ def test_the_n_that_fell_most_are_ranked_by_their_change_and_said_so(agent, fake
     top = next(c for c in resp.plan["chips"] if c["kind"] == "top")
     assert top["label"] == "降幅最大 3" and "by_change" not in top["remove"]
 
-
-def test_an_english_question_can_see_the_vocabulary_in_english_alone(store, fake_model, home):
-    from wenshu.agent.service import Agent
-    from wenshu.providers.base import ModelClient
-    from wenshu.settings import Settings
-
-    english = Agent(Settings(semantic_path=True, plan_vocabulary_in_english=True), store,
-                    models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
-    fake_model.queue(json.dumps({"measures": ["gmv"], "dimensions": ["gender"]}),
-                     json.dumps({"measures": ["gmv"], "dimensions": ["gender"]}))
-    assert english.ask(AgentRequest(message="Revenue by gender last month")).error is None
-    assert english.ask(AgentRequest(message="上个月各性别的销售额")).error is None
-    en, zh = fake_model.calls[0][0], fake_model.calls[1][0]
-    assert en.additional_kwargs == {"prefix_cache": "demo#plan#en"} and zh.additional_kwargs == {"prefix_cache": "demo#plan"}
-    assert "- gmv: GMV (" in en.content and "values: male, female" in en.content
-    vocabulary = en.content.split("Measures")[1].split("How to fill")[0]
-    assert not any("\u4e00" <= ch <= "\u9fff" for ch in vocabulary)  # no Chinese name, synonym or label
-    assert "gmv: 销售额 / GMV" in zh.content and "values: 男, 女" in zh.content

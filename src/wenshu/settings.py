@@ -142,9 +142,6 @@ class Settings(BaseSettings):
     semantic_path: bool = Field(
         True, description="Answer a business question through the datasource's semantic model when it names its "
         "measures (agent/plan.py); free SQL answers the rest. Off: free SQL answers everything.")
-    plan_vocabulary_in_english: bool = Field(
-        False, description="An English question's plan prompt lists the semantic model's measures, dimensions and "
-        "values by their English names and synonyms only (agent/plan.py; a trial, docs/semantic.md).")
     plan_examples: bool = Field(
         False, description="The plan prompt's fixed part ends with six worked examples made of the semantic "
         "model's own entries (agent/plan_prompt.py, prompts/plan_examples.md; a trial, docs/semantic.md).")

@@ -60,8 +60,7 @@ def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel,
     if why := unanswerable(model, mentions, question):
         raise NoPlan(why)
     try:
-        filled = ctx.models.structured("strong", plan_messages(model, question, ctx.settings.plan_vocabulary_in_english,
-                                                               ctx.settings.plan_examples),
+        filled = ctx.models.structured("strong", plan_messages(model, question, ctx.settings.plan_examples),
                                        QueryPlan,
                                        json_schema=fill_schema(model),
                                        on_progress=lambda p: ctx.emit(Event(type="progress", node="plan", data=p)))

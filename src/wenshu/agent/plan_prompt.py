@@ -10,35 +10,24 @@ from __future__ import annotations
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from wenshu.i18n import detect_lang
 from wenshu.prompts import render
 from wenshu.semantic.model import SemanticModel
 
 
-def _words(entry, english: bool) -> str:
-    """An entry's names: both languages', or with `english` its English name and English synonyms only."""
-    synonyms = [s for s in entry.synonyms if detect_lang(s) == "en"] if english else entry.synonyms
-    extra = f" ({', '.join(synonyms[:6])})" if synonyms else ""
-    return f"{entry.en}{extra}" if english else f"{entry.zh} / {entry.en}{extra}"
+def _words(entry) -> str:
+    extra = f" ({', '.join(entry.synonyms[:6])})" if entry.synonyms else ""
+    return f"{entry.zh} / {entry.en}{extra}"
 
 
-def _values(d, english: bool) -> str:
-    labels = [d.label(code, "en") for code in d.labels] if english else list(d.labels.values())
-    return f"; values: {', '.join(labels)}" if labels else ""
-
-
-def plan_messages(model: SemanticModel, question: str, english_only: bool = False, examples: bool = False) -> list:
-    """The plan prompt. With `english_only` (setting plan_vocabulary_in_english) an English question sees the
-    vocabulary in English alone, a saved prefix of its own; with `examples` (setting plan_examples) the fixed
-    part ends with worked examples made of this model's own entries."""
-    english = english_only and detect_lang(question) == "en"
-    measures = "\n".join(f"- {e.id}: {_words(e, english)}" for e in [*model.measures, *model.ratios])
-    dims = "\n".join(f"- {d.id}: {_words(d, english)}{_values(d, english)}" for d in model.dimensions)
-    names = render("plan_names_en" if english else "plan_names_both").strip()
+def plan_messages(model: SemanticModel, question: str, examples: bool = False) -> list:
+    """The plan prompt; with `examples` (setting plan_examples) the fixed part ends with worked examples made
+    of this model's own entries."""
+    measures = "\n".join(f"- {e.id}: {_words(e)}" for e in [*model.measures, *model.ratios])
+    dims = "\n".join(f"- {d.id}: {_words(d)}" + (f"; values: {', '.join(d.labels.values())}" if d.labels else "")
+                     for d in model.dimensions)
     shown = worked_examples(model) if examples else ""
-    system = render("plan_system", datasource=model.datasource, measures=measures, dimensions=dims, names=names,
-                    examples=shown)
-    cache = f"{model.datasource}#plan" + ("#en" if english else "") + ("#examples" if shown else "")
+    system = render("plan_system", datasource=model.datasource, measures=measures, dimensions=dims, examples=shown)
+    cache = f"{model.datasource}#plan" + ("#examples" if shown else "")
     return [SystemMessage(system, additional_kwargs={"prefix_cache": cache}),
             HumanMessage(render("plan_user", question=question).strip())]
 
