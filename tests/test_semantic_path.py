@@ -213,4 +213,3 @@ def test_the_n_that_fell_most_are_ranked_by_their_change_and_said_so(agent, fake
     assert changes == sorted(changes) and "订单量变化最低的是" in resp.answer
     top = next(c for c in resp.plan["chips"] if c["kind"] == "top")
     assert top["label"] == "降幅最大 3" and "by_change" not in top["remove"]
-

@@ -142,9 +142,6 @@ class Settings(BaseSettings):
     semantic_path: bool = Field(
         True, description="Answer a business question through the datasource's semantic model when it names its "
         "measures (agent/plan.py); free SQL answers the rest. Off: free SQL answers everything.")
-    plan_examples: bool = Field(
-        False, description="The plan prompt's fixed part ends with six worked examples made of the semantic "
-        "model's own entries (agent/plan_prompt.py, prompts/plan_examples.md; a trial, docs/semantic.md).")
     sql_candidates: int = Field(
         1, description="SQL candidates per question; above 1, sampled candidates run and their results vote (agent/vote.py)."
     )

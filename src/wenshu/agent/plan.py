@@ -15,10 +15,11 @@ measures, or the plan cannot compile, the step says why and free SQL answers.
 
 from __future__ import annotations
 
+from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import ValidationError
 
 from wenshu.agent.context import AgentContext
-from wenshu.agent.plan_prompt import plan_messages
+from wenshu.prompts import render
 from wenshu.agent.state import AgentState
 from wenshu.contracts import Event
 from wenshu.errors import WenshuError
@@ -35,6 +36,20 @@ from wenshu.semantic.windows import followup_window, plan_window
 
 class NoPlan(Exception):
     """Why the plan path does not answer this turn (free SQL does)."""
+
+
+def _words(entry) -> str:
+    extra = f" ({', '.join(entry.synonyms[:6])})" if entry.synonyms else ""
+    return f"{entry.zh} / {entry.en}{extra}"
+
+
+def plan_messages(model: SemanticModel, question: str) -> list:
+    measures = "\n".join(f"- {e.id}: {_words(e)}" for e in [*model.measures, *model.ratios])
+    dims = "\n".join(f"- {d.id}: {_words(d)}" + (f"; values: {', '.join(d.labels.values())}" if d.labels else "")
+                     for d in model.dimensions)
+    system = render("plan_system", datasource=model.datasource, measures=measures, dimensions=dims)
+    return [SystemMessage(system, additional_kwargs={"prefix_cache": f"{model.datasource}#plan"}),
+            HumanMessage(render("plan_user", question=question).strip())]
 
 
 def fill_schema(model: SemanticModel) -> dict:
@@ -60,8 +75,7 @@ def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel,
     if why := unanswerable(model, mentions, question):
         raise NoPlan(why)
     try:
-        filled = ctx.models.structured("strong", plan_messages(model, question, ctx.settings.plan_examples),
-                                       QueryPlan,
+        filled = ctx.models.structured("strong", plan_messages(model, question), QueryPlan,
                                        json_schema=fill_schema(model),
                                        on_progress=lambda p: ctx.emit(Event(type="progress", node="plan", data=p)))
     except WenshuError as err:
