@@ -11,7 +11,10 @@ another grain, per-period average,
 comparison, share, order, or no limit. A question is counted under every part whose change
 alone makes it right; `none` when no single change does (two parts wrong, a filter the plan lacks, or an
 answer the semantic model cannot give); with `--pairs SECONDS` such a question is then tried with two
-changes (counted as `measure+window`...; `budget` when the time ran out before any pair was found). The dates are the day's: run it on the day the run was made.
+changes (counted as `measure+window`...; `budget` when the time ran out before any pair was found). For those, `unfixed_shape` says how the answer differs from gold's: the same number of rows and columns (other
+values: a measure defined otherwise, a bound the plan lacks) or more or fewer of either; "(those right)" when
+gold's answer holds the plan's, columns and rows: the question asked for more than the plan gave. The dates are the
+day's: run it on the day the run was made.
 Only counts are printed, so a validation or test set can be diagnosed without reading its questions.
 """
 
@@ -25,7 +28,7 @@ from typing import Iterator
 
 from bench import datasets
 from bench.modes import score
-from bench.scoring import QueryFailed, run_sql
+from bench.scoring import QueryFailed, as_codes, contains_result, is_ordered, label_codes, run_sql
 
 # period phrases whose windows are tried in place of the plan's (the resolver reads them; duplicates merge)
 PERIODS = ["today", "yesterday", "this week", "last week", "this month", "last month", "this quarter",
@@ -172,6 +175,20 @@ def pair_fixes(record: dict, item, gold: list, model, windows, members, budget_s
     return found
 
 
+def _shape(item, sql: str | None, gold: list) -> str:
+    """How an answer no change fixed differs from gold: in rows and columns, or only in values."""
+    try:
+        rows = run_sql(item.db_path, sql) if sql else []
+    except QueryFailed:
+        return "error"
+    width = lambda rs: len(rs[0]) if rs else 0  # noqa: E731
+    cols = "same columns" if width(rows) == width(gold) else ("more columns" if width(rows) > width(gold) else "fewer columns")
+    labels = label_codes(item.db_id)
+    if cols == "fewer columns" and contains_result(as_codes(gold, labels), as_codes(rows, labels), is_ordered(item.gold_sql)):
+        cols += " (those right)"  # gold's answer holds this one: it asks for more than the plan gave
+    return f"{'same' if len(rows) == len(gold) else 'other'} rows, {cols}"
+
+
 def run(args) -> int:
     from wenshu.bootstrap import ensure_demo, open_store
     from wenshu.semantic.library import bundled_text
@@ -192,7 +209,7 @@ def run(args) -> int:
         if r.get("mode") == "pipeline" and r.get("id") in by_id:
             records[r["id"]] = r  # the last record of a question wins, as in bench sql
     wrong = [r for r in records.values() if r.get("path") == "plan" and r.get("correct") is False]
-    combos, parts, langs, no_plan = Counter(), Counter(), Counter(), 0
+    combos, parts, langs, shapes, no_plan = Counter(), Counter(), Counter(), Counter(), 0
     for r in wrong:
         if not r.get("plan"):
             no_plan += 1
@@ -206,12 +223,15 @@ def run(args) -> int:
         if not found and args.pairs:
             pairs = pair_fixes(r, item, gold, model, windows, filters, args.pairs)
             found = pairs if pairs is not None else {"budget"}
+        if not found or found == {"budget"}:  # what differs, in shape, between this plan's answer and gold's
+            shapes[_shape(item, r.get("pred_sql"), gold)] += 1
         combos[" | ".join(sorted(found)) or "none"] += 1
         parts.update(found or {"none"})
         langs[f"{r.get('lang')}:{' | '.join(sorted(found)) or 'none'}"] += 1
     figures = {"set": args.set, "run": args.run, "answered": len(records), "wrong_on_plan_path": len(wrong),
                "without_recorded_plan": no_plan, "fixed_by_part": dict(parts.most_common()),
-               "fixed_by_parts": dict(combos.most_common()), "by_language": dict(sorted(langs.items()))}
+               "fixed_by_parts": dict(combos.most_common()), "by_language": dict(sorted(langs.items())),
+               "unfixed_shape": dict(shapes.most_common())}
     print(json.dumps(figures, indent=1, ensure_ascii=False))
     if args.out:
         Path(args.out).write_text(json.dumps(figures, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
