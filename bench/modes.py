@@ -78,6 +78,8 @@ def run_pipeline(agent, item: Item, conversation_id: str | None, gold_rows: list
         "path": "plan" if any(s.node == "plan" and s.status == "ok" for s in resp.trace)
         and not any(s.node == "generate" for s in resp.trace) else "sql",
         "plan": (resp.plan or {}).get("plan"),  # the query plan that answered (bench plan_misses)
+        # why the plan path did not answer (the plan step's reason, said by code: no question text)
+        "plan_skipped": next((s.detail[:160] for s in resp.trace if s.node == "plan" and s.status == "skipped"), None),
     }
     if resp.error is not None:
         record.update(correct=False, error_class=_pipeline_failure(resp), detail=resp.error.code)

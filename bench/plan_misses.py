@@ -13,7 +13,9 @@ alone makes it right; `none` when no single change does (two parts wrong, a filt
 answer the semantic model cannot give); with `--pairs SECONDS` such a question is then tried with two
 changes (counted as `measure+window`...; `budget` when the time ran out before any pair was found). For those, `unfixed_shape` says how the answer differs from gold's: the same number of rows and columns (other
 values: a measure defined otherwise, a bound the plan lacks) or more or fewer of either; "(those right)" when
-gold's answer holds the plan's, columns and rows: the question asked for more than the plan gave. The dates are the
+gold's answer holds the plan's, columns and rows: the question asked for more than the plan gave.
+`free_sql_because` counts the questions free SQL answered, right or wrong, by the reason the plan step gave
+(recorded since 2026-12-04 as `plan_skipped`). The dates are the
 day's: run it on the day the run was made.
 Only counts are printed, so a validation or test set can be diagnosed without reading its questions.
 """
@@ -209,6 +211,9 @@ def run(args) -> int:
         if r.get("mode") == "pipeline" and r.get("id") in by_id:
             records[r["id"]] = r  # the last record of a question wins, as in bench sql
     wrong = [r for r in records.values() if r.get("path") == "plan" and r.get("correct") is False]
+    # the questions free SQL answered, by the reason the plan step gave (its words up to any detail in brackets)
+    skipped = Counter(f"{'right' if r.get('correct') else 'wrong'}: {(r.get('plan_skipped') or 'not recorded').split(' (')[0]}"
+                      for r in records.values() if r.get("path") == "sql")
     combos, parts, langs, shapes, no_plan = Counter(), Counter(), Counter(), Counter(), 0
     for r in wrong:
         if not r.get("plan"):
@@ -231,7 +236,7 @@ def run(args) -> int:
     figures = {"set": args.set, "run": args.run, "answered": len(records), "wrong_on_plan_path": len(wrong),
                "without_recorded_plan": no_plan, "fixed_by_part": dict(parts.most_common()),
                "fixed_by_parts": dict(combos.most_common()), "by_language": dict(sorted(langs.items())),
-               "unfixed_shape": dict(shapes.most_common())}
+               "unfixed_shape": dict(shapes.most_common()), "free_sql_because": dict(skipped.most_common())}
     print(json.dumps(figures, indent=1, ensure_ascii=False))
     if args.out:
         Path(args.out).write_text(json.dumps(figures, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
