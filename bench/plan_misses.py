@@ -6,17 +6,19 @@ path, which single part of its plan, changed alone, would have made the answer r
 The run's records hold the plan that answered (`plan`, recorded since 2026-12-04). Each wrong plan is
 changed one part at a time, compiled by the semantic compiler and scored against the gold rows, no model:
 another measure in a measure's place (or one dropped or added), another dimension (or one dropped or added),
-a filter dropped, replaced or added (one member of a dimension with at most MEMBERS), another time window (those the resolver reads from common period phrases, or none),
-another grain, per-period average,
-comparison, share, order, or no limit. A question is counted under every part whose change
-alone makes it right; `none` when no single change does (two parts wrong, a filter the plan lacks, or an
-answer the semantic model cannot give); with `--pairs SECONDS` such a question is then tried with two
-changes (counted as `measure+window`...; `budget` when the time ran out before any pair was found). For those, `unfixed_shape` says how the answer differs from gold's: the same number of rows and columns (other
-values: a measure defined otherwise, a bound the plan lacks) or more or fewer of either; "(those right)" when
-gold's answer holds the plan's, columns and rows: the question asked for more than the plan gave.
-`free_sql_because` counts the questions free SQL answered, right or wrong, by the reason the plan step gave
-(recorded since 2026-12-04 as `plan_skipped`). The dates are the
-day's: run it on the day the run was made.
+a filter dropped, replaced or added (one member of a dimension with at most MEMBERS), another time window
+(those the resolver reads from common period phrases, or none), another grain, per-period average,
+comparison, share, order, or no limit. A question is counted under every part whose change alone makes it
+right; `none` when no single change does (two parts wrong, a filter the plan lacks, or an answer the
+semantic model cannot give). With `--pairs SECONDS` such a question is then tried with two changes (counted
+as `filter+measure`...; `budget` when the time ran out before any pair was found).
+
+For the questions no change fixed, `unfixed_shape` says how the answer differs from gold's: the same number
+of rows and columns (other values: a measure defined otherwise, a bound the plan lacks) or more or fewer of
+either; "(those right)" when gold's answer holds the plan's, columns and rows: the question asked for more
+than the plan gave. `free_sql_because` counts the questions free SQL answered, right or wrong, by the reason
+the plan step gave (recorded since 2026-12-04 as `plan_skipped`). The dates are the day's: run it on the day
+the run was made.
 Only counts are printed, so a validation or test set can be diagnosed without reading its questions.
 """
 
