@@ -8,7 +8,8 @@ changed one part at a time, compiled by the semantic compiler and scored against
 another measure in a measure's place (or one dropped or added), another dimension (or one dropped or added),
 a filter dropped, replaced or added (one member of a dimension with at most MEMBERS), another time window
 (those the resolver reads from common period phrases, or none), another grain, per-period average,
-comparison, share, order, or no limit. A question is counted under every part whose change alone makes it
+comparison, share, order, or no limit; then, when none of these fixes it, the same plan with its measures'
+default filters dropped (`default filter`: gold counts what the model's definition leaves out). A question is counted under every part whose change alone makes it
 right; `none` when no single change does (two parts wrong, a filter the plan lacks, or an answer the
 semantic model cannot give). With `--pairs SECONDS` such a question is then tried with two changes (counted
 as `filter+measure`...; `budget` when the time ran out before any pair was found).
@@ -148,7 +149,25 @@ def fixes(record: dict, item, gold: list, model, windows, members) -> set[str]:
             continue
         if score(item, sql, gold)[0]:
             found.add(part)
+    if not found and (unfiltered := _without_default_filters(model, plan)) is not None:
+        try:  # the same plan, its measures without their default filter (only paid orders): a definition apart
+            sql = compile_plan(unfiltered, plan, "sqlite", record.get("lang") or "zh").sql
+            if score(item, sql, gold)[0]:
+                found.add("default filter")
+        except Exception:  # noqa: BLE001 - not compilable that way: no fix
+            pass
     return found
+
+
+def _without_default_filters(model, plan):
+    """`model` with the default filters of the plan's measures (and of its ratios' parts) dropped; None when
+    they have none."""
+    ratios = {r.id: r for r in model.ratios}
+    ids = {p for mid in plan.measures for p in ((ratios[mid].numerator, ratios[mid].denominator) if mid in ratios else (mid,))}
+    if not any(m.filter for m in model.measures if m.id in ids):
+        return None
+    return model.model_copy(update={"measures": [m.model_copy(update={"filter": None}) if m.id in ids else m
+                                                 for m in model.measures]})
 
 
 def pair_fixes(record: dict, item, gold: list, model, windows, members, budget_s: float) -> set[str] | None:

@@ -51,3 +51,11 @@ def test_two_wrong_parts_are_none(case):
     model, windows, filters, item, gold, last30 = case
     wrong = plan(last30, measures=["item_sales"], filters=[{"dimension": "channel", "values": ["app"]}])
     assert fixes({"plan": wrong, "lang": "en"}, item, gold, model, windows, filters) == set()
+
+
+def test_a_definition_apart_is_the_default_filter(case, demo_db_file):
+    model, windows, filters, item, gold, last30 = case
+    every_order = item.gold_sql.replace("o.status = 1 AND ", "")  # gold counts unpaid orders' amounts too
+    other = Item("t-2", item.question, every_order, "demo", demo_db_file, "medium")
+    found = fixes({"plan": plan(last30), "lang": "en"}, other, run_sql(demo_db_file, every_order), model, windows, filters)
+    assert found == {"default filter"}
