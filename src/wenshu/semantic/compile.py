@@ -11,109 +11,21 @@ the growth (a rank may follow it); a share (占比) divides by the total. Why no
 from __future__ import annotations
 
 import sqlglot
-from sqlglot import exp
 
-from wenshu.engines.registry import adapter_for
-from wenshu.semantic.compiled import AGG, OPS, Compiled, PlanNotCompilable, literal
-from wenshu.semantic.labels import COMPARE, PER, PERIOD, SHARE, change_name, coded
-from wenshu.semantic.model import Dimension, Measure, Ratio, SemanticModel
-from wenshu.semantic.paths import Unreachable, joins, reachable, semi_join
-from wenshu.semantic.plan import Filter, QueryPlan, Window
+from wenshu.semantic.compiled import AGG, Compiled, PlanNotCompilable, literal
+from wenshu.semantic.labels import COMPARE, PERIOD, SHARE, change_name, coded
+from wenshu.semantic.model import Measure, Ratio, SemanticModel
+from wenshu.semantic.paths import Unreachable, joins
+from wenshu.semantic.plan import QueryPlan, Window
+from wenshu.semantic.sql_writer import SqlWriter
+
+__all__ = ["Compiler", "PlanNotCompilable", "compile_plan"]
 
 
-class Compiler:
-    def __init__(self, model: SemanticModel, plan: QueryPlan, dialect: str, lang: str):
-        self.model, self.plan, self.lang, self.engine = model, plan, lang, adapter_for(dialect)  # the engine's SQL
-        self.dialect = self.engine.dialect if self.engine is not None else dialect
-        self.measures = {m.id: m for m in model.measures}
-        self.ratios = {r.id: r for r in model.ratios}
-        self.dims = {d.id: d for d in model.dimensions}
-        self.lookups = reachable(model)
-
-    # -- names -------------------------------------------------------------------------------
-    def q(self, name: str) -> str:
-        return exp.to_identifier(name, quoted=True).sql(dialect=self.dialect)
-
-    def col(self, table: str, column: str) -> str:
-        return f"{self.q(table)}.{self.q(column)}"
-
-    def name(self, entry) -> str:
-        name = entry.zh if self.lang == "zh" else entry.en
-        if self.plan.per and isinstance(entry, Measure):
-            return PER[self.lang][self.plan.per].format(name)
-        return name
-
-    def fail(self, en: str, zh: str) -> PlanNotCompilable:
-        return PlanNotCompilable(en, zh)
-
-    def metric(self, mid: str) -> Measure | Ratio:
-        found = self.measures.get(mid) or self.ratios.get(mid)
-        if found is None:
-            raise self.fail(f"'{mid}' is not a measure of the semantic model", f"「{mid}」不是语义模型中的度量")
-        return found
-
-    def dim(self, did: str) -> Dimension:
-        if did not in self.dims:
-            raise self.fail(f"'{did}' is not a dimension of the semantic model", f"「{did}」不是语义模型中的维度")
-        return self.dims[did]
+class Compiler(SqlWriter):
+    """A plan of totals: a CTE per measure at its own grain, met on the plan's keys."""
 
     # -- one measure at its grain ----------------------------------------------------------------
-    def qualify(self, sql: str, table: str, used: set[str]) -> str:
-        def qualified(node):
-            if not isinstance(node, exp.Column):
-                return node
-            owner = node.table or table
-            used.add(owner)
-            return exp.Column(this=exp.to_identifier(node.name, quoted=True), table=exp.to_identifier(owner, quoted=True))
-
-        return sqlglot.parse_one(sql, read=self.dialect).transform(qualified).sql(dialect=self.dialect)
-
-    def time_column(self, m: Measure, used: set[str]) -> str:
-        if not m.time:
-            raise self.fail(f"measure {m.id} has no time column, so it cannot take a time window or a trend",
-                            f"度量 {m.id} 没有时间列，无法按时间范围或趋势统计")
-        return self.qualify(m.time, m.table, used)
-
-    def reaching(self, d: Dimension, table: str) -> Dimension:
-        """`d`, or the dimension conforming to it that `table`'s rows reach (the traffic's channel for visitors)."""
-        near = self.lookups.get(table.lower(), set()) | {table.lower()}
-        return next((c for c in self.model.conformed(d.id) if c.table.lower() in near), d)
-
-    def shown(self, d: Dimension, ref: str, keyed: bool = False) -> str:
-        """A dimension's value as the answer shows it: codes as labels (1 = 一线), a key (`keyed`) as its name."""
-        if keyed and d.key:  # MAX: Spark wants a correlated scalar subquery aggregated
-            name, key = self.col(d.table, d.column), self.col(d.table, d.key)
-            return f"(SELECT MAX({name}) FROM {self.q(d.table)} WHERE {key} = {ref})"
-        if not coded(d):
-            return ref
-        cases = " ".join(f"WHEN {literal(c)} THEN {literal(d.label(c, self.lang))}" for c in d.labels)
-        return f"CASE {self.engine.as_text(ref)} {cases} ELSE {self.engine.as_text(ref)} END"
-
-    def condition(self, f: Filter, used: set[str], d: Dimension | None = None) -> str:
-        d = d or self.dim(f.dimension)
-        used.add(d.table)
-        codes = {label: code for code, label in d.labels.items()}
-        values = [literal(codes[v]) if isinstance(v, str) and v in codes else literal(v) for v in f.values]
-        column = self.col(d.table, d.column)
-        if f.op in ("in", "not_in"):
-            return f"{column} {'NOT IN' if f.op == 'not_in' else 'IN'} ({', '.join(values)})"
-        return f"{column} {OPS[f.op]} {values[0]}"
-
-    def exists(self, table: str, f: Filter) -> str:
-        """`table`'s rows that have a row of the filter's table matching it (orders with such an item)."""
-        target = self.dim(f.dimension).table
-        try:
-            sj = semi_join(self.model, table, target)
-        except Unreachable as exc:
-            raise self.fail(f"{table} cannot be filtered by {target}", f"{table} 表不能按 {target} 筛选") from exc
-        cond = self.condition(f, set())
-        sql = f"EXISTS (SELECT 1 FROM {self.q(sj.child)}"
-        for h in sj.hops:
-            lt, lc, rt, rc = h.on
-            sql += f" JOIN {self.q(h.table)} ON {self.col(lt, lc)} = {self.col(rt, rc)}"
-        ct, cc, st, sc = sj.on
-        return sql + f" WHERE {self.col(ct, cc)} = {self.col(st, sc)} AND {cond})"
-
     def measure_cte(self, m: Measure, window: Window | None, filtered: bool = True) -> str:
         used: set[str] = {m.table}
         split = [self.reaching(d, m.table) for d in self.keys_dims]
@@ -156,14 +68,6 @@ class Compiler:
         outer = ["p" if self.plan.grain and i == len(keys) - 1 else f"d{i}" for i in range(len(keys))]
         return f"SELECT {', '.join([*outer, 'AVG(v) AS v'])} FROM ({sql}) per_period" + \
             (f" GROUP BY {', '.join(outer)}" if outer else "")
-
-    def select_from(self, items: list[str], table: str, hops, where: list[str]) -> str:
-        """SELECT items FROM table, joined along the lookup hops, with the conditions ANDed."""
-        sql = f"SELECT {', '.join(items)} FROM {self.q(table)}"
-        for h in hops:
-            lt, lc, rt, rc = h.on
-            sql += f" JOIN {self.q(h.table)} ON {self.col(lt, lc)} = {self.col(rt, rc)}"
-        return sql + (" WHERE " + " AND ".join(where) if where else "")
 
     # -- the whole query ---------------------------------------------------------------------------
     def run(self) -> Compiled:
