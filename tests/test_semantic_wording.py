@@ -15,7 +15,7 @@ import pytest
 from wenshu.knowledge.time_phrases import TimeWindow, evaluate, find_windows
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.edits import edit
-from wenshu.semantic.fields import thresholds
+from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.grounding import ground, unpinned
 from wenshu.semantic.library import bundled_text
 from wenshu.semantic.mentions import read

@@ -14,6 +14,7 @@ from datetime import timedelta
 
 from wenshu.agent.explain import fmt_value as _fmt
 from wenshu.i18n import pick
+from wenshu.semantic.bounds import SYMBOL, bound_name, is_bound
 from wenshu.semantic.labels import PER
 from wenshu.semantic.model import Measure, SemanticModel
 from wenshu.semantic.plan import QueryPlan
@@ -60,11 +61,15 @@ class PlanView:
             return w.start.isoformat()
         return f"{w.start.isoformat()} {pick(self.lang, 'to', '至')} {last.isoformat()}"
 
+    def condition(self, f) -> str:
+        """A filter as the answer states it: 大区=华东, 渠道≠App, 实付金额 > 5000."""
+        if is_bound(self.model, f):
+            return f"{bound_name(self.model, f.dimension, self.lang)} {SYMBOL.get(f.op, f.op)} {_fmt(f.values[0])}"
+        values = "、".join(self.value_label(f.dimension, v) for v in f.values)
+        return f"{self.name(f.dimension)}{'≠' if f.op in ('not_in', 'ne') else '='}{values}"
+
     def scope(self) -> str:
-        parts = [self.window_text()]
-        for f in self.plan.filters:
-            values = "、".join(self.value_label(f.dimension, v) for v in f.values)
-            parts.append(f"{self.name(f.dimension)}{'≠' if f.op in ('not_in', 'ne') else '='}{values}")
+        parts = [self.window_text(), *(self.condition(f) for f in self.plan.filters)]
         return pick(self.lang, ", ".join(p for p in parts if p), "，".join(p for p in parts if p))
 
     # -- the explanation ------------------------------------------------------------------------------
@@ -196,7 +201,8 @@ def chips(view: PlanView) -> list[dict]:
                     "remove": plan_with(dimensions=[d for d in p.dimensions if d != did]), "options": []})
     for f in p.filters:
         values = "、".join(view.value_label(f.dimension, v) for v in f.values)
-        out.append({"kind": "filter", "id": f.dimension, "label": f"{view.name(f.dimension)}: {values}",
+        label = view.condition(f) if is_bound(view.model, f) else f"{view.name(f.dimension)}: {values}"
+        out.append({"kind": "filter", "id": f.dimension, "label": label,
                     "remove": plan_with(filters=[x for x in p.filters if x is not f]), "options": []})
     if p.window is not None:
         out.append({"kind": "window", "id": "window", "label": view.window_text(),

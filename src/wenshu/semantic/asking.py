@@ -4,7 +4,7 @@ this before it sends a request to the data pipeline or to the documents (`assist
 
 from __future__ import annotations
 
-from wenshu.semantic.fields import thresholds
+from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.grounding import unanswerable
 from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import Mentions, cue, read

@@ -5,7 +5,8 @@ looks up (many-to-one), filtered by its default filter, the plan's filters and t
 own time column, grouped by the plan's dimensions (and period, for a trend). The CTEs then meet on
 those keys. So an order-level amount is never summed once per order item, a ratio divides two
 measures each computed at its own grain, and measures on different tables line up by dimension and period
-(a member's key when its name is not unique). A comparison (同比 / 环比) adds the earlier window's values and
+(a member's key when its name is not unique). A bound on a row value (orders over 5,000 yuan) is one more
+condition on the rows each measure aggregates. A comparison (同比 / 环比) adds the earlier window's values and
 the growth (a rank may follow it); a share (占比) divides by the total. Why not boring-semantic-layer: docs/semantic.md."""
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ class Compiler(SqlWriter):
             t = self.time_column(m, used)
             where.append(f"{t} >= {literal(window.start.isoformat())} AND {t} < {literal(window.end.isoformat())}")
         for f in self.plan.filters if filtered else []:
+            if f.dimension not in self.dims:  # a bound on a row value: orders over 5,000 yuan
+                where.append(self.bound(f, m.table, used))
+                continue
             d = self.reaching(self.dim(f.dimension), m.table)
             if d.table.lower() in self.lookups.get(m.table.lower(), set()) | {m.table.lower()}:
                 where.append(self.condition(f, used, d))

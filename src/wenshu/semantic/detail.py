@@ -11,7 +11,7 @@ repeats a row. The SQL then goes through the guard like any other.
 from __future__ import annotations
 
 from wenshu.semantic.compile import Compiler
-from wenshu.semantic.compiled import OPS, Compiled, literal
+from wenshu.semantic.compiled import Compiled, literal
 from wenshu.semantic.model import Record
 from wenshu.semantic.paths import Unreachable, joins
 
@@ -51,21 +51,6 @@ class DetailCompiler(Compiler):
         words = [w for w in fields.get(name, []) if w.isascii() == (self.lang == "en")]
         return words[0] if words else name
 
-    def bound(self, f, rec: Record, used: set[str]) -> str:
-        """A row-value bound: a measure of the record's table by its row expression, or one of its columns."""
-        me = self.measures.get(f.dimension)
-        if me is not None and me.expr and me.table.lower() == rec.table.lower():
-            value = self.qualify(me.expr, rec.table, used)
-        elif f.dimension.isidentifier():
-            value = self.qualify(f.dimension, rec.table, used)
-        else:
-            raise self.fail(f"'{f.dimension}' is neither a dimension nor a value of {rec.id} rows",
-                            f"「{f.dimension}」既不是维度，也不是{rec.zh}明细的取值")
-        if f.op not in OPS or len(f.values) != 1:
-            raise self.fail(f"a bound on {f.dimension} needs one value and a comparison",
-                            f"{f.dimension} 的范围条件需要一个数值和比较符")
-        return f"{value} {OPS[f.op]} {literal(f.values[0])}"
-
     def run(self) -> Compiled:
         plan, rec = self.plan, self.record()
         if plan.dimensions or plan.grain or plan.per or plan.share or plan.compare != "none":
@@ -90,7 +75,7 @@ class DetailCompiler(Compiler):
             where.append(f"{t} >= {literal(plan.window.start.isoformat())} AND {t} < {literal(plan.window.end.isoformat())}")
         for f in plan.filters:
             if f.dimension not in self.dims:  # a bound on the row's own value: 退款金额超过1000元
-                where.append(self.bound(f, rec, used))
+                where.append(self.bound(f, rec.table, used))
                 continue
             d = self.reaching(self.dim(f.dimension), rec.table)  # the traffic's channel for traffic rows
             f = f.model_copy(update={"dimension": d.id})

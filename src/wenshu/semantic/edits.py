@@ -1,8 +1,8 @@
 """A follow-up edits the previous turn's plan instead of regenerating SQL.
 
 "只看华东区" adds a filter, "换成按销量排" swaps the measure, "按城市拆开" adds a dimension ("换成按渠道看"
-swaps it), "那这周呢" moves the window, "和去年同期比" adds a comparison. The edits are read from the follow-up with the
-same `semantic.mentions` as a first question; what the follow-up does not touch stays as it was.
+swaps it), "那这周呢" moves the window, "和去年同期比" adds a comparison, "那超过1000的呢" moves a bound on
+row values. The edits are read from the follow-up with the same `semantic.mentions` as a first question; what the follow-up does not touch stays as it was.
 A follow-up that changes nothing the plan knows returns None: free SQL answers it with the history.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from wenshu.semantic.bounds import is_bound, rebound
 from wenshu.semantic.counting import distinct_counts
 from wenshu.semantic.paths import value_filters
 from wenshu.semantic.mentions import Mentions, oriented
@@ -50,6 +51,9 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     for did, values in value_filters(model, m, update.get("measures", previous.measures), tables).items():
         filters.pop(next((c.id for c in model.conformed(did) if c.id in filters), did), None)
         filters[did] = Filter(dimension=did, op="in", values=values)
+    bounds = rebound(previous, model, m, question)  # "那超过1000的呢": the bound moves to the new number
+    if bounds is not None:
+        filters = {k: f for k, f in filters.items() if not is_bound(model, f)} | {f.dimension: f for f in bounds}
     if list(filters.values()) != previous.filters:
         update["filters"] = list(filters.values())
     split = [d for d in m.split if kinds.get(d) == "category" and d not in previous.dimensions]

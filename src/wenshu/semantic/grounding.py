@@ -14,8 +14,9 @@ language's operator words):
   the model chose that the question does not contain is dropped;
 - operators follow the question's words: a grain only for a trend or an explicit 每天/monthly; 同比/
   环比, 占比 and top N only when asked for, with N and direction read from the question;
-- a question that asks to see rows is a detail list (`semantic.listing`); a bound on row values that
-  no list holds ("订单金额超过5000元的订单有多少单") sends the question to free SQL.
+- a question that asks to see rows is a detail list (`semantic.listing`); a bound on row values
+  ("实付金额超过5000元的订单有多少单") is read from the question's words (`semantic.bounds`), and one on a
+  total per member ("GMV过百万的城市") sends the question to free SQL.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from wenshu.semantic.bounds import bound_table, carried, row_bounds
 from wenshu.semantic.counting import asked, keyed_counts, not_asked
-from wenshu.semantic.fields import thresholds
+from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import Mentions, cue, label_words, not_the_measures_own, oriented, read
 from wenshu.semantic.model import SemanticModel
@@ -149,7 +151,7 @@ def prefer_finer(plan: QueryPlan, model: SemanticModel) -> tuple[QueryPlan, list
         return plan, []  # a detail list: its measures only filter and rank the record's own rows
     measures, dims, lookups = {x.id: x for x in model.measures}, {d.id: d for d in model.dimensions}, reachable(model)
     need = {dims[d].table.lower() for d in plan.dimensions if d in dims}
-    need |= {dims[f.dimension].table.lower() for f in plan.filters if f.dimension in dims}
+    need |= {dims[f.dimension].table.lower() if f.dimension in dims else bound_table(model, f) for f in plan.filters}
 
     def reaches(mid: str) -> bool:
         t = measures[mid].table.lower()
@@ -213,11 +215,11 @@ def _reachable_twin(model: SemanticModel, did: str, measures: list[str], m: Ment
 
 
 def unanswerable(model: SemanticModel, m: Mentions, question: str) -> str | None:
-    """Why no plan can answer the question whatever the model fills in (None: one may): a bound on row
-    values, or no measure named or backed by the question's words. Checked before the model is asked, so
+    """Why no plan can answer the question whatever the model fills in (None: one may): a bound no plan
+    holds (`semantic.bounds`), or no measure named or backed by the question's words. Checked before the model is asked, so
     free SQL starts without waiting for a plan that grounding would drop."""
-    if thresholds(question):  # "orders over 8,000 yuan": a bound on rows, which a plan of totals cannot hold
-        return "the question bounds row values (more than N): free SQL answers"
+    if thresholds(question) and (why := row_bounds(model, m, question).reason):
+        return why  # a bound on a total per member ("cities whose GMV passed a million"): no plan holds it
     if not m.measures and not m.near_measures and not _money_of_rows(m, model, question) \
             and not any(_backs(w, question) for e in [*model.measures, *model.ratios] for w in entry_words(model, e)):
         return "the question names none of the semantic model's measures"
@@ -248,6 +250,10 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         return Grounded(None, f"the question names a value of {lost[0]}, which the measures cannot be filtered by",
                         dropped)
     dropped += [f"filter {f.dimension}" for f in plan.filters if f.dimension not in {x.dimension for x in filters}]
+    bounded = row_bounds(model, m, question)  # "orders over 5,000 yuan": from the words, never the model
+    measures, bounds = bounded.unsaid(model, m, measures, question), bounded.filters
+    if why := carried(model, bounds, sorted(measure_tables(model, measures))):
+        return Grounded(None, why, dropped)
     filtered = {f.dimension for f in filters}
     named = [*m.dimensions, *m.near_dimensions]  # near: a phrase close in meaning backs the model's choice
     dims = [d for d in plan.dimensions if d in kinds and (d in m.split or d in named and d not in filtered)]
@@ -269,7 +275,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         measures, share = whole, False  # "what percentage of orders were cancelled": the cancellation rate
     order_by = plan.order_by if plan.order_by in measures else None
     update = {
-        "measures": measures, "dimensions": dims, "filters": filters, "grain": grain,
+        "measures": measures, "dimensions": dims, "filters": filters + bounds, "grain": grain,
         "compare": m.compare, "share": share, "per": m.per if m.per != grain else None,
         "limit": (m.limit or plan.limit) if ranked else None,
         "order": oriented(m, model, order_by or measures[0]) if ranked else None,

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from wenshu.semantic.fields import named_fields, target_of, thresholds
+from wenshu.semantic.fields import named_fields, target_of
+from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.phrasing import in_time_order, newest_rows
 from wenshu.semantic.mentions import Mentions, cue, label_words, oriented
 from wenshu.semantic.spans import Spans
@@ -39,7 +40,7 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
         return None  # a ratio has no value per row: "the average spend per order" is no list of orders
     measures = {x.id: x for x in model.measures}
     counted = [measures[x].table for x in m.measures if x in measures and measures[x].agg == "count"]
-    said = [r for r in model.records if _names(r, m, model, question) or _shared(r, m) or _shared(r, m, dims=True)]
+    said = [r for r in model.records if names_record(r, m, model, question) or _shared(r, m) or _shared(r, m, dims=True)]
     record = min(said, key=lambda r: _first(r, question), default=None) or \
         next((r for r in model.records if r.table in counted), None)  # the record the question names first
     if record is None or [d for d in m.split if not _own_name(d, record, model, m)]:
@@ -133,7 +134,7 @@ def _first(record, question: str) -> tuple[int, int]:
                default=(len(q), 0))
 
 
-def _names(record, m: Mentions, model: SemanticModel, question: str) -> bool:
+def names_record(record, m: Mentions, model: SemanticModel, question: str) -> bool:
     """Whether the question names the record other than inside one of its fields' words (订单 in 订单号)."""
     if record.id not in m.records:
         return False

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from wenshu.semantic import counting, phrasing, ratios
+from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.grains import explicit_grain, per_period
 from wenshu.semantic.model import Dimension, SemanticModel
 from wenshu.semantic.spans import Spans
@@ -265,7 +266,9 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     by_change = "asc" if cue("fell", question) else "desc" if cue("grew", question) else None
     if by_change and compare == "none":
         compare = "previous"  # "fell the most last month": against the month before
-    rank = cue("rank", _blank(question, metrics.spans())) or by_change is not None  # "top line" is a name
+    # "top line" is a name; "超过300单" a bound, not the top 300
+    bounds = [(t.start, t.end) for t in thresholds(question)]
+    rank = cue("rank", _blank(question, metrics.spans() + bounds)) or by_change is not None
     # "monthly average order value": monthly is a grain here; "daily traffic" names the traffic records
     bare = _blank(question, metrics.spans() + records.spans())
     measure_words = {x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}
@@ -284,7 +287,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         dimension_words={d: [question[s:e] for s, e in spans] for d, spans in dims.hits.items()},
         measure_words=measure_words, grain=explicit_grain(bare), per=per_period(bare),
         compare=compare, share=cue("share", question), trend=cue("trend", question), rank=rank,
-        limit=top_n(question) if rank else None,
+        limit=top_n(_blank(question, bounds)) if rank else None,
         order=("asc" if cue("ascending", question) else "desc") if rank else None, judged=rank and cue("judged", question),
         by_change=by_change,
     )

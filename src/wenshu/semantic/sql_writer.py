@@ -5,6 +5,8 @@ lookup joins. `semantic.compile.Compiler` (totals) and `semantic.detail.DetailCo
 
 from __future__ import annotations
 
+import re
+
 import sqlglot
 from sqlglot import exp
 
@@ -93,6 +95,23 @@ class SqlWriter:
         if f.op in ("in", "not_in"):
             return f"{column} {'NOT IN' if f.op == 'not_in' else 'IN'} ({', '.join(values)})"
         return f"{column} {OPS[f.op]} {values[0]}"
+
+    def bound(self, f: Filter, table: str, used: set[str]) -> str:
+        """A bound on a row value of `table`'s rows ("实付金额超过5000元"): a measure's row expression (退款金额 is
+        refund_amount's), a column of `table`, or a column of a table its rows look up (`orders.pay_amount`
+        for order lines). The joins it needs are checked by the caller's `joins`, so it never repeats a row."""
+        me = self.measures.get(f.dimension)
+        if me is not None and me.expr and me.agg not in ("count", "count_distinct"):
+            value = self.qualify(me.expr, me.table, used)
+        elif re.fullmatch(r"\w+(\.\w+)?", f.dimension):
+            value = self.qualify(f.dimension, table, used)
+        else:
+            raise self.fail(f"'{f.dimension}' is neither a dimension nor a value of {table} rows",
+                            f"「{f.dimension}」既不是维度，也不是 {table} 表行上的取值")
+        if f.op not in OPS or len(f.values) != 1 or not isinstance(f.values[0], int | float):
+            raise self.fail(f"a bound on {f.dimension} needs one number and a comparison",
+                            f"{f.dimension} 的范围条件需要一个数值和比较符")
+        return f"{value} {OPS[f.op]} {literal(f.values[0])}"
 
     def exists(self, table: str, f: Filter) -> str:
         """`table`'s rows that have a row of the filter's table matching it (orders with such an item)."""

@@ -1,0 +1,188 @@
+"""Bounds on row values in a plan of totals: "实付金额超过5000元的订单有多少单", "GMV from orders over
+¥2,000 by region", "how many refunds were above 1,000 yuan".
+
+A "more than N" (`semantic.thresholds`) bounds the rows a measure aggregates when it reads as a row's
+value of a record the question names (by its words, or by a count it names: "paid orders" counts order
+rows): the record's own word for a field named just before the number ("实付金额超过5000元", "order value
+above 5,000"), or, with the record's words next to the bound, a measure's word for that field ("退款金额
+超过1000元的退款") or the record's ranking value ("orders over 5,000 yuan": the amount paid). Anything
+else bounds a total per member ("cities whose GMV passed a million", "customers who spent over 20,000 in
+total", "days with more than 300 orders": a measure's word with no rows beside it, or a number of rows),
+which no plan holds: free SQL answers, as it does a list of rows with a bound that no detail list holds.
+
+A bound rides in the plan as a Filter whose `dimension` is `table.column` (or a measure id whose row
+expression is not one column); it comes from the question's words only, never from the model. Each
+measure of the plan applies it to its own rows, so it must be on the bound's table or look it up.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from wenshu.semantic.fields import named_fields, target_of
+from wenshu.semantic.thresholds import Threshold, thresholds
+from wenshu.semantic.listing import names_record
+from wenshu.semantic.mentions import Mentions, cue
+from wenshu.semantic.model import Record, SemanticModel
+from wenshu.semantic.paths import reachable
+from wenshu.semantic.plan import Filter, QueryPlan
+
+_COUNTED = r"(?:单|笔|件|人|个|次|家|天|orders?|units?|items?|people|customers?|times|days)"  # 100单: a count
+SYMBOL = {"gt": ">", "gte": "≥", "lt": "<", "lte": "≤"}
+
+
+@dataclass
+class Bounds:
+    filters: list[Filter] = field(default_factory=list)
+    reason: str = ""  # why a bound the question names cannot ride in a plan ("": all can, or there is none)
+    spans: list[tuple[int, int]] = field(default_factory=list)  # the fields' words and the numbers they bound
+    rows_at: list[tuple[int, int]] = field(default_factory=list)  # the bounded rows' words next to a bound
+
+    def unsaid(self, model: SemanticModel, m: Mentions, measures: list[str], question: str) -> list[str]:
+        """The measures without those the question names only as the value it bounds ("实付金额超过5000元
+        的订单有多少单" asks a count: 实付金额 is the bounded value) or as the rows it bounds ("GMV from
+        orders above 3,000 yuan": "orders" are the rows, not their count, unless a count is asked)."""
+        counts = {x.id for x in model.measures if x.agg == "count"} if not cue("count", question) else set()
+
+        def bounding(mid: str) -> bool:
+            q, inside = question.casefold(), self.spans + (self.rows_at if mid in counts else [])
+            spots = [(i, i + len(w)) for w in m.measure_words.get(mid, [])
+                     for i in [x.start() for x in re.finditer(re.escape(w.casefold()), q)]]
+            return bool(spots) and all(any(s <= a and b <= e for s, e in inside) for a, b in spots)
+
+        kept = [x for x in measures if not bounding(x)]
+        return kept or measures
+
+
+def is_bound(model: SemanticModel, f: Filter) -> bool:
+    """Whether a plan's filter bounds a row value rather than naming a dimension's values."""
+    return f.dimension not in {d.id for d in model.dimensions}
+
+
+def bound_table(model: SemanticModel, f: Filter) -> str:
+    """The table whose rows hold the bounded value."""
+    me = next((x for x in model.measures if x.id == f.dimension), None)
+    return (me.table if me is not None else f.dimension.partition(".")[0]).lower()
+
+
+def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Record] | None = None) -> Bounds:
+    """The bounds on row values the question names, as plan filters (see the module's docstring); `rows`:
+    the records whose rows may be bounded, when the conversation says (a follow-up), else those it names."""
+    out, spans, rows_at = [], [], []
+    said = rows is None  # the rows are the question's to name, not the conversation's
+    rows = _records(model, m, question) if rows is None else rows
+    if thresholds(question) and m.listing:
+        return Bounds([], "the question asks to see rows with a bound, and no list of them holds it: free SQL answers")
+    for t in thresholds(question):
+        hit = _field_before(t, rows, model, question)
+        if hit is None and _counts_rows(t, model, question):
+            return Bounds([], "the question bounds a count per member (more than N rows): free SQL answers")
+        if hit is None:
+            rec = min(rows, key=lambda r: _distance(r, t, question), default=None)
+            target = target_of(t, [], rec, model) if rec is not None else None
+            hit = (rec, target, t.start, False) if target is not None else None
+        if hit is not None:
+            near = _next_to(hit[0], (hit[2], t.end), question)
+            if said and not hit[3] and not near:  # "customers who spent over 30,000": a total, not a row
+                hit = None
+        if hit is None:
+            return Bounds([], "the question bounds a value of no rows it names (a total per member): free SQL answers")
+        rec, target, start, _ = hit
+        spans.append((start, t.end))
+        rows_at += near
+        whole = any(x.id == target and not re.fullmatch(r"\w+", x.expr or "") for x in model.measures)
+        ref = target if whole else f"{rec.table}.{target}"  # a measure's row expression, else a column
+        out.append(Filter(dimension=ref, op=t.op, values=[t.value]))
+    return Bounds(out, "", spans, rows_at)
+
+
+def rebound(previous: QueryPlan, model: SemanticModel, m: Mentions, question: str) -> list[Filter] | None:
+    """A follow-up's bounds, or None when it names none: "那超过1000的呢" moves the previous plan's bound to
+    the new number; a bound on a field it names, or on rows the previous plan counts, is added."""
+    said = thresholds(question)
+    if not said:
+        return None
+    before = [f for f in previous.filters if is_bound(model, f)]
+    if before and len(said) == len(before) and not any(_field_before(t, _records(model, m, question), model, question)
+                                                       for t in said):
+        return [f.model_copy(update={"op": t.op, "values": [t.value]}) for f, t in zip(before, said)]
+    tables = {r.table.lower() for r in model.records if r.id == previous.records} or \
+        {x.table.lower() for x in model.measures if x.id in previous.measures}
+    rows = [*_records(model, m, question), *(r for r in model.records if r.table.lower() in tables)]
+    found = row_bounds(model, m, question, rows)
+    return None if found.reason else found.filters
+
+
+def carried(model: SemanticModel, bounds: list[Filter], tables: list[str]) -> str:
+    """Why the measures on `tables` cannot apply the bounds to their rows ("": they all can)."""
+    lookups = reachable(model)
+    for f in bounds:
+        owner = bound_table(model, f)
+        for t in tables:
+            if t.lower() != owner and owner not in lookups.get(t.lower(), set()):
+                return f"the question bounds a value of {owner} rows, which the rows of {t} do not carry"
+    return ""
+
+
+def bound_name(model: SemanticModel, ref: str, lang: str) -> str:
+    """A bounded value's name in the user's language: the record's word for the column (实付金额, amount paid),
+    or the measure's name when the record's word is only part of it (金额 in 退款金额)."""
+    me = next((x for x in model.measures if x.id == ref), None)
+    table, _, column = ref.rpartition(".")
+    if me is None:
+        me = next((x for x in model.measures if x.expr == column and x.table.lower() == table.lower()
+                   and x.agg not in ("count", "count_distinct")), None)
+    measure = None if me is None else (me.zh if lang == "zh" else me.en)
+    rec = next((r for r in model.records if r.table.lower() == table.lower()), None)
+    words = [w for w in (rec.fields.get(column, []) if rec else []) if w.isascii() == (lang != "zh")]
+    if words and not (measure and words[0].casefold() in measure.casefold()):
+        return words[0]
+    return measure or column.replace("_", " ")
+
+
+def _records(model: SemanticModel, m: Mentions, question: str) -> list[Record]:
+    """The records whose rows the question names: by their own words, or by a count measure it names
+    ("paid orders over 5,000 yuan" counts order rows)."""
+    counted = {x.table.lower() for x in model.measures if x.id in m.measures and x.agg == "count"}
+    return [r for r in model.records if names_record(r, m, model, question) or r.table.lower() in counted]
+
+
+def _field_before(t: Threshold, rows: list[Record], model: SemanticModel, question: str) -> tuple | None:
+    """(record, field, where its word starts, whether the word is the record's own for the field) for the
+    field named right before the number ("实付金额超过…"), the nearest first. A record's own word (实付金额,
+    order value) names a row's value; a measure's word (销售额, spent) names a total unless the rows stand
+    next to the bound ("退款金额超过1000元的退款")."""
+    best: tuple | None = None
+    for rec in rows:
+        named = [x for x in named_fields(model, rec, question) if x[2] <= t.start and t.start - x[2] <= 12]
+        target = target_of(t, named, rec, model) if named else None
+        if target is not None and target in {f for f, _, _ in named}:  # not the record's ranking value
+            start, end = max((s, e) for f, s, e in named if f == target)
+            own = {w.casefold() for w in [*rec.fields.get(target, []), target.replace("_", " ")]}
+            if best is None or end > best[0]:
+                best = (end, rec, target, start, question[start:end].casefold() in own)
+    return None if best is None else best[1:]
+
+
+def _counts_rows(t: Threshold, model: SemanticModel, question: str) -> bool:
+    """"超过100单", "more than 100 orders", "over 300 paid orders": the number counts rows (a unit of
+    counting, a record or a count measure after it), it is no row's value."""
+    span, after = question[t.start:t.end], question[t.end:t.end + 24].casefold().lstrip()
+    counted = [w for e in [*model.records, *(x for x in model.measures if x.agg in ("count", "count_distinct"))]
+               for w in e.words()]
+    return bool(re.search(rf"{_COUNTED}\s*$", span, re.I) or re.match(rf"{_COUNTED}\b", after, re.I)
+                or any(after.startswith(w.casefold()) for w in counted))
+
+
+def _next_to(rec: Record, span: tuple[int, int], question: str) -> list[tuple[int, int]]:
+    """Where the record's words stand right before or after a bound ("orders above 3,000", "5000元的订单")."""
+    q, (start, end) = question.casefold(), span
+    found = [(x.start(), x.end()) for w in rec.words() for x in re.finditer(re.escape(w.casefold().rstrip("s")) + "s?", q)]
+    return [(a, b) for a, b in found if 0 <= start - b <= 8 or 0 <= a - end <= 8]
+
+
+def _distance(rec: Record, t: Threshold, question: str) -> int:
+    q = question.casefold()
+    spots = [i for w in rec.words() for i in [m.start() for m in re.finditer(re.escape(w.casefold().rstrip("s")), q)]]
+    return min((abs(i - t.start) for i in spots), default=len(q))

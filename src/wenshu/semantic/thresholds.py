@@ -1,0 +1,50 @@
+"""Thresholds in a question: each "more than N" / "N以上" with its operator, value and stretch of text
+("退款金额超过1000元", "orders over ¥8,000", "3千元以上", "at least 5 units"). Numbers of days, weeks,
+months or years are windows, not thresholds. What a threshold bounds is read elsewhere
+(`semantic.fields` for a detail list's rows, `semantic.bounds` for a plan of totals).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_UNITS = r"(?:\s*(?:元|块钱?|件|单|笔|人|次|yuan|rmb|cny|units?|items?))?"
+_NUMBER = r"(\d[\d,]*(?:\.\d+)?)\s*(万|千|k\b|w\b)?(?!\d|\s*(?:天|日|周|个?月|年|小时|个?季度)|\s*(?:days?|weeks?|months?|years?|hours?|quarters?)\b)"
+# operator words before the number, or after it (3000元以上); the op as the plan writes it
+_BEFORE = (
+    (r"不少于|不低于|至少|大于等于|>=|≥|\bat least\b|\bno less than\b", "gte"),
+    (r"不超过|不高于|最多|小于等于|<=|≤|\bat most\b|\bno more than\b|\bup to\b", "lte"),
+    (r"超过|大于|高于|多于|>|\bover\b|\babove\b|\bmore than\b|\bgreater than\b|\bexceeding\b|\bhigher than\b|\b(?:bigger|larger) than\b|\bin excess of\b", "gt"),
+    (r"低于|小于|少于|不足|<|\bunder\b|\bbelow\b|\bless than\b|\blower than\b|\bsmaller than\b", "lt"),
+)
+_AFTER = ((r"以上|及以上|或以上|\bor more\b|\band above\b|\bplus\b", "gte"),
+          (r"以下|及以下|或以下|\bor less\b|\band below\b", "lte"))
+_CURRENCY = r"(?:[¥￥$€]|rmb|cny|usd)?\s*"  # "over ¥5,000": a sign before the number
+_SCALE = {"万": 10_000, "w": 10_000, "千": 1_000, "k": 1_000}
+
+
+@dataclass(frozen=True)
+class Threshold:
+    start: int
+    end: int
+    op: str  # gt | gte | lt | lte
+    value: float | int
+
+
+def thresholds(question: str) -> list[Threshold]:
+    """Each "more than N" / "N以上" in the question, with its stretch of text."""
+    out: list[Threshold] = []
+    for words, op in _BEFORE:
+        for m in re.finditer(rf"({words})\s*{_CURRENCY}{_NUMBER}{_UNITS}", question, re.I):
+            out.append(Threshold(m.start(), m.end(), op, _value(m.group(2), m.group(3))))
+    for words, op in _AFTER:
+        for m in re.finditer(rf"{_CURRENCY}{_NUMBER}{_UNITS}\s*({words})", question, re.I):
+            out.append(Threshold(m.start(), m.end(), op, _value(m.group(1), m.group(2))))
+    out.sort(key=lambda t: t.start)
+    return [t for i, t in enumerate(out) if not any(o.start < t.end and t.start < o.end for o in out[:i])]
+
+
+def _value(number: str, scale: str | None) -> float | int:
+    v = float(number.replace(",", "")) * _SCALE.get((scale or "").lower(), 1)
+    return int(v) if v.is_integer() else v

@@ -1,0 +1,140 @@
+"""Bounds on row values in plans of totals (`semantic.bounds`): "more than N" on a row's value rides in the
+plan as a filter each measure applies to its own rows, a bound on a total per member goes to free SQL, a
+follow-up moves a bound, and the answer states it. Pure functions on the demo's bundled model; compiled SQL
+is run on a real demo database and checked against SQL written here. The questions are written here."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from wenshu.agent.plan_answer import PlanView, chips
+from wenshu.contracts import AgentRequest
+from wenshu.semantic.compile import compile_plan
+from wenshu.semantic.edits import edit
+from wenshu.semantic.grounding import ground, prefer_finer
+from wenshu.semantic.library import bundled_text
+from wenshu.semantic.mentions import read
+from wenshu.semantic.model import parse_model
+from wenshu.semantic.plan import QueryPlan
+from wenshu.semantic.windows import followup_window
+
+MODEL = parse_model(bundled_text("demo"))
+
+
+def grounded(question: str, measures: list[str]):
+    got = ground(QueryPlan(measures=measures), MODEL, question)
+    return got.plan, got.reason
+
+
+def run(db, plan: QueryPlan, lang: str = "zh") -> list[tuple]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(compile_plan(MODEL, plan, "sqlite", lang).sql).fetchall()
+
+
+def one(db, sql: str) -> list[tuple]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def test_a_count_of_orders_bounded_by_the_amount_paid_counts_only_those_rows(demo_db_file):
+    plan, _ = grounded("实付金额超过5000元的订单有多少单", ["gmv", "paid_orders"])
+    assert plan.measures == ["paid_orders"]  # 实付金额 is the bounded value here, not an amount asked for
+    assert [f.model_dump() for f in plan.filters] == [{"dimension": "orders.pay_amount", "op": "gt", "values": [5000]}]
+    want = one(demo_db_file, "SELECT COUNT(*) FROM orders WHERE status = 1 AND pay_amount > 5000")
+    assert run(demo_db_file, plan) == want and want[0][0] > 0
+
+
+def test_a_sum_by_region_over_orders_above_a_bound_matches_the_bounded_rows(demo_db_file):
+    plan, _ = grounded("GMV by region from orders above 3,000 yuan", ["gmv"])
+    assert plan.dimensions == ["region"] and plan.filters[0].dimension == "orders.pay_amount"
+    got = dict(run(demo_db_file, plan, "en"))
+    want = dict(one(demo_db_file, """SELECT r.region_name, ROUND(SUM(o.pay_amount), 2) FROM orders o
+        JOIN cities c ON c.city_id = o.city_id JOIN regions r ON r.region_id = c.region_id
+        WHERE o.status = 1 AND o.pay_amount > 3000 GROUP BY r.region_name"""))
+    assert got == want and len(want) > 1
+
+
+def test_a_field_named_before_the_number_is_the_bounded_value():
+    plan, _ = grounded("订单金额在3000元以上的订单，各渠道多少单", ["paid_orders"])
+    assert [(f.dimension, f.op, f.values) for f in plan.filters] == [("orders.total_amount", "gte", [3000])]
+    plan, _ = grounded("how many refunds were above 1,000 yuan", ["refund_count"])
+    assert [(f.dimension, f.op, f.values) for f in plan.filters] == [("refunds.refund_amount", "gt", [1000])] or [
+        (f.dimension, f.op, f.values) for f in plan.filters] == [("refund_amount", "gt", [1000])]
+
+
+@pytest.mark.parametrize("question", [
+    "哪些城市今年销售额超过100万",  # a total per city: no order rows are named
+    "订单数超过300单的日子有几天",  # the number counts rows
+    "which days had more than 300 paid orders",
+    "customers who spent more than 20,000 yuan in total",
+])  # fmt: skip
+def test_a_bound_on_a_total_per_member_is_left_to_free_sql(question):
+    plan, reason = grounded(question, ["gmv"])
+    assert plan is None and "free SQL" in reason
+
+
+def test_a_measure_whose_rows_do_not_carry_the_bound_is_not_planned():
+    plan, reason = grounded("订单实付金额超过5000元的那些天，访客数是多少", ["uv"])
+    assert plan is None and "do not carry" in reason
+
+
+def test_a_bound_on_orders_reaches_a_measure_of_their_lines(demo_db_file):
+    plan, _ = grounded("上个月实付金额超过3000元的订单，各品类的销售额", ["gmv"])
+    plan, notes = prefer_finer(plan, MODEL)
+    assert plan.measures == ["item_sales"] and notes
+    sql = compile_plan(MODEL, plan, "sqlite", "zh").sql
+    assert '"orders"."pay_amount" > 3000' in sql and run(demo_db_file, plan)
+
+
+def test_a_share_of_bounded_orders_is_the_part_over_the_whole(demo_db_file):
+    plan, _ = grounded("超过5000元的订单占已支付订单的比例", ["paid_orders"])
+    assert plan.share_only()
+    ((share,),) = run(demo_db_file, plan)
+    ((part, whole),) = one(demo_db_file, "SELECT SUM(pay_amount > 5000), COUNT(*) FROM orders WHERE status = 1")
+    assert share == round(100.0 * part / whole, 2)
+
+
+@pytest.mark.parametrize(("follow_up", "expect"), [
+    ("那超过1000的呢？", {"op": "gt", "values": [1000]}),
+    ("what about 2,000 or more instead?", {"op": "gte", "values": [2000]}),
+])  # fmt: skip
+def test_a_follow_up_moves_the_bound(follow_up, expect):
+    before, _ = grounded("上个月实付金额超过5000元的订单有多少单", ["paid_orders"])
+    after = edit(before, read(MODEL, follow_up), followup_window(follow_up, before.window, "none"), follow_up, MODEL)
+    assert [f.model_dump() for f in after.filters] == [{"dimension": "orders.pay_amount", **expect}]
+    assert after.measures == before.measures
+
+
+def test_a_follow_up_adds_a_bound_on_the_rows_the_plan_counts_and_a_split_keeps_it():
+    before, _ = grounded("各大区的订单量", ["paid_orders"])
+    after = edit(before, read(MODEL, "只看超过5000元的"), None, "只看超过5000元的", MODEL)
+    assert [f.dimension for f in after.filters] == ["orders.pay_amount"] and after.dimensions == ["region"]
+    split = edit(after, read(MODEL, "按渠道拆一下"), None, "按渠道拆一下", MODEL)
+    assert split.filters == after.filters and "channel" in split.dimensions
+
+
+def test_the_answer_and_its_chip_state_the_bound():
+    plan, _ = grounded("实付金额超过5000元的订单有多少单", ["paid_orders"])
+    zh, en = PlanView(MODEL, plan, "zh"), PlanView(MODEL, plan, "en")
+    assert zh.explain(["订单量"], [[12]]).startswith("实付金额 > 5,000，")
+    assert en.scope() == "amount paid > 5,000"
+    (chip,) = [c for c in chips(zh) if c["kind"] == "filter"]
+    assert chip["label"] == "实付金额 > 5,000" and "filters" not in chip["remove"]  # removing it drops the bound
+
+
+def test_the_plan_path_answers_a_bounded_count_in_the_graph(store, fake_model, home):
+    from wenshu.agent.service import Agent
+    from wenshu.providers.base import ModelClient
+    from wenshu.settings import Settings
+
+    agent = Agent(Settings(semantic_path=True), store, models=ModelClient({"fast": fake_model, "strong": fake_model},
+                                                                           provider="fake"))
+    fake_model.queue(json.dumps({"measures": ["paid_orders"]}))
+    resp = agent.ask(AgentRequest(message="上个月实付金额超过5000元的订单有多少单"))
+    assert resp.error is None, resp.error
+    plan = next(t for t in resp.trace if t.node == "plan")
+    assert plan.status == "ok" and '"pay_amount" > 5000' in resp.sql and len(fake_model.calls) == 1
+    assert "实付金额 > 5,000" in resp.answer
