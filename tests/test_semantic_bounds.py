@@ -19,6 +19,7 @@ from wenshu.semantic.library import bundled_text
 from wenshu.semantic.mentions import read
 from wenshu.semantic.model import parse_model
 from wenshu.semantic.plan import QueryPlan
+from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.windows import followup_window
 
 MODEL = parse_model(bundled_text("demo"))
@@ -74,6 +75,42 @@ def test_a_field_named_before_the_number_is_the_bounded_value():
 def test_a_bound_on_a_total_per_member_is_left_to_free_sql(question):
     plan, reason = grounded(question, ["gmv"])
     assert plan is None and "free SQL" in reason
+
+
+@pytest.mark.parametrize(("text", "bounds"), [
+    ("实付满300元的订单", [("gte", 300)]), ("不到100块的小单", [("lt", 100)]), ("不满50元", [("lt", 50)]),
+    ("成交额超过了250万", [("gt", 2_500_000)]), ("实付在200到500元之间", [("gte", 200), ("lte", 500)]),
+    ("between ¥1,000 and ¥2,000", [("gte", 1000), ("lte", 2000)]),
+])  # fmt: skip
+def test_more_ways_to_say_a_bound_are_read(text, bounds):
+    assert [(t.op, t.value) for t in thresholds(text)] == bounds
+
+
+def test_no_range_in_months_or_a_plain_word():
+    assert thresholds("1到3月的销售额") == [] and thresholds("客户满意度") == [] and thresholds("between 2 and 5 days") == []
+
+
+def test_a_range_bounds_the_rows_at_both_ends(demo_db_file):
+    plan, _ = grounded("实付在200到500元之间的订单有多少单", ["paid_orders"])
+    assert [(f.dimension, f.op, f.values) for f in plan.filters] == [
+        ("orders.pay_amount", "gte", [200]), ("orders.pay_amount", "lte", [500])]
+    want = one(demo_db_file, "SELECT COUNT(*) FROM orders WHERE status = 1 AND pay_amount BETWEEN 200 AND 500")
+    assert run(demo_db_file, plan) == want
+    moved = edit(plan, read(MODEL, "按渠道拆一下"), None, "按渠道拆一下", MODEL)
+    assert moved.filters == plan.filters and moved.dimensions == ["channel"]  # both ends stay
+
+
+def test_the_average_of_a_rows_value_per_order_is_the_average_order_value():
+    plan, _ = grounded("What was the average amount paid on orders over 1,000 yuan?", ["paid_orders"])
+    assert plan.measures == ["aov"] and ("orders.pay_amount", "gt", [1000]) in [
+        (f.dimension, f.op, f.values) for f in plan.filters]
+
+
+def test_a_field_in_brackets_before_its_bound_and_a_field_of_the_measures_rows():
+    plan, _ = grounded("How many paid orders with an order value (before coupons) of 1,000 yuan or more?", ["paid_orders"])
+    assert [(f.dimension, f.op) for f in plan.filters] == [("orders.total_amount", "gte")]
+    plan, _ = grounded("最近30天购买数量不少于3件的那些明细，一共卖了多少件？", ["units_sold"])
+    assert [(f.dimension, f.op, f.values) for f in plan.filters] == [("order_items.quantity", "gte", [3])]
 
 
 def test_a_measure_whose_rows_do_not_carry_the_bound_is_not_planned():

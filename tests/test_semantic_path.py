@@ -213,3 +213,20 @@ def test_the_n_that_fell_most_are_ranked_by_their_change_and_said_so(agent, fake
     assert changes == sorted(changes) and "订单量变化最低的是" in resp.answer
     top = next(c for c in resp.plan["chips"] if c["kind"] == "top")
     assert top["label"] == "降幅最大 3" and "by_change" not in top["remove"]
+
+
+def test_a_plan_the_model_cuts_short_is_read_from_the_questions_words(agent, fake_model):
+    fake_model.queue('{"measures": ["paid_orders"], "filters": [{"dimension": "gender", "values": ["男"]}, {"dim')
+    resp = agent.ask(AgentRequest(message="上个月各渠道的订单量"))
+    plan = step(resp, "plan")
+    assert plan.status == "ok" and "did not parse" in plan.detail, plan.detail
+    assert resp.plan["plan"]["measures"] == ["paid_orders"] and resp.plan["plan"]["dimensions"] == ["channel"]
+    assert len(fake_model.calls) == 1 and resp.error is None  # no free SQL after it
+
+
+def test_a_plan_the_model_cuts_short_with_no_measure_named_goes_to_free_sql(agent, fake_model):
+    fake_model.queue('{"measures": ["gmv"], "dimensions": ["reg')
+    fake_model.default = FREE_SQL
+    resp = agent.ask(AgentRequest(message="How many customers bought something last month?"))
+    plan = step(resp, "plan")
+    assert plan.status == "skipped" and "no plan from the model" in plan.detail

@@ -74,18 +74,22 @@ def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel,
         mentions = ctx.nearby.near(model, question, mentions)
     if why := unanswerable(model, mentions, question):
         raise NoPlan(why)
+    unparsed = ""
     try:
         filled = ctx.models.structured("strong", plan_messages(model, question), QueryPlan,
                                        json_schema=fill_schema(model),
                                        on_progress=lambda p: ctx.emit(Event(type="progress", node="plan", data=p)))
     except WenshuError as err:
-        raise NoPlan(f"no plan from the model: {err.en[:120]}") from err
+        if not mentions.measures:
+            raise NoPlan(f"no plan from the model: {err.en[:120]}") from err
+        filled = QueryPlan(measures=mentions.measures[:3])  # the question's words alone: grounding fills the rest
+        unparsed = " (the model's plan did not parse: read from the question's words)"
     grounded = ground(filled, model, question, mentions=mentions)
     if grounded.plan is None:
         raise NoPlan(grounded.reason)
     plan = grounded.plan.model_copy(update={"window": plan_window(question, grounded.plan.compare)})
     extra = f" (dropped, not in the question: {', '.join(grounded.dropped)})" if grounded.dropped else ""
-    return plan, grounded.notes + near_notes(plan, mentions), extra
+    return plan, grounded.notes + near_notes(plan, mentions), unparsed + extra
 
 
 def near_notes(plan: QueryPlan, m) -> list[dict]:

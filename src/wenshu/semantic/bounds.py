@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from wenshu.semantic.fields import named_fields, target_of
+from wenshu.semantic.fields import just_before, named_fields, target_of
 from wenshu.semantic.thresholds import Threshold, thresholds
 from wenshu.semantic.listing import names_record
 from wenshu.semantic.mentions import Mentions, cue
@@ -72,15 +72,14 @@ def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Reco
     out, spans, rows_at = [], [], []
     said = rows is None  # the rows are the question's to name, not the conversation's
     rows = _records(model, m, question) if rows is None else rows
-    if thresholds(question) and m.listing:
-        return Bounds([], "the question asks to see rows with a bound, and no list of them holds it: free SQL answers")
+    fielded = _fielded(model, m, question) if said else rows
     for t in thresholds(question):
-        hit = _field_before(t, rows, model, question)
+        hit = _field_before(t, fielded, model, question)
         if hit is None and _counts_rows(t, model, question):
             return Bounds([], "the question bounds a count per member (more than N rows): free SQL answers")
         if hit is None:
             rec = min(rows, key=lambda r: _distance(r, t, question), default=None)
-            target = target_of(t, [], rec, model) if rec is not None else None
+            target = target_of(t, [], rec, model, question) if rec is not None else None
             hit = (rec, target, t.start, False) if target is not None else None
         if hit is not None:
             near = _next_to(hit[0], (hit[2], t.end), question)
@@ -94,6 +93,8 @@ def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Reco
         whole = any(x.id == target and not re.fullmatch(r"\w+", x.expr or "") for x in model.measures)
         ref = target if whole else f"{rec.table}.{target}"  # a measure's row expression, else a column
         out.append(Filter(dimension=ref, op=t.op, values=[t.value]))
+    if out and m.listing:
+        return Bounds([], "the question asks to see rows with a bound, and no list of them holds it: free SQL answers")
     return Bounds(out, "", spans, rows_at)
 
 
@@ -142,10 +143,19 @@ def bound_name(model: SemanticModel, ref: str, lang: str) -> str:
 
 
 def _records(model: SemanticModel, m: Mentions, question: str) -> list[Record]:
-    """The records whose rows the question names: by their own words, or by a count measure it names
-    ("paid orders over 5,000 yuan" counts order rows)."""
-    counted = {x.table.lower() for x in model.measures if x.id in m.measures and x.agg == "count"}
+    """The records whose rows the question names: by their own words, or by a count measure it names, also
+    as a ratio's denominator ("paid orders over 5,000 yuan" counts order rows; AOV is per order)."""
+    parts = [*m.measures, *(r.denominator for r in model.ratios if r.id in m.measures)]  # AOV: per order
+    counted = {x.table.lower() for x in model.measures if x.id in parts and x.agg == "count"}
     return [r for r in model.records if names_record(r, m, model, question) or r.table.lower() in counted]
+
+
+def _fielded(model: SemanticModel, m: Mentions, question: str) -> list[Record]:
+    """The records a field's word may belong to: those named, and those of the measures named ("实付超过2000
+    元的大单，成交额多少": the orders' amount paid; "购买数量不少于3件 … 卖了多少件": the order lines' quantity)."""
+    tables = {x.table.lower() for x in model.measures if x.id in m.measures}
+    named = _records(model, m, question)
+    return named + [r for r in model.records if r.table.lower() in tables and r not in named]
 
 
 def _field_before(t: Threshold, rows: list[Record], model: SemanticModel, question: str) -> tuple | None:
@@ -155,8 +165,8 @@ def _field_before(t: Threshold, rows: list[Record], model: SemanticModel, questi
     next to the bound ("退款金额超过1000元的退款")."""
     best: tuple | None = None
     for rec in rows:
-        named = [x for x in named_fields(model, rec, question) if x[2] <= t.start and t.start - x[2] <= 12]
-        target = target_of(t, named, rec, model) if named else None
+        named = [x for x in named_fields(model, rec, question) if just_before(question, x[2], t)]
+        target = target_of(t, named, rec, model, question) if named else None
         if target is not None and target in {f for f, _, _ in named}:  # not the record's ranking value
             start, end = max((s, e) for f, s, e in named if f == target)
             own = {w.casefold() for w in [*rec.fields.get(target, []), target.replace("_", " ")]}
@@ -179,7 +189,7 @@ def _next_to(rec: Record, span: tuple[int, int], question: str) -> list[tuple[in
     """Where the record's words stand right before or after a bound ("orders above 3,000", "5000元的订单")."""
     q, (start, end) = question.casefold(), span
     found = [(x.start(), x.end()) for w in rec.words() for x in re.finditer(re.escape(w.casefold().rstrip("s")) + "s?", q)]
-    return [(a, b) for a, b in found if 0 <= start - b <= 8 or 0 <= a - end <= 8]
+    return [(a, b) for a, b in found if 0 <= start - b <= 12 or 0 <= a - end <= 8]  # "orders that paid over"
 
 
 def _distance(rec: Record, t: Threshold, question: str) -> int:

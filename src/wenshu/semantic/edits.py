@@ -43,7 +43,8 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
         if record:  # "这些订单的销售额": from the list to the number
             update.update(records=None, order=None, limit=None)
             record = None
-    filters = {f.dimension: f for f in previous.filters}
+    filters = {f.dimension: f for f in previous.filters if not is_bound(model, f)}
+    bounds = [f for f in previous.filters if is_bound(model, f)]  # two on one value: a range
     if re.search(DROP_FILTERS, question, re.I) and not m.values:
         filters = {}
     kinds = {d.id: d.kind for d in model.dimensions}
@@ -51,11 +52,9 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     for did, values in value_filters(model, m, update.get("measures", previous.measures), tables).items():
         filters.pop(next((c.id for c in model.conformed(did) if c.id in filters), did), None)
         filters[did] = Filter(dimension=did, op="in", values=values)
-    bounds = rebound(previous, model, m, question)  # "那超过1000的呢": the bound moves to the new number
-    if bounds is not None:
-        filters = {k: f for k, f in filters.items() if not is_bound(model, f)} | {f.dimension: f for f in bounds}
-    if list(filters.values()) != previous.filters:
-        update["filters"] = list(filters.values())
+    bounds = rebound(previous, model, m, question) or bounds  # "那超过1000的呢": the bound moves to the new number
+    if [*filters.values(), *bounds] != previous.filters:
+        update["filters"] = [*filters.values(), *bounds]
     split = [d for d in m.split if kinds.get(d) == "category" and d not in previous.dimensions]
     if split:
         keep = [] if re.search(SWAP, question, re.I) else previous.dimensions

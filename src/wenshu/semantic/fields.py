@@ -74,10 +74,17 @@ def named_fields(model: SemanticModel, rec: Record, question: str) -> list[tuple
     return sorted(((f, s, e) for f, hits in spans.hits.items() for s, e in hits), key=lambda x: x[1])
 
 
-def target_of(t: Threshold, named: list[tuple[str, int, int]], rec: Record, model: SemanticModel) -> str | None:
+def just_before(question: str, end: int, t: Threshold) -> bool:
+    """Whether a word ending at `end` stands just before the threshold: a few characters between, an
+    aside in brackets not counted ("order value (before coupons) of 1,000 yuan or more")."""
+    return end <= t.start and len(re.sub(r"[(（][^)）]*[)）]", "", question[end:t.start])) <= 12
+
+
+def target_of(t: Threshold, named: list[tuple[str, int, int]], rec: Record, model: SemanticModel,
+              question: str) -> str | None:
     """The column a threshold bounds: the field named just before it ("退款金额超过1000元"), else the
     record's ranking measure's column ("orders over 8,000 yuan"); None when nothing says."""
-    before = [(f, e) for f, _, e in named if e <= t.start and t.start - e <= 12 and "." not in f]
+    before = [(f, e) for f, _, e in named if just_before(question, e, t) and "." not in f]
     columns = {me.expr for me in model.measures if me.expr} | set(rec.columns) | set(rec.fields)
     for f, _ in sorted(before, key=lambda x: -x[1]):
         if f in columns and not any(d.id == f for d in model.dimensions):

@@ -70,7 +70,7 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
         return Listed(None, f"a list of {record.id} ranked by nothing the semantic model measures per row")
     bounds = []
     for t in thresholds(question):
-        target = target_of(t, named, record, model)
+        target = target_of(t, named, record, model, question)
         if target is None:
             return Listed(None, f"the question bounds a value that {record.id} rows do not have")
         bounds.append(Filter(dimension=target, op=t.op, values=[t.value]))

@@ -15,19 +15,32 @@ import re
 from wenshu.semantic.model import SemanticModel
 
 _AVERAGE = re.compile(r"\b(average|avg|mean)\b|平均|均值", re.I)
-_PER = r"(?:\bper|\ba|\ban|\beach|\bevery|/|每)\s*(?:个|笔|单|位|件)?\s*"
+_PER = r"(?:\bper|\ba|\ban|\beach|\bevery|\bon|/|每)\s*(?:个|笔|单|位|件)?\s*"
 
 
 def averaged(model: SemanticModel, question: str, measures: list[str], words: dict[str, list[str]]) -> list[str]:
-    """`measures` with a numerator averaged per its denominator ("average spend per order") as the ratio."""
+    """`measures` with a numerator averaged per its denominator ("average spend per order") as the ratio; the
+    numerator may also be named by its row value's field ("the average amount paid on orders": the amount
+    paid is what GMV sums)."""
     if not _AVERAGE.search(question):
         return measures
     for r in model.ratios:
-        if r.numerator in measures and r.denominator in measures and any(
-                re.search(_PER + re.escape(w), question, re.I) for w in words.get(r.denominator, [])):
+        per = words.get(r.denominator, [])  # "per order", "on app orders": one word may come between
+        if r.denominator in measures and any(re.search(_PER + r"(?:[\w-]+\s+)?" + re.escape(w), question, re.I)
+                                             for w in per) and \
+                (r.numerator in measures or _averages_field(model, r.numerator, question)):
             kept = [x for x in measures if x not in (r.numerator, r.denominator)]
             return [r.id, *kept]
     return measures
+
+
+def _averages_field(model: SemanticModel, mid: str, question: str) -> bool:
+    """Whether "average" comes right before a record's word for the column measure `mid` sums (平均实付金额)."""
+    me = next((x for x in model.measures if x.id == mid), None)
+    if me is None or me.agg != "sum" or not re.fullmatch(r"\w+", me.expr or ""):
+        return False
+    fields = [w for r in model.records if r.table.lower() == me.table.lower() for w in r.fields.get(me.expr, [])]
+    return any(re.search(f"(?:{_AVERAGE.pattern})" + r"\s*(?:the\s+|的)?" + re.escape(w), question, re.I) for w in fields)
 
 
 def share_of_whole(model: SemanticModel, measures: list[str]) -> list[str] | None:

@@ -30,4 +30,5 @@ def plan_schema(model: SemanticModel) -> dict:
     props["dimensions"]["maxItems"] = 2
     props["order_by"] = {"anyOf": [_enum(metrics), {"type": "null"}], "default": None}
     schema["$defs"]["Filter"]["properties"]["dimension"] = _enum(dims) if dims else {"type": "string"}
+    props["filters"]["maxItems"] = 4  # a small model may repeat filters until its tokens run out
     return schema

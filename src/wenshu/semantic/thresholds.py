@@ -13,14 +13,18 @@ _UNITS = r"(?:\s*(?:元|块钱?|件|单|笔|人|次|yuan|rmb|cny|units?|items?))
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)\s*(万|千|k\b|w\b)?(?!\d|\s*(?:天|日|周|个?月|年|小时|个?季度)|\s*(?:days?|weeks?|months?|years?|hours?|quarters?)\b)"
 # operator words before the number, or after it (3000元以上); the op as the plan writes it
 _BEFORE = (
-    (r"不少于|不低于|至少|大于等于|>=|≥|\bat least\b|\bno less than\b", "gte"),
+    (r"不少于|不低于|至少|大于等于|满|>=|≥|\bat least\b|\bno less than\b|\bnot less than\b", "gte"),
     (r"不超过|不高于|最多|小于等于|<=|≤|\bat most\b|\bno more than\b|\bup to\b", "lte"),
     (r"超过|大于|高于|多于|>|\bover\b|\babove\b|\bmore than\b|\bgreater than\b|\bexceeding\b|\bhigher than\b|\b(?:bigger|larger) than\b|\bin excess of\b", "gt"),
-    (r"低于|小于|少于|不足|<|\bunder\b|\bbelow\b|\bless than\b|\blower than\b|\bsmaller than\b", "lt"),
+    (r"低于|小于|少于|不足|不到|不满|<|\bunder\b|\bbelow\b|\bless than\b|\blower than\b|\bsmaller than\b", "lt"),
 )
 _AFTER = ((r"以上|及以上|或以上|\bor more\b|\band above\b|\bplus\b", "gte"),
           (r"以下|及以下|或以下|\bor less\b|\band below\b", "lte"))
 _CURRENCY = r"(?:[¥￥$€]|rmb|cny|usd)?\s*"  # "over ¥5,000": a sign before the number
+# a range, both ends included: "在200到500元之间", "介于1千至2千", "between 200 and 500 yuan"
+_RANGE = (rf"(?:(?:在|介于)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:到|至|-|~|～)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:之间)?"
+          rf"|{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:到|至|-|~|～)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*之间)",
+          rf"\bbetween\s+{_CURRENCY}{_NUMBER}{_UNITS}\s+and\s+{_CURRENCY}{_NUMBER}{_UNITS}")
 _SCALE = {"万": 10_000, "w": 10_000, "千": 1_000, "k": 1_000}
 
 
@@ -33,10 +37,17 @@ class Threshold:
 
 
 def thresholds(question: str) -> list[Threshold]:
-    """Each "more than N" / "N以上" in the question, with its stretch of text."""
+    """Each "more than N" / "N以上" in the question, with its stretch of text; a range ("200到500元之间",
+    "between 200 and 500") is two, at least its low end and at most its high end."""
     out: list[Threshold] = []
-    for words, op in _BEFORE:
-        for m in re.finditer(rf"({words})\s*{_CURRENCY}{_NUMBER}{_UNITS}", question, re.I):
+    for pattern in _RANGE:
+        for m in re.finditer(pattern, question, re.I):
+            lo = 1 if m.group(1) is not None else 5  # the number groups of the alternative that matched
+            low, high = m.group(lo, lo + 1), m.group(lo + 2, lo + 3)
+            mid = m.start(lo + 2)
+            out += [Threshold(m.start(), mid, "gte", _value(*low)), Threshold(mid, m.end(), "lte", _value(*high))]
+    for words, op in _BEFORE:  # "超过了250万": an aspect word between
+        for m in re.finditer(rf"({words})\s*了?\s*{_CURRENCY}{_NUMBER}{_UNITS}", question, re.I):
             out.append(Threshold(m.start(), m.end(), op, _value(m.group(2), m.group(3))))
     for words, op in _AFTER:
         for m in re.finditer(rf"{_CURRENCY}{_NUMBER}{_UNITS}\s*({words})", question, re.I):
