@@ -175,3 +175,10 @@ def test_the_plan_path_answers_a_bounded_count_in_the_graph(store, fake_model, h
     plan = next(t for t in resp.trace if t.node == "plan")
     assert plan.status == "ok" and '"pay_amount" > 5000' in resp.sql and len(fake_model.calls) == 1
     assert "实付金额 > 5,000" in resp.answer
+
+
+def test_a_value_index_hit_inside_a_fields_word_is_no_value():
+    hit = {"table": "categories", "column": "category_name", "value": "商品", "label": "商品"}
+    m = read(MODEL, "去年商品总额在5000元以上的已支付订单有多少单", [hit])
+    assert "category" not in m.values  # 商品总额 names the order's total amount
+    assert read(MODEL, "商品的订单量", [hit]).values.get("category") == ["商品"]  # a hit said on its own stays

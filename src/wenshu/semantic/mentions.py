@@ -11,7 +11,8 @@ reconciled with it (`semantic.grounding`), and a follow-up's edits are read from
 - A dimension is `split` (the answer has one row per member) when a split word comes just before its
   name (各, 每个, 按, 不同, 哪个, "5个", by, per, each, which); a name right after one of its own values
   ("华南大区") is a filter, not a split.
-- Values are a dimension's labels (Chinese or English) or the value index's hits on its column.
+- Values are a dimension's labels (Chinese or English) or the value index's hits on its column (a hit
+  never inside a record's word for a column: 商品总额 holds no 商品).
 """
 
 from __future__ import annotations
@@ -234,13 +235,14 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
             counted_values.append(d.id)  # "how many diamond members": the members of a value are counted
     values = not_the_measures_own(values, model, metrics.ids())
     by_column = {(d.table, d.column): d.id for d in model.dimensions}
-    q = question.casefold()
+    q, fields = question.casefold(), phrasing.field_spans(model, question)  # 商品总额: no value 商品 inside
     for hit in value_hits or []:
         did = by_column.get((hit.get("table"), hit.get("column")))
         label = str(hit.get("label") or hit.get("value") or "")
-        if did and label and label.casefold() in q and str(hit["value"]) not in values.get(did, []):
+        start = q.find(label.casefold()) if label else -1
+        inside = any(s <= start and start + len(label) <= e for s, e in fields)
+        if did and label and start >= 0 and not inside and str(hit["value"]) not in values.get(did, []):
             values.setdefault(did, []).append(str(hit["value"]))
-            start = q.find(label.casefold())
             value_spans.append((start, start + len(label)))
     dims = Spans.find(question, {d.id: d.words() for d in model.dimensions},
                       metrics.spans() + value_spans + phrasing.spans(question))  # 按时间倒序: no split

@@ -4,6 +4,8 @@ set's):
 - a split said inside a measure's name: "各品牌销售额" names the item sales (the model lists 品牌销售额 as one
   of its words) and, after the split word 各, a split by brand: a measure's name may begin with a
   dimension's name, and after a split word (各, 按, by, per) that dimension is split as well;
+- a record's word for a column that is no dimension (商品总额, 实付金额) names that field, so no value is read
+  inside it;
 - a list's order said in words: "most recent first", 按时间倒序 (newest first), "oldest first", 按时间顺序. Such
   a phrase orders a list by its record's time; it is no split ("按时间" before 顺序 groups by no date) and no
   rank. "The 5 latest refunds" (最新的5笔退款) also bounds the list: the five newest rows.
@@ -19,6 +21,7 @@ import re
 
 from wenshu.knowledge.time_phrases import _EN_NUM, _NUM, _number  # numbers read as the time phrases read them
 from wenshu.semantic.model import SemanticModel
+from wenshu.semantic.spans import Spans
 
 NEWEST_FIRST = re.compile(r"\b(most recent|newest|latest)( ones?)? first\b|\bin reverse (date|time|chronological) "
                           r"order\b|最新的?(在前|排在?前|放前面)|按时间倒序|时间倒序|倒序排列|从新到旧|由新到旧|从近到远", re.I)
@@ -71,3 +74,10 @@ def split_inside(question: str, model: SemanticModel, measure_spans: list[tuple[
                 out.append(d.id)
                 break
     return list(dict.fromkeys(out))
+
+
+def field_spans(model: SemanticModel, question: str) -> list[tuple[int, int]]:
+    """Where the question says a record's word for a column that is no dimension (商品总额, 实付金额)."""
+    dims = {d.id for d in model.dimensions}
+    words = {f"{r.id}.{c}": ws for r in model.records for c, ws in r.fields.items() if c not in dims}
+    return Spans.find(question, words).spans() if words else []
