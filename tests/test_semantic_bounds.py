@@ -182,3 +182,12 @@ def test_a_value_index_hit_inside_a_fields_word_is_no_value():
     m = read(MODEL, "去年商品总额在5000元以上的已支付订单有多少单", [hit])
     assert "category" not in m.values  # 商品总额 names the order's total amount
     assert read(MODEL, "商品的订单量", [hit]).values.get("category") == ["商品"]  # a hit said on its own stays
+
+
+def test_a_value_the_model_reads_inside_a_fields_word_is_dropped():
+    question = "去年商品总额在5000元以上的已支付订单，按渠道看各有多少单？"
+    got = ground(QueryPlan(measures=["paid_orders"], filters=[{"dimension": "category", "values": ["商品"]}]), MODEL, question)
+    assert "category" not in [f.dimension for f in got.plan.filters] and "filter category" in got.dropped
+    kept = ground(QueryPlan(measures=["units_sold"], filters=[{"dimension": "category", "values": ["手机数码"]}]),
+                  MODEL, "手机数码品类卖了多少件")  # 手机 is a field's word (a phone number), 手机数码 a value said
+    assert [f.values for f in kept.plan.filters] == [["手机数码"]]

@@ -30,6 +30,7 @@ from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import Mentions, cue, label_words, not_the_measures_own, oriented, read
 from wenshu.semantic.model import SemanticModel
+from wenshu.semantic.phrasing import said_outside_fields
 from wenshu.semantic.paths import measure_tables, reachable, reaches, value_filters
 from wenshu.semantic.plan import Filter, QueryPlan
 from wenshu.semantic.ratios import share_of_whole
@@ -191,7 +192,8 @@ def _filters(plan: QueryPlan, model: SemanticModel, m: Mentions, measures: list[
         codes = {w.casefold(): c for c, words in label_words(d).items() for w in words}
         named = m.values.get(d.id, [])
         values = [codes.get(str(v).casefold(), str(v)) for v in f.values
-                  if codes.get(str(v).casefold(), str(v)) in named or str(v).casefold() in question.casefold()]
+                  if codes.get(str(v).casefold(), str(v)) in named  # not 商品 inside 商品总额, a field's word
+                  or said_outside_fields(model, question, str(v))]
         if values and f.op in ("in", "not_in", "eq", "ne"):
             out[d.id] = f.model_copy(update={"values": values})
     for did, values in value_filters(model, m, measures).items():

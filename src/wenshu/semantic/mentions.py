@@ -235,14 +235,14 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
             counted_values.append(d.id)  # "how many diamond members": the members of a value are counted
     values = not_the_measures_own(values, model, metrics.ids())
     by_column = {(d.table, d.column): d.id for d in model.dimensions}
-    q, fields = question.casefold(), phrasing.field_spans(model, question)  # 商品总额: no value 商品 inside
+    q = question.casefold()
     for hit in value_hits or []:
         did = by_column.get((hit.get("table"), hit.get("column")))
         label = str(hit.get("label") or hit.get("value") or "")
-        start = q.find(label.casefold()) if label else -1
-        inside = any(s <= start and start + len(label) <= e for s, e in fields)
-        if did and label and start >= 0 and not inside and str(hit["value"]) not in values.get(did, []):
+        said = label and phrasing.said_outside_fields(model, question, label)  # 商品总额: no value 商品 inside
+        if did and said and str(hit["value"]) not in values.get(did, []):
             values.setdefault(did, []).append(str(hit["value"]))
+            start = q.find(label.casefold())
             value_spans.append((start, start + len(label)))
     dims = Spans.find(question, {d.id: d.words() for d in model.dimensions},
                       metrics.spans() + value_spans + phrasing.spans(question))  # 按时间倒序: no split

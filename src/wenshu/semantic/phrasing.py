@@ -76,8 +76,12 @@ def split_inside(question: str, model: SemanticModel, measure_spans: list[tuple[
     return list(dict.fromkeys(out))
 
 
-def field_spans(model: SemanticModel, question: str) -> list[tuple[int, int]]:
-    """Where the question says a record's word for a column that is no dimension (商品总额, 实付金额)."""
+def said_outside_fields(model: SemanticModel, question: str, word: str) -> bool:
+    """Whether the question says `word` other than inside a longer word a record gives a column that is no
+    dimension: 商品 is not said in 商品总额 (the order's total amount), 手机数码 is said though 手机 is a field's."""
     dims = {d.id for d in model.dimensions}
     words = {f"{r.id}.{c}": ws for r in model.records for c, ws in r.fields.items() if c not in dims}
-    return Spans.find(question, words).spans() if words else []
+    fields = Spans.find(question, words).spans() if words else []
+    w, q = word.casefold(), question.casefold()
+    return bool(w) and any(not any(s <= i and i + len(w) <= e and e - s > len(w) for s, e in fields)
+                           for i in [x.start() for x in re.finditer(re.escape(w), q)])
