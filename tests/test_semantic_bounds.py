@@ -12,7 +12,7 @@ import pytest
 
 from wenshu.agent.plan_answer import PlanView, chips
 from wenshu.contracts import AgentRequest
-from wenshu.semantic.compile import compile_plan
+from wenshu.semantic.compile import PlanNotCompilable, compile_plan
 from wenshu.semantic.edits import edit
 from wenshu.semantic.grounding import ground, prefer_finer
 from wenshu.semantic.library import bundled_text
@@ -67,12 +67,12 @@ def test_a_field_named_before_the_number_is_the_bounded_value():
 
 
 @pytest.mark.parametrize("question", [
-    "哪些城市今年销售额超过100万",  # a total per city: no order rows are named
+    "上个月有多少个城市的销售额超过100万",  # counts the cities whose total passes: no plan holds a count of members
     "订单数超过300单的日子有几天",  # the number counts rows
     "which days had more than 300 paid orders",
     "customers who spent more than 20,000 yuan in total",
 ])  # fmt: skip
-def test_a_bound_on_a_total_per_member_is_left_to_free_sql(question):
+def test_a_count_of_members_over_a_total_is_left_to_free_sql(question):
     plan, reason = grounded(question, ["gmv"])
     assert plan is None and "free SQL" in reason
 
@@ -191,3 +191,32 @@ def test_a_value_the_model_reads_inside_a_fields_word_is_dropped():
     kept = ground(QueryPlan(measures=["units_sold"], filters=[{"dimension": "category", "values": ["手机数码"]}]),
                   MODEL, "手机数码品类卖了多少件")  # 手机 is a field's word (a phone number), 手机数码 a value said
     assert [f.values for f in kept.plan.filters] == [["手机数码"]]
+
+
+def test_members_whose_total_passes_a_bound_keep_their_whole_totals(demo_db_file):
+    plan, _ = grounded("哪些城市今年销售额超过100万？各是多少？", ["gmv"])
+    assert plan.dimensions == ["city"] and plan.filters == []
+    assert [h.model_dump() for h in plan.having] == [{"dimension": "gmv", "op": "gt", "values": [1_000_000]}]
+    want = one(demo_db_file, """SELECT c.city_name, ROUND(SUM(o.pay_amount), 2) FROM orders o
+        JOIN cities c ON c.city_id = o.city_id WHERE o.status = 1 GROUP BY c.city_name HAVING SUM(o.pay_amount) > 1000000""")
+    assert sorted(run(demo_db_file, plan)) == sorted(want) and want
+    assert PlanView(MODEL, plan, "zh").scope() == "销售额 > 1,000,000"
+    (chip,) = [c for c in chips(PlanView(MODEL, plan, "zh")) if c["kind"] == "filter"]
+    assert chip["label"] == "销售额 > 1,000,000" and "having" not in chip["remove"]
+
+
+def test_a_bound_on_units_per_category_and_on_sales_per_brand_uses_the_measure_named_with_it(demo_db_file):
+    plan, _ = grounded("Which categories sold more than 4,000 units? Give the unit count for each.", ["units_sold"])
+    assert plan.dimensions == ["category"] and [h.dimension for h in plan.having] == ["units_sold"]
+    assert all(r[1] > 4000 for r in run(demo_db_file, plan, "en"))
+    plan, _ = grounded("Which brands brought in more than 300,000 yuan of sales last month?", ["gmv"])
+    plan, _ = prefer_finer(plan, MODEL)  # GMV cannot be split by brand: the item sales, and their bound with them
+    assert plan.measures == ["item_sales"] and [h.dimension for h in plan.having] == ["item_sales"]
+
+
+def test_a_follow_up_moves_a_bound_on_totals_and_a_total_with_nothing_to_split_is_not_compiled():
+    before, _ = grounded("哪些城市今年销售额超过100万", ["gmv"])
+    after = edit(before, read(MODEL, "那超过300万的呢"), None, "那超过300万的呢", MODEL)
+    assert [h.values for h in after.having] == [[3_000_000]] and after.filters == []
+    with pytest.raises(PlanNotCompilable):
+        compile_plan(MODEL, before.model_copy(update={"dimensions": []}), "sqlite", "zh")

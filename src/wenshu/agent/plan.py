@@ -54,10 +54,10 @@ def plan_messages(model: SemanticModel, question: str) -> list:
 
 def fill_schema(model: SemanticModel) -> dict:
     """The plan's schema for the model: what only a model can choose. The window is the resolver's, and
-    comparison, share and direction are read from the question's own words (`semantic.grounding`), so
+    comparison, share, direction and bounds are read from the question's own words (`semantic.grounding`), so
     the model is not asked for them: fewer tokens to write, nothing to overrule."""
     schema = plan_schema(model)
-    for key in ("window", "compare", "share", "order", "records", "per", "by_change"):
+    for key in ("window", "compare", "share", "order", "records", "per", "by_change", "having"):
         schema["properties"].pop(key, None)
     return schema
 

@@ -62,14 +62,15 @@ class PlanView:
         return f"{w.start.isoformat()} {pick(self.lang, 'to', '至')} {last.isoformat()}"
 
     def condition(self, f) -> str:
-        """A filter as the answer states it: 大区=华东, 渠道≠App, 实付金额 > 5000."""
+        """A filter as the answer states it: 大区=华东, 渠道≠App, 实付金额 > 5000 (a row's value), 销售额 >
+        2,500,000 (a member's total)."""
         if is_bound(self.model, f):
             return f"{bound_name(self.model, f.dimension, self.lang)} {SYMBOL.get(f.op, f.op)} {_fmt(f.values[0])}"
         values = "、".join(self.value_label(f.dimension, v) for v in f.values)
         return f"{self.name(f.dimension)}{'≠' if f.op in ('not_in', 'ne') else '='}{values}"
 
     def scope(self) -> str:
-        parts = [self.window_text(), *(self.condition(f) for f in self.plan.filters)]
+        parts = [self.window_text(), *(self.condition(f) for f in [*self.plan.filters, *self.plan.having])]
         return pick(self.lang, ", ".join(p for p in parts if p), "，".join(p for p in parts if p))
 
     # -- the explanation ------------------------------------------------------------------------------
@@ -204,6 +205,9 @@ def chips(view: PlanView) -> list[dict]:
         label = view.condition(f) if is_bound(view.model, f) else f"{view.name(f.dimension)}: {values}"
         out.append({"kind": "filter", "id": f.dimension, "label": label,
                     "remove": plan_with(filters=[x for x in p.filters if x is not f]), "options": []})
+    for h in p.having:  # members whose total passes a bound: 销售额 > 2,500,000
+        out.append({"kind": "filter", "id": h.dimension, "label": view.condition(h),
+                    "remove": plan_with(having=[x for x in p.having if x is not h]), "options": []})
     if p.window is not None:
         out.append({"kind": "window", "id": "window", "label": view.window_text(),
                     "remove": plan_with(window=None, compare="none"), "options": []})

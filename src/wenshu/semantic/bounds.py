@@ -38,6 +38,7 @@ class Bounds:
     reason: str = ""  # why a bound the question names cannot ride in a plan ("": all can, or there is none)
     spans: list[tuple[int, int]] = field(default_factory=list)  # the fields' words and the numbers they bound
     rows_at: list[tuple[int, int]] = field(default_factory=list)  # the bounded rows' words next to a bound
+    having: list[Filter] = field(default_factory=list)  # bounds on a measure's total per member
 
     def unsaid(self, model: SemanticModel, m: Mentions, measures: list[str], question: str) -> list[str]:
         """The measures without those the question names only as the value it bounds ("实付金额超过5000元
@@ -69,22 +70,30 @@ def bound_table(model: SemanticModel, f: Filter) -> str:
 def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Record] | None = None) -> Bounds:
     """The bounds on row values the question names, as plan filters (see the module's docstring); `rows`:
     the records whose rows may be bounded, when the conversation says (a follow-up), else those it names."""
-    out, spans, rows_at = [], [], []
+    out, spans, rows_at, having = [], [], [], []
     said = rows is None  # the rows are the question's to name, not the conversation's
     rows = _records(model, m, question) if rows is None else rows
     fielded = _fielded(model, m, question) if said else rows
     for t in thresholds(question):
-        hit = _field_before(t, fielded, model, question)
+        measured = _measure_spots(m, question)
+        hit = _field_before(t, fielded, model, question, measured)
         if hit is None and _counts_rows(t, model, question):
+            if said and (total := _member_bound(t, model, m, question)):
+                having.append(total)  # "which products sold more than 300 units"
+                continue
             return Bounds([], "the question bounds a count per member (more than N rows): free SQL answers")
         if hit is None:
             rec = min(rows, key=lambda r: _distance(r, t, question), default=None)
             target = target_of(t, [], rec, model, question) if rec is not None else None
             hit = (rec, target, t.start, False) if target is not None else None
         if hit is not None:
-            near = _next_to(hit[0], (hit[2], t.end), question)
+            near = [(a, b) for a, b in _next_to(hit[0], (hit[2], t.end), question)  # not "order" in "average
+                    if not any(x <= a and b <= y and y - x > b - a for _, x, y in measured)]  # order value"
             if said and not hit[3] and not near:  # "customers who spent over 30,000": a total, not a row
                 hit = None
+        if hit is None and said and (total := _member_bound(t, model, m, question)):
+            having.append(total)  # "哪些城市成交额超过250万"
+            continue
         if hit is None:
             return Bounds([], "the question bounds a value of no rows it names (a total per member): free SQL answers")
         rec, target, start, _ = hit
@@ -95,7 +104,20 @@ def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Reco
         out.append(Filter(dimension=ref, op=t.op, values=[t.value]))
     if out and m.listing:
         return Bounds([], "the question asks to see rows with a bound, and no list of them holds it: free SQL answers")
-    return Bounds(out, "", spans, rows_at)
+    return Bounds(out, "", spans, rows_at, having)
+
+
+def _member_bound(t: Threshold, model: SemanticModel, m: Mentions, question: str) -> Filter | None:
+    """A bound on a measure's total per member: members asked for ("which cities", "各品牌", not "how many
+    customers", which counts them), and the measure named just before the number ("成交额超过250万") or right
+    after it ("more than 4,000 units", "300,000 yuan of sales"), else the only one named."""
+    if not (m.split or m.dimensions) or m.counted or cue("count", question) and not cue("list", question):
+        return None
+    spots = _measure_spots(m, question)
+    before = sorted((e, mid) for mid, _, e in spots if just_before(question, e, t))
+    after = sorted((s, mid) for mid, s, _ in spots if 0 <= s - t.end <= 10)
+    mid = before[-1][1] if before else after[0][1] if after else m.measures[0] if len(m.measures) == 1 else None
+    return Filter(dimension=mid, op=t.op, values=[t.value]) if mid else None
 
 
 def rebound(previous: QueryPlan, model: SemanticModel, m: Mentions, question: str) -> list[Filter] | None:
@@ -113,6 +135,15 @@ def rebound(previous: QueryPlan, model: SemanticModel, m: Mentions, question: st
     rows = [*_records(model, m, question), *(r for r in model.records if r.table.lower() in tables)]
     found = row_bounds(model, m, question, rows)
     return None if found.reason else found.filters
+
+
+def moved_totals(previous: QueryPlan, question: str) -> list[Filter] | None:
+    """"那超过300万的呢" after "哪些城市成交额超过250万": the bounds on the members' totals at the new numbers;
+    None when the follow-up names no bound or the previous plan has none on totals."""
+    said = thresholds(question)
+    if not said or not previous.having or len(said) != len(previous.having):
+        return None
+    return [h.model_copy(update={"op": t.op, "values": [t.value]}) for h, t in zip(previous.having, said)]
 
 
 def carried(model: SemanticModel, bounds: list[Filter], tables: list[str]) -> str:
@@ -158,14 +189,23 @@ def _fielded(model: SemanticModel, m: Mentions, question: str) -> list[Record]:
     return named + [r for r in model.records if r.table.lower() in tables and r not in named]
 
 
-def _field_before(t: Threshold, rows: list[Record], model: SemanticModel, question: str) -> tuple | None:
+def _measure_spots(m: Mentions, question: str) -> list[tuple[str, int, int]]:
+    """(measure id, start, end) of each word that names a measure in the question."""
+    q = question.casefold()
+    return [(mid, x.start(), x.end()) for mid, words in m.measure_words.items() for w in words
+            for x in re.finditer(re.escape(w.casefold()), q)]
+
+
+def _field_before(t: Threshold, rows: list[Record], model: SemanticModel, question: str,
+                  measured: list[tuple[str, int, int]] = ()) -> tuple | None:
     """(record, field, where its word starts, whether the word is the record's own for the field) for the
     field named right before the number ("实付金额超过…"), the nearest first. A record's own word (实付金额,
     order value) names a row's value; a measure's word (销售额, spent) names a total unless the rows stand
     next to the bound ("退款金额超过1000元的退款")."""
     best: tuple | None = None
     for rec in rows:
-        named = [x for x in named_fields(model, rec, question) if just_before(question, x[2], t)]
+        named = [x for x in named_fields(model, rec, question) if just_before(question, x[2], t)
+                 and not any(a <= x[1] and x[2] <= b and b - a > x[2] - x[1] for _, a, b in measured)]
         target = target_of(t, named, rec, model, question) if named else None
         if target is not None and target in {f for f, _, _ in named}:  # not the record's ranking value
             start, end = max((s, e) for f, s, e in named if f == target)

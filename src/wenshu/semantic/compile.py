@@ -6,14 +6,15 @@ own time column, grouped by the plan's dimensions (and period, for a trend). The
 those keys. So an order-level amount is never summed once per order item, a ratio divides two
 measures each computed at its own grain, and measures on different tables line up by dimension and period
 (a member's key when its name is not unique). A bound on a row value (orders over 5,000 yuan) is one more
-condition on the rows each measure aggregates. A comparison (同比 / 环比) adds the earlier window's values and
+condition on the rows each measure aggregates; a bound on a measure's total (`having`) keeps the members whose
+total passes it. A comparison (同比 / 环比) adds the earlier window's values and
 the growth (a rank may follow it); a share (占比) divides by the total. Why not boring-semantic-layer: docs/semantic.md."""
 
 from __future__ import annotations
 
 import sqlglot
 
-from wenshu.semantic.compiled import AGG, Compiled, PlanNotCompilable, literal
+from wenshu.semantic.compiled import AGG, OPS, Compiled, PlanNotCompilable, literal
 from wenshu.semantic.labels import COMPARE, PERIOD, SHARE, change_name, coded
 from wenshu.semantic.model import Measure, Ratio, SemanticModel
 from wenshu.semantic.paths import Unreachable, joins
@@ -84,6 +85,9 @@ class Compiler(SqlWriter):
         bases = self.bases(metrics)
         if plan.compare != "none" and plan.window is None:
             raise self.fail("a comparison needs a time window", "同比/环比需要时间范围")
+        if plan.having and (not (plan.dimensions or plan.grain) or plan.share or plan.compare != "none"):
+            raise self.fail("a bound on a measure's total needs members to keep (a split or a trend), and no "
+                            "share or comparison", "度量合计的条件需要按维度或时间拆分，且不能与占比或对比同用")
         if plan.compare != "none" and plan.grain:  # each period against its own earlier one
             from wenshu.semantic.trend_compare import compile_trend_compare
 
@@ -134,9 +138,21 @@ class Compiler(SqlWriter):
             select.append(f"{self.engine.round2(f'100.0 * {first} / NULLIF({over}, 0)')} AS {self.q(SHARE[self.lang])}")
             columns.append(SHARE[self.lang])
         sql = "WITH " + ", ".join(f"{n} AS ({s})" for n, s in ctes.items())
-        sql += f" SELECT {', '.join(select)} FROM {source}"
+        sql += f" SELECT {', '.join(select)} FROM {source}" + self.having(metrics)
         sql += self.ordering(metrics)
         return Compiled(self.pretty(sql), columns, self.dialect)
+
+    def having(self, metrics) -> str:
+        """Members whose total passes a bound ("cities whose GMV passed 2.5 million"): a condition on the
+        measure's value per member, so the kept members keep their whole totals."""
+        terms = []
+        for h in self.plan.having:
+            mt = self.metric(h.dimension)
+            if mt not in metrics or h.op not in OPS or len(h.values) != 1:
+                raise self.fail(f"a bound on the total of {h.dimension} needs that measure in the plan and one number",
+                                f"{h.dimension} 合计的条件需要该度量在查询中，且只有一个数值")
+            terms.append(f"{self.value(mt, 'm', False)} {OPS[h.op]} {literal(h.values[0])}")
+        return " WHERE " + " AND ".join(terms) if terms else ""
 
     @staticmethod
     def in_points(mt) -> bool:

@@ -53,7 +53,7 @@ class DetailCompiler(Compiler):
 
     def run(self) -> Compiled:
         plan, rec = self.plan, self.record()
-        if plan.dimensions or plan.grain or plan.per or plan.share or plan.compare != "none":
+        if plan.dimensions or plan.grain or plan.per or plan.share or plan.compare != "none" or plan.having:
             raise self.fail(f"a list of {rec.id} rows cannot be split, averaged, compared or shared",
                             f"{rec.zh}明细不能拆分、平均、对比或计算占比")
         used: set[str] = {rec.table}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from wenshu.semantic.bounds import is_bound, rebound
+from wenshu.semantic.bounds import is_bound, moved_totals, rebound
 from wenshu.semantic.counting import distinct_counts
 from wenshu.semantic.paths import value_filters
 from wenshu.semantic.mentions import Mentions, oriented
@@ -52,7 +52,11 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     for did, values in value_filters(model, m, update.get("measures", previous.measures), tables).items():
         filters.pop(next((c.id for c in model.conformed(did) if c.id in filters), did), None)
         filters[did] = Filter(dimension=did, op="in", values=values)
-    bounds = rebound(previous, model, m, question) or bounds  # "那超过1000的呢": the bound moves to the new number
+    totals = moved_totals(previous, question)  # "那超过300万的呢" after cities whose GMV passed 2.5 million
+    if totals is not None:
+        update["having"] = totals
+    else:
+        bounds = rebound(previous, model, m, question) or bounds  # "那超过1000的呢": the bound moves to the new number
     if [*filters.values(), *bounds] != previous.filters:
         update["filters"] = [*filters.values(), *bounds]
     split = [d for d in m.split if kinds.get(d) == "category" and d not in previous.dimensions]

@@ -168,8 +168,10 @@ def prefer_finer(plan: QueryPlan, model: SemanticModel) -> tuple[QueryPlan, list
             out.append(mid)
     if not notes:
         return plan, []
-    order_by = dict(zip(plan.measures, out)).get(plan.order_by) if plan.order_by else None
-    return plan.model_copy(update={"measures": out, "order_by": order_by}), notes
+    swap = dict(zip(plan.measures, out))
+    order_by = swap.get(plan.order_by) if plan.order_by else None
+    having = [h.model_copy(update={"dimension": swap.get(h.dimension, h.dimension)}) for h in plan.having]
+    return plan.model_copy(update={"measures": out, "order_by": order_by, "having": having}), notes
 
 
 def unpinned(plan: QueryPlan, model: SemanticModel) -> QueryPlan:
@@ -256,6 +258,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     measures, bounds = bounded.unsaid(model, m, measures, question), bounded.filters
     if why := carried(model, bounds, sorted(measure_tables(model, measures))):
         return Grounded(None, why, dropped)
+    measures += [h.dimension for h in bounded.having if h.dimension not in measures][:3 - len(measures)]
     filtered = {f.dimension for f in filters}
     named = [*m.dimensions, *m.near_dimensions]  # near: a phrase close in meaning backs the model's choice
     dims = [d for d in plan.dimensions if d in kinds and (d in m.split or d in named and d not in filtered)]
@@ -269,6 +272,8 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     grain = m.grain or (plan.grain if m.trend else None) or ("day" if time_split else None)
     if plan.grain and not grain:
         dropped.append("grain")
+    if bounded.having and not dims and not grain:
+        return Grounded(None, "a bound on a total per member with no members to keep: free SQL answers", dropped)
     if m.rank and not dims and not grain:
         return Grounded(None, "a ranked list of records, not a measure by a dimension: free SQL answers", dropped)
     ranked = m.rank and bool(dims or grain)
@@ -278,6 +283,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     order_by = plan.order_by if plan.order_by in measures else None
     update = {
         "measures": measures, "dimensions": dims, "filters": filters + bounds, "grain": grain,
+        "having": [h for h in bounded.having if h.dimension in measures],
         "compare": m.compare, "share": share, "per": m.per if m.per != grain else None,
         "limit": (m.limit or plan.limit) if ranked else None,
         "order": oriented(m, model, order_by or measures[0]) if ranked else None,

@@ -56,6 +56,8 @@ class QueryPlan(BaseModel):
     columns: list[str] = Field(default_factory=list)  # a list's fields as the question names them (else the record's)
     dimensions: list[str] = Field(default_factory=list)
     filters: list[Filter] = Field(default_factory=list)
+    # bounds on a measure's total per member ("哪些城市成交额超过250万"): `dimension` is a measure id of the plan
+    having: list[Filter] = Field(default_factory=list)
     window: Window | None = None
     grain: Grain | None = None  # a trend: one row per period of each measure's own time column
     per: Grain | None = None  # 日均: each measure per period of its time column, averaged over the periods
