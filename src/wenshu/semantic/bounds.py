@@ -7,8 +7,10 @@ rows): the record's own word for a field named just before the number ("实付�
 above 5,000"), or, with the record's words next to the bound, a measure's word for that field ("退款金额
 超过1000元的退款") or the record's ranking value ("orders over 5,000 yuan": the amount paid). Anything
 else bounds a total per member ("cities whose GMV passed a million", "customers who spent over 20,000 in
-total", "days with more than 300 orders": a measure's word with no rows beside it, or a number of rows),
-which no plan holds: free SQL answers, as it does a list of rows with a bound that no detail list holds.
+total", "days with more than 300 orders": a measure's word with no rows beside it, or a number of rows).
+A plan holds it (`having`) when the question asks for the members ("哪些城市成交额超过250万", "which
+categories sold more than 4,000 units") and names the measure with the number; a count of such members,
+and a list of rows with a bound that no detail list holds, go to free SQL.
 
 A bound rides in the plan as a Filter whose `dimension` is `table.column` (or a measure id whose row
 expression is not one column); it comes from the question's words only, never from the model. Each
@@ -74,6 +76,7 @@ def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Reco
     said = rows is None  # the rows are the question's to name, not the conversation's
     rows = _records(model, m, question) if rows is None else rows
     fielded = _fielded(model, m, question) if said else rows
+    counts = {x.id for x in model.measures if x.agg in ("count", "count_distinct")}
     for t in thresholds(question):
         measured = _measure_spots(m, question)
         hit = _field_before(t, fielded, model, question, measured)
@@ -88,7 +91,8 @@ def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Reco
             hit = (rec, target, t.start, False) if target is not None else None
         if hit is not None:
             near = [(a, b) for a, b in _next_to(hit[0], (hit[2], t.end), question)  # not "order" in "average
-                    if not any(x <= a and b <= y and y - x > b - a for _, x, y in measured)]  # order value"
+                    if not any(x <= a and b <= y and y - x > b - a and mid not in counts  # order value"; a count's
+                               for mid, x, y in measured)]  # words name its rows ("paid orders")
             if said and not hit[3] and not near:  # "customers who spent over 30,000": a total, not a row
                 hit = None
         if hit is None and said and (total := _member_bound(t, model, m, question)):

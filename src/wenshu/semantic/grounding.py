@@ -15,8 +15,8 @@ language's operator words):
 - operators follow the question's words: a grain only for a trend or an explicit 每天/monthly; 同比/
   环比, 占比 and top N only when asked for, with N and direction read from the question;
 - a question that asks to see rows is a detail list (`semantic.listing`); a bound on row values
-  ("实付金额超过5000元的订单有多少单") is read from the question's words (`semantic.bounds`), and one on a
-  total per member ("GMV过百万的城市") sends the question to free SQL.
+  ("实付金额超过5000元的订单有多少单") and on a total per member ("哪些城市GMV过百万": `having`) are read from
+  the question's words (`semantic.bounds`); one no plan holds sends the question to free SQL.
 """
 
 from __future__ import annotations
