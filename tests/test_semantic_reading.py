@@ -305,3 +305,9 @@ def test_one_value_that_cannot_filter_declines_even_when_another_can():
     filters = grounded("华东 App 的订单量", hits=hits)["filters"]
     assert sorted(filters, key=lambda f: f["dimension"]) == [
         {"dimension": "channel", "values": ["app"]}, {"dimension": "region", "values": ["华东"]}]
+
+
+def test_a_top_n_glued_to_a_chinese_word_is_read():
+    from wenshu.semantic.mentions import top_n
+
+    assert top_n("每个城市的订单量Top10") == 10 and top_n("销售额TOP 3的城市") == 3 and top_n("desktop 3 items") is None

@@ -77,8 +77,8 @@ def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Reco
     rows = _records(model, m, question) if rows is None else rows
     fielded = _fielded(model, m, question) if said else rows
     counts = {x.id for x in model.measures if x.agg in ("count", "count_distinct")}
+    measured = _measure_spots(m, question)
     for t in thresholds(question):
-        measured = _measure_spots(m, question)
         hit = _field_before(t, fielded, model, question, measured)
         if hit is None and _counts_rows(t, model, question):
             if said and (total := _member_bound(t, model, m, question)):
@@ -93,7 +93,7 @@ def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Reco
             near = [(a, b) for a, b in _next_to(hit[0], (hit[2], t.end), question)  # not "order" in "average
                     if not any(x <= a and b <= y and y - x > b - a and mid not in counts  # order value"; a count's
                                for mid, x, y in measured)]  # words name its rows ("paid orders")
-            if said and not hit[3] and not near:  # "customers who spent over 30,000": a total, not a row
+            if said and not hit[3] and not near:  # "customers who spent over 20,000 in total": not a row
                 hit = None
         if hit is None and said and (total := _member_bound(t, model, m, question)):
             having.append(total)  # "哪些城市成交额超过250万"

@@ -1,8 +1,9 @@
 """A follow-up edits the previous turn's plan instead of regenerating SQL.
 
 "只看华东区" adds a filter, "换成按销量排" swaps the measure, "按城市拆开" adds a dimension ("换成按渠道看"
-swaps it), "那这周呢" moves the window, "和去年同期比" adds a comparison, "那超过1000的呢" moves a bound on
-row values. The edits are read from the follow-up with the same `semantic.mentions` as a first question; what the follow-up does not touch stays as it was.
+swaps it), "那这周呢" moves the window, "和去年同期比" adds a comparison, "那超过1000的呢" moves a bound.
+The edits are read from the follow-up with the same `semantic.mentions` as a first question; what the
+follow-up does not touch stays as it was.
 A follow-up that changes nothing the plan knows returns None: free SQL answers it with the history.
 """
 
@@ -55,6 +56,8 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     totals = moved_totals(previous, question)  # "那超过300万的呢" after cities whose GMV passed 2.5 million
     if totals is not None:
         update["having"] = totals
+    elif "measures" in update and previous.having:  # a bound on a measure's total goes with the measure
+        update["having"] = [h for h in previous.having if h.dimension in update["measures"]]
     else:
         bounds = rebound(previous, model, m, question) or bounds  # "那超过1000的呢": the bound moves to the new number
     if [*filters.values(), *bounds] != previous.filters:

@@ -122,7 +122,7 @@ def top_n(question: str) -> int | None:
     """The N of "前N", "top N", "N个城市", "最高的5个"; None when the question names no number."""
     for pat in (r"\b(?:which|what)\s+" + _EN_NUM + r"\s+[a-z]",
                 r"(?:前|后)\s*" + _NUM + r"\s*(?:名|个|位|家|款|大|的|$)" + _NOT_PERIOD,
-                r"\b(?:top|bottom)\s*" + _EN_NUM, _NUM + _COUNTED,
+                r"(?<![a-z])(?:top|bottom)\s*" + _EN_NUM, _NUM + _COUNTED,  # "订单量Top10": no word boundary
                 r"\b" + _EN_NUM + r"\s+(?:most|least|highest|lowest|largest|smallest|biggest|best|worst)\b",
                 r"\b(?:highest|lowest|largest|smallest|biggest|best|worst)\s+(\d{1,3}|" + "|".join(_EN) + r")\b(?!\s*%)",
                 r"\b(?:the\s+)?" + _EN_NUM + r"\s+(?:\w+\s+)?(?:with|by|that|which|whose|where)\b"):
