@@ -220,3 +220,9 @@ def test_a_follow_up_moves_a_bound_on_totals_and_a_total_with_nothing_to_split_i
     assert [h.values for h in after.having] == [[3_000_000]] and after.filters == []
     with pytest.raises(PlanNotCompilable):
         compile_plan(MODEL, before.model_copy(update={"dimensions": []}), "sqlite", "zh")
+
+
+def test_a_follow_up_that_swaps_the_measure_drops_the_bound_on_its_total():
+    before, _ = grounded("哪些城市今年销售额超过100万", ["gmv"])
+    after = edit(before, read(MODEL, "换成订单量"), None, "换成订单量", MODEL)
+    assert after.measures == ["paid_orders"] and after.having == [] and after.dimensions == ["city"]
