@@ -86,8 +86,9 @@ def test_more_ways_to_say_a_bound_are_read(text, bounds):
     assert [(t.op, t.value) for t in thresholds(text)] == bounds
 
 
-def test_no_range_in_months_or_a_plain_word():
+def test_no_range_in_months_dates_or_a_plain_word():
     assert thresholds("1到3月的销售额") == [] and thresholds("客户满意度") == [] and thresholds("between 2 and 5 days") == []
+    assert thresholds("在2025-11-01到2025-11-30之间的订单量") == [] and thresholds("在2025/11/01到2025/11/30之间") == []
 
 
 def test_a_range_bounds_the_rows_at_both_ends(demo_db_file):

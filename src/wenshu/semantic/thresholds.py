@@ -22,8 +22,9 @@ _AFTER = ((r"以上|及以上|或以上|\bor more\b|\band above\b|\bplus\b", "gt
           (r"以下|及以下|或以下|\bor less\b|\band below\b", "lte"))
 _CURRENCY = r"(?:[¥￥$€]|rmb|cny|usd)?\s*"  # "over ¥5,000": a sign before the number
 # a range, both ends included: "在200到500元之间", "介于1千至2千", "between 200 and 500 yuan"
-_RANGE = (rf"(?:(?:在|介于)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:到|至|-|~|～)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:之间)?"
-          rf"|{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:到|至|-|~|～)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*之间)",
+# (no "-" between the ends: "在2025-11-01到…之间" is a date)
+_RANGE = (rf"(?:(?:在|介于)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:到|至|~|～)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:之间)?"
+          rf"|{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:到|至|~|～)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*之间)",
           rf"\bbetween\s+{_CURRENCY}{_NUMBER}{_UNITS}\s+and\s+{_CURRENCY}{_NUMBER}{_UNITS}")
 _SCALE = {"万": 10_000, "w": 10_000, "千": 1_000, "k": 1_000}
 
