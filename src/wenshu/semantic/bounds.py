@@ -30,7 +30,8 @@ from wenshu.semantic.model import Record, SemanticModel
 from wenshu.semantic.paths import reachable
 from wenshu.semantic.plan import Filter, QueryPlan
 
-_COUNTED = r"(?:单|笔|件|人|个|次|家|天|orders?|units?|items?|people|customers?|times|days)"  # 100单: a count
+# units of counting (100单, 300 units); a record's or a count measure's own words after the number count too
+_COUNTED = r"(?:单|笔|件|人|个|次|家|天|units?|items?|people|times|days)"
 SYMBOL = {"gt": ">", "gte": "≥", "lt": "<", "lte": "≤"}
 
 
@@ -48,11 +49,12 @@ class Bounds:
         orders above 3,000 yuan": "orders" are the rows, not their count, unless a count is asked)."""
         counts = {x.id for x in model.measures if x.agg == "count"} if not cue("count", question) else set()
 
+        spots = _measure_spots(m, question)
+
         def bounding(mid: str) -> bool:
-            q, inside = question.casefold(), self.spans + (self.rows_at if mid in counts else [])
-            spots = [(i, i + len(w)) for w in m.measure_words.get(mid, [])
-                     for i in [x.start() for x in re.finditer(re.escape(w.casefold()), q)]]
-            return bool(spots) and all(any(s <= a and b <= e for s, e in inside) for a, b in spots)
+            inside = self.spans + (self.rows_at if mid in counts else [])
+            said = [(a, b) for x, a, b in spots if x == mid]
+            return bool(said) and all(any(s <= a and b <= e for s, e in inside) for a, b in said)
 
         kept = [x for x in measures if not bounding(x)]
         return kept or measures
@@ -131,12 +133,13 @@ def rebound(previous: QueryPlan, model: SemanticModel, m: Mentions, question: st
     if not said:
         return None
     before = [f for f in previous.filters if is_bound(model, f)]
-    if before and len(said) == len(before) and not any(_field_before(t, _records(model, m, question), model, question)
-                                                       for t in said):
+    named, measured = _records(model, m, question), _measure_spots(m, question)
+    if before and len(said) == len(before) and \
+            not any(_field_before(t, named, model, question, measured) for t in said):
         return [f.model_copy(update={"op": t.op, "values": [t.value]}) for f, t in zip(before, said)]
     tables = {r.table.lower() for r in model.records if r.id == previous.records} or \
         {x.table.lower() for x in model.measures if x.id in previous.measures}
-    rows = [*_records(model, m, question), *(r for r in model.records if r.table.lower() in tables)]
+    rows = [*named, *(r for r in model.records if r.table.lower() in tables and r not in named)]
     found = row_bounds(model, m, question, rows)
     return None if found.reason else found.filters
 
@@ -229,14 +232,17 @@ def _counts_rows(t: Threshold, model: SemanticModel, question: str) -> bool:
                 or any(after.startswith(w.casefold()) for w in counted))
 
 
+def _record_spots(rec: Record, question: str) -> list[tuple[int, int]]:
+    """Where the question says one of the record's words, singular or plural."""
+    q = question.casefold()
+    return [(x.start(), x.end()) for w in rec.words() for x in re.finditer(re.escape(w.casefold().rstrip("s")) + "s?", q)]
+
+
 def _next_to(rec: Record, span: tuple[int, int], question: str) -> list[tuple[int, int]]:
     """Where the record's words stand right before or after a bound ("orders above 3,000", "5000元的订单")."""
-    q, (start, end) = question.casefold(), span
-    found = [(x.start(), x.end()) for w in rec.words() for x in re.finditer(re.escape(w.casefold().rstrip("s")) + "s?", q)]
-    return [(a, b) for a, b in found if 0 <= start - b <= 12 or 0 <= a - end <= 8]  # "orders that paid over"
+    start, end = span
+    return [(a, b) for a, b in _record_spots(rec, question) if 0 <= start - b <= 12 or 0 <= a - end <= 8]
 
 
 def _distance(rec: Record, t: Threshold, question: str) -> int:
-    q = question.casefold()
-    spots = [i for w in rec.words() for i in [m.start() for m in re.finditer(re.escape(w.casefold().rstrip("s")), q)]]
-    return min((abs(i - t.start) for i in spots), default=len(q))
+    return min((abs(a - t.start) for a, _ in _record_spots(rec, question)), default=len(question))
