@@ -58,6 +58,12 @@ PLANS = [
     {"measures": ["paid_orders"], "grain": "quarter", "window": YEAR_AGO, "compare": "yoy"},  # each period vs its own
     {"measures": ["repeat_buyers", "repeat_rate"], "dimensions": ["channel"], "window": YEAR_AGO},  # keys with 2+ rows
     {"measures": ["refund_rate", "aov"], "window": WINDOW, "compare": "previous"},  # a rate changes by points
+    {"measures": ["gmv"], "dimensions": ["city"], "window": YEAR_AGO,  # the members whose total passes a bound
+     "having": [{"dimension": "gmv", "op": "gt", "values": [1000]}]},
+    {"measures": ["paid_orders"], "dimensions": ["customer"], "window": YEAR_AGO, "count_members": True,
+     "having": [{"dimension": "paid_orders", "op": "gte", "values": [2]}]},  # how many members pass
+    {"measures": ["gmv"], "grain": "day", "window": WINDOW, "count_members": True,
+     "having": [{"dimension": "gmv", "op": "gt", "values": [500]}]},  # how many days pass
 ]
 
 

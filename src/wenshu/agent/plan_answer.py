@@ -15,7 +15,7 @@ from datetime import timedelta
 from wenshu.agent.explain import fmt_value as _fmt
 from wenshu.i18n import pick
 from wenshu.semantic.bounds import SYMBOL, bound_name, is_bound
-from wenshu.semantic.labels import PER
+from wenshu.semantic.labels import COUNTED_PERIOD, PER, counted_name
 from wenshu.semantic.model import Measure, SemanticModel
 from wenshu.semantic.plan import QueryPlan
 from wenshu.sql.charts import choose_chart
@@ -96,6 +96,8 @@ class PlanView:
         head = pick(lang, f"{scope}: " if scope else "", f"{scope}，" if scope else "")
         if not rows:
             text = head + pick(lang, "no matching data.", "没有符合条件的数据。")
+        elif p.count_members:  # "有多少个城市成交额超过100万": the number is the answer
+            text = head + pick(lang, f"{columns[0]}: {_fmt(rows[0][0])}.", f"{columns[0]}为 {_fmt(rows[0][0])}。")
         elif p.share_only():
             text = head + pick(lang, f"{_fmt(rows[0][-1])} % of all {self.name(first)}.",
                                f"占全部{self.name(first)}的 {_fmt(rows[0][-1])} %。")
@@ -156,8 +158,8 @@ class PlanView:
     # -- the chart --------------------------------------------------------------------------------------
     def chart(self, columns: list[str], rows: list[list], title: str) -> dict | None:
         p = self.plan
-        if p.records:
-            return None  # a list of rows is a table
+        if p.records or p.count_members:
+            return None  # a list of rows is a table, a count of members one number
         keys = len(p.dimensions) + (1 if p.grain else 0)
         if p.grain:
             picked = list(range(keys)) + [keys + i * (3 if p.compare != "none" else 1) for i in range(len(p.measures))]
@@ -197,9 +199,14 @@ def chips(view: PlanView) -> list[dict]:
                                                              order_by=None)} for o in others.get(mid, [])]
         out.append({"kind": "measure", "id": mid, "label": view.name(mid),
                     "remove": plan_with(measures=rest, order_by=None) if rest else None, "options": options})
+    if p.count_members:  # removing it lists the members that pass
+        name = COUNTED_PERIOD[lang][p.grain] if p.grain else counted_name(view.name(p.dimensions[0]), lang)
+        out.append({"kind": "count", "id": "count_members", "label": name,
+                    "remove": plan_with(count_members=False), "options": []})
     for did in p.dimensions:
         out.append({"kind": "dimension", "id": did, "label": pick(lang, f"by {view.name(did)}", f"按{view.name(did)}"),
-                    "remove": plan_with(dimensions=[d for d in p.dimensions if d != did]), "options": []})
+                    "remove": None if p.count_members else plan_with(dimensions=[d for d in p.dimensions if d != did]),
+                    "options": []})
     for f in p.filters:
         values = "、".join(view.value_label(f.dimension, v) for v in f.values)
         label = view.condition(f) if is_bound(view.model, f) else f"{view.name(f.dimension)}: {values}"
@@ -213,7 +220,7 @@ def chips(view: PlanView) -> list[dict]:
                     "remove": plan_with(window=None, compare="none"), "options": []})
     if p.grain:
         out.append({"kind": "grain", "id": p.grain, "label": pick(lang, f"by {GRAIN[p.grain][0]}", f"按{GRAIN[p.grain][1]}"),
-                    "remove": plan_with(grain=None), "options": [
+                    "remove": None if p.count_members else plan_with(grain=None), "options": [
                         {"label": pick(lang, f"by {GRAIN[g][0]}", f"按{GRAIN[g][1]}"), "plan": plan_with(grain=g)}
                         for g in GRAIN if g != p.grain]})
     if p.per:

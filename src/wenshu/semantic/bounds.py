@@ -9,8 +9,9 @@ above 5,000"), or, with the record's words next to the bound, a measure's word f
 else bounds a total per member ("cities whose GMV passed a million", "customers who spent over 20,000 in
 total", "days with more than 300 orders": a measure's word with no rows beside it, or a number of rows).
 A plan holds it (`having`) when the question asks for the members ("哪些城市成交额超过250万", "which
-categories sold more than 4,000 units") and names the measure with the number; a count of such members,
-and a list of rows with a bound that no detail list holds, go to free SQL.
+categories sold more than 4,000 units") or how many of them there are ("有多少个城市成交额超过100万"), and
+names the measure with the number (`semantic.members`); a list of rows with a bound that no detail list
+holds goes to free SQL.
 
 A bound rides in the plan as a Filter whose `dimension` is `table.column` (or a measure id whose row
 expression is not one column); it comes from the question's words only, never from the model. Each
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from wenshu.semantic.fields import just_before, named_fields, target_of
 from wenshu.semantic.thresholds import Threshold, thresholds
 from wenshu.semantic.listing import names_record
+from wenshu.semantic.members import Members, counted_members, measure_spots, member_bound
 from wenshu.semantic.mentions import Mentions, cue
 from wenshu.semantic.model import Record, SemanticModel
 from wenshu.semantic.paths import reachable
@@ -42,6 +44,7 @@ class Bounds:
     spans: list[tuple[int, int]] = field(default_factory=list)  # the fields' words and the numbers they bound
     rows_at: list[tuple[int, int]] = field(default_factory=list)  # the bounded rows' words next to a bound
     having: list[Filter] = field(default_factory=list)  # bounds on a measure's total per member
+    members: Members | None = None  # the members whose number the question asks (with `having`)
 
     def unsaid(self, model: SemanticModel, m: Mentions, measures: list[str], question: str) -> list[str]:
         """The measures without those the question names only as the value it bounds ("实付金额超过5000元
@@ -49,7 +52,7 @@ class Bounds:
         orders above 3,000 yuan": "orders" are the rows, not their count, unless a count is asked)."""
         counts = {x.id for x in model.measures if x.agg == "count"} if not cue("count", question) else set()
 
-        spots = _measure_spots(m, question)
+        spots = measure_spots(m, question)
 
         def bounding(mid: str) -> bool:
             inside = self.spans + (self.rows_at if mid in counts else [])
@@ -74,17 +77,21 @@ def bound_table(model: SemanticModel, f: Filter) -> str:
 def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Record] | None = None) -> Bounds:
     """The bounds on row values the question names, as plan filters (see the module's docstring); `rows`:
     the records whose rows may be bounded, when the conversation says (a follow-up), else those it names."""
-    out, spans, rows_at, having = [], [], [], []
+    out, spans, rows_at, having, members = [], [], [], [], None
     said = rows is None  # the rows are the question's to name, not the conversation's
     rows = _records(model, m, question) if rows is None else rows
     fielded = _fielded(model, m, question) if said else rows
     counts = {x.id for x in model.measures if x.agg in ("count", "count_distinct")}
-    measured = _measure_spots(m, question)
+    measured = measure_spots(m, question)
     for t in thresholds(question):
         hit = _field_before(t, fielded, model, question, measured)
         if hit is None and _counts_rows(t, model, question):
-            if said and (total := _member_bound(t, model, m, question)):
+            if said and (total := member_bound(t, model, m, question)):
                 having.append(total)  # "which products sold more than 300 units"
+                continue
+            if said and (counted := counted_members(t, model, m, question)):
+                having.append(counted[0])  # "how many days had more than 200 paid orders"
+                members = counted[1]
                 continue
             return Bounds([], "the question bounds a count per member (more than N rows): free SQL answers")
         if hit is None:
@@ -97,8 +104,12 @@ def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Reco
                                for mid, x, y in measured)]  # words name its rows ("paid orders")
             if said and not hit[3] and not near:  # "customers who spent over 20,000 in total": not a row
                 hit = None
-        if hit is None and said and (total := _member_bound(t, model, m, question)):
+        if hit is None and said and (total := member_bound(t, model, m, question)):
             having.append(total)  # "哪些城市成交额超过250万"
+            continue
+        if hit is None and said and (counted := counted_members(t, model, m, question)):
+            having.append(counted[0])  # "有多少个城市成交额超过100万"
+            members = counted[1]
             continue
         if hit is None:
             return Bounds([], "the question bounds a value of no rows it names (a total per member): free SQL answers")
@@ -110,20 +121,7 @@ def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Reco
         out.append(Filter(dimension=ref, op=t.op, values=[t.value]))
     if out and m.listing:
         return Bounds([], "the question asks to see rows with a bound, and no list of them holds it: free SQL answers")
-    return Bounds(out, "", spans, rows_at, having)
-
-
-def _member_bound(t: Threshold, model: SemanticModel, m: Mentions, question: str) -> Filter | None:
-    """A bound on a measure's total per member: members asked for ("which cities", "各品牌", not "how many
-    customers", which counts them), and the measure named just before the number ("成交额超过250万") or right
-    after it ("more than 4,000 units", "300,000 yuan of sales"), else the only one named."""
-    if not (m.split or m.dimensions) or m.counted or cue("count", question) and not cue("list", question):
-        return None
-    spots = _measure_spots(m, question)
-    before = sorted((e, mid) for mid, _, e in spots if just_before(question, e, t))
-    after = sorted((s, mid) for mid, s, _ in spots if 0 <= s - t.end <= 10)
-    mid = before[-1][1] if before else after[0][1] if after else m.measures[0] if len(m.measures) == 1 else None
-    return Filter(dimension=mid, op=t.op, values=[t.value]) if mid else None
+    return Bounds(out, "", spans, rows_at, having, members)
 
 
 def rebound(previous: QueryPlan, model: SemanticModel, m: Mentions, question: str) -> list[Filter] | None:
@@ -133,7 +131,7 @@ def rebound(previous: QueryPlan, model: SemanticModel, m: Mentions, question: st
     if not said:
         return None
     before = [f for f in previous.filters if is_bound(model, f)]
-    named, measured = _records(model, m, question), _measure_spots(m, question)
+    named, measured = _records(model, m, question), measure_spots(m, question)
     if before and len(said) == len(before) and \
             not any(_field_before(t, named, model, question, measured) for t in said):
         return [f.model_copy(update={"op": t.op, "values": [t.value]}) for f, t in zip(before, said)]
@@ -194,13 +192,6 @@ def _fielded(model: SemanticModel, m: Mentions, question: str) -> list[Record]:
     tables = {x.table.lower() for x in model.measures if x.id in m.measures}
     named = _records(model, m, question)
     return named + [r for r in model.records if r.table.lower() in tables and r not in named]
-
-
-def _measure_spots(m: Mentions, question: str) -> list[tuple[str, int, int]]:
-    """(measure id, start, end) of each word that names a measure in the question."""
-    q = question.casefold()
-    return [(mid, x.start(), x.end()) for mid, words in m.measure_words.items() for w in words
-            for x in re.finditer(re.escape(w.casefold()), q)]
 
 
 def _field_before(t: Threshold, rows: list[Record], model: SemanticModel, question: str,

@@ -6,16 +6,17 @@ own time column, grouped by the plan's dimensions (and period, for a trend). The
 those keys. So an order-level amount is never summed once per order item, a ratio divides two
 measures each computed at its own grain, and measures on different tables line up by dimension and period
 (a member's key when its name is not unique). A bound on a row value (orders over 5,000 yuan) is one more
-condition on the rows each measure aggregates; a bound on a measure's total (`having`) keeps the members whose
-total passes it. A comparison (同比 / 环比) adds the earlier window's values and
-the growth (a rank may follow it); a share (占比) divides by the total. Why not boring-semantic-layer: docs/semantic.md."""
+condition on the rows each measure aggregates; a bound on a measure's total (`having`) keeps the members
+whose total passes it, and a count of members (`count_members`) counts them. A comparison (同比 / 环比) adds
+the earlier window's values and the growth (a rank may follow it); a share (占比) divides by the total.
+Why not boring-semantic-layer: docs/semantic.md."""
 
 from __future__ import annotations
 
 import sqlglot
 
 from wenshu.semantic.compiled import AGG, OPS, Compiled, PlanNotCompilable, literal
-from wenshu.semantic.labels import COMPARE, PERIOD, SHARE, change_name, coded
+from wenshu.semantic.labels import COMPARE, COUNTED_PERIOD, PERIOD, SHARE, change_name, coded, counted_name
 from wenshu.semantic.model import Measure, Ratio, SemanticModel
 from wenshu.semantic.paths import Unreachable, joins
 from wenshu.semantic.plan import QueryPlan, Window
@@ -85,7 +86,8 @@ class Compiler(SqlWriter):
         bases = self.bases(metrics)
         if plan.compare != "none" and plan.window is None:
             raise self.fail("a comparison needs a time window", "同比/环比需要时间范围")
-        if plan.having and (not (plan.dimensions or plan.grain) or plan.share or plan.compare != "none"):
+        if (plan.having or plan.count_members) and (not (plan.dimensions or plan.grain) or plan.share
+                                                     or plan.compare != "none"):
             raise self.fail("a bound on a measure's total needs members to keep (a split or a trend), and no "
                             "share or comparison", "度量合计的条件需要按维度或时间拆分，且不能与占比或对比同用")
         if plan.compare != "none" and plan.grain:  # each period against its own earlier one
@@ -138,8 +140,13 @@ class Compiler(SqlWriter):
             select.append(f"{self.engine.round2(f'100.0 * {first} / NULLIF({over}, 0)')} AS {self.q(SHARE[self.lang])}")
             columns.append(SHARE[self.lang])
         sql = "WITH " + ", ".join(f"{n} AS ({s})" for n, s in ctes.items())
-        sql += f" SELECT {', '.join(select)} FROM {source}" + self.having(metrics)
-        sql += self.ordering(metrics)
+        if plan.count_members:  # "有多少个城市成交额超过100万": how many members pass (their keys, not names)
+            name = COUNTED_PERIOD[self.lang][plan.grain] if plan.grain else \
+                counted_name(self.name(self.keys_dims[0]), self.lang)
+            kept = f"SELECT {', '.join(f'{key_of}.{k}' for k in keys)} FROM {source}" + self.having(metrics)
+            sql += f" SELECT COUNT(*) AS {self.q(name)} FROM ({kept}) kept"
+            return Compiled(self.pretty(sql), [name], self.dialect)
+        sql += f" SELECT {', '.join(select)} FROM {source}" + self.having(metrics) + self.ordering(metrics)
         return Compiled(self.pretty(sql), columns, self.dialect)
 
     def having(self, metrics) -> str:

@@ -21,7 +21,6 @@ language's operator words):
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 
 from wenshu.semantic.bounds import bound_table, carried, row_bounds
@@ -30,13 +29,11 @@ from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import Mentions, cue, label_words, not_the_measures_own, oriented, read
 from wenshu.semantic.model import SemanticModel
-from wenshu.semantic.phrasing import said_outside_fields
+from wenshu.semantic.phrasing import backs, said_outside_fields
 from wenshu.semantic.paths import measure_tables, reachable, reaches, value_filters
 from wenshu.semantic.plan import Filter, QueryPlan
 from wenshu.semantic.ratios import share_of_whole
 from wenshu.semantic.variants import entry_words
-
-_CJK = re.compile(r"[\u3400-\u9fff]+")
 
 
 @dataclass
@@ -57,7 +54,7 @@ def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str)
     chosen = [x for x in plan.measures if x in named]
     if not named and len(plan.measures) == 1:
         entry = next((e for e in [*model.measures, *model.ratios] if e.id == plan.measures[0]), None)
-        if entry is not None and any(_backs(w, question) for w in entry_words(model, entry)):
+        if entry is not None and any(backs(w, question) for w in entry_words(model, entry)):
             return _distinct_counts(list(plan.measures), m, model)
     measures = list(dict.fromkeys(chosen + [x for x in named if x not in chosen]))[:3]
     measures = not_asked(_money(measures, model, question), m.measure_words, model, question, cue("money", question))
@@ -111,28 +108,6 @@ def _distinct_counts(measures: list[str], m: Mentions, model: SemanticModel) -> 
             if twin is not None:
                 out[i] = twin.id
     return list(dict.fromkeys(out))
-
-
-_FILLER = {"the", "a", "an", "of", "who", "that", "which", "with", "at", "least", "one", "per", "in", "on", "and"}
-
-
-def _stems(text: str) -> set[str]:
-    words = re.findall(r"[a-z]+", text.casefold())
-    return {re.sub(r"(ies|es|s|ed|ing)$", "", w) or w for w in words if w not in _FILLER}
-
-
-def _backs(word: str, question: str) -> bool:
-    """A Chinese name: three or more of its characters appear in the question in a row, covering most of
-    it. An English name of two or more words: each of its words appears in the question, in any order
-    or form ("customers who ordered" in "how many customers placed an order")."""
-    if word.isascii():
-        stems = _stems(word)
-        return len(stems) >= 2 and stems <= _stems(question)
-    if not _CJK.fullmatch(word) or len(word) < 4:
-        return False
-    run = max((n for n in range(3, len(word) + 1) for i in range(len(word) - n + 1) if word[i:i + n] in question),
-              default=0)
-    return run >= 3 and run >= len(word) * 0.6
 
 
 def ambiguous(m: Mentions, measures: list[str]) -> list[dict]:
@@ -222,10 +197,11 @@ def unanswerable(model: SemanticModel, m: Mentions, question: str) -> str | None
     """Why no plan can answer the question whatever the model fills in (None: one may): a bound no plan
     holds (`semantic.bounds`), or no measure named or backed by the question's words. Checked before the model is asked, so
     free SQL starts without waiting for a plan that grounding would drop."""
-    if thresholds(question) and (why := row_bounds(model, m, question).reason):
-        return why  # a bound on a total per member ("cities whose GMV passed a million"): no plan holds it
-    if not m.measures and not m.near_measures and not _money_of_rows(m, model, question) \
-            and not any(_backs(w, question) for e in [*model.measures, *model.ratios] for w in entry_words(model, e)):
+    bounded = row_bounds(model, m, question) if thresholds(question) else None
+    if bounded and bounded.reason:
+        return bounded.reason  # a bound on a total per member ("cities whose GMV passed a million"): no plan holds it
+    if not (bounded and bounded.members) and not m.measures and not m.near_measures and not _money_of_rows(m, model, question) \
+            and not any(backs(w, question) for e in [*model.measures, *model.ratios] for w in entry_words(model, e)):
         return "the question names none of the semantic model's measures"
     return None
 
@@ -240,7 +216,9 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     if why := unanswerable(model, m, question):
         return Grounded(None, why)
     dropped: list[str] = []
-    measures = _measures(plan, m, model, question)
+    bounded = row_bounds(model, m, question)  # "orders over 5,000 yuan": from the words, never the model
+    counting = bounded.members  # "有多少个城市成交额超过100万": the bounded measures, per member
+    measures = [h.dimension for h in bounded.having] if counting else _measures(plan, m, model, question)
     dropped += [f"measure {x}" for x in plan.measures if x not in measures]
     if not measures:
         return Grounded(None, "the question names none of the semantic model's measures (the plan chose "
@@ -254,7 +232,6 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         return Grounded(None, f"the question names a value of {lost[0]}, which the measures cannot be filtered by",
                         dropped)
     dropped += [f"filter {f.dimension}" for f in plan.filters if f.dimension not in {x.dimension for x in filters}]
-    bounded = row_bounds(model, m, question)  # "orders over 5,000 yuan": from the words, never the model
     measures, bounds = bounded.unsaid(model, m, measures, question), bounded.filters
     if why := carried(model, bounds, sorted(measure_tables(model, measures))):
         return Grounded(None, why, dropped)
@@ -263,13 +240,15 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     named = [*m.dimensions, *m.near_dimensions]  # near: a phrase close in meaning backs the model's choice
     dims = [d for d in plan.dimensions if d in kinds and (d in m.split or d in named and d not in filtered)]
     dims += [d for d in m.split if d not in dims]
+    if counting:
+        dims = [counting.dimension] if counting.dimension else []
     dims = list(dict.fromkeys(_reachable_twin(model, d, measures, m) for d in dims))
     dims = [d for i, d in enumerate(dims)  # the orders' and the traffic's channel: one split, not two
             if not {c.id for c in model.conformed(d)} - {d} & set(dims[:i])]
     time_split = [d for d in dims if kinds[d] == "time"]
     dims = [d for d in dims if kinds[d] != "time"][:2]
     dropped += [f"dimension {d}" for d in plan.dimensions if d not in dims and d not in time_split]
-    grain = m.grain or (plan.grain if m.trend else None) or ("day" if time_split else None)
+    grain = counting.grain if counting else m.grain or (plan.grain if m.trend else None) or ("day" if time_split else None)
     if plan.grain and not grain:
         dropped.append("grain")
     if bounded.having and not dims and not grain:
@@ -283,7 +262,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     order_by = plan.order_by if plan.order_by in measures else None
     update = {
         "measures": measures, "dimensions": dims, "filters": filters + bounds, "grain": grain,
-        "having": [h for h in bounded.having if h.dimension in measures],
+        "having": [h for h in bounded.having if h.dimension in measures], "count_members": bool(counting),
         "compare": m.compare, "share": share, "per": m.per if m.per != grain else None,
         "limit": (m.limit or plan.limit) if ranked else None,
         "order": oriented(m, model, order_by or measures[0]) if ranked else None,

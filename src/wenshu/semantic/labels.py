@@ -14,6 +14,9 @@ COMPARE = {"zh": {"yoy": ("去年同期", "同比%"), "previous": ("上期", "�
 POINTS = {"zh": {"yoy": "同比(百分点)", "previous": "环比(百分点)", "week": "周同比(百分点)"},
           "en": {"yoy": "YoY (pts)", "previous": "change (pts)", "week": "WoW (pts)"}}
 SHARE = {"zh": "占比%", "en": "share %"}
+# the number of members (periods) a count of members answers with: 城市数, number of cities, 天数, number of days
+COUNTED_PERIOD = {"zh": {"day": "天数", "week": "周数", "month": "月数", "quarter": "季度数", "year": "年数"},
+                  "en": {g: f"number of {g}s" for g in ("day", "week", "month", "quarter", "year")}}
 PER = {"zh": {"day": "日均{}", "week": "周均{}", "month": "月均{}", "quarter": "季均{}", "year": "年均{}"},
        "en": {g: f"average {a} {{}}" for g, a in (("day", "daily"), ("week", "weekly"), ("month", "monthly"),
                                                    ("quarter", "quarterly"), ("year", "yearly"))}}
@@ -23,6 +26,15 @@ def change_name(name: str, compare: str, lang: str, points: bool) -> str:
     """The column of a measure's change: "销售额同比%", "refund rate change (pts)"."""
     growth = POINTS[lang][compare] if points else COMPARE[lang][compare][1]
     return f"{name}{growth}" if lang == "zh" else f"{name} {growth}"
+
+
+def counted_name(name: str, lang: str) -> str:
+    """The column of a count of members: 客户数, number of customers."""
+    if lang == "zh":
+        return f"{name}数"
+    plural = name[:-1] + "ies" if name.endswith("y") and name[-2:-1] not in "aeiou" else \
+        name + "es" if name.endswith(("s", "x", "ch", "sh")) else name + "s"
+    return f"number of {plural}"
 
 
 def coded(d: Dimension) -> bool:

@@ -85,3 +85,26 @@ def said_outside_fields(model: SemanticModel, question: str, word: str) -> bool:
     w, q = word.casefold(), question.casefold()
     return bool(w) and any(not any(s <= i and i + len(w) <= e and e - s > len(w) for s, e in fields)
                            for i in [x.start() for x in re.finditer(re.escape(w), q)])
+
+
+_CJK = re.compile(r"[\u3400-\u9fff]+")
+_FILLER = {"the", "a", "an", "of", "who", "that", "which", "with", "at", "least", "one", "per", "in", "on", "and"}
+
+
+def _stems(text: str) -> set[str]:
+    words = re.findall(r"[a-z]+", text.casefold())
+    return {re.sub(r"(ies|es|s|ed|ing)$", "", w) or w for w in words if w not in _FILLER}
+
+
+def backs(word: str, question: str) -> bool:
+    """A Chinese name: three or more of its characters appear in the question in a row, covering most of
+    it. An English name of two or more words: each of its words appears in the question, in any order
+    or form ("customers who ordered" in "how many customers placed an order")."""
+    if word.isascii():
+        stems = _stems(word)
+        return len(stems) >= 2 and stems <= _stems(question)
+    if not _CJK.fullmatch(word) or len(word) < 4:
+        return False
+    run = max((n for n in range(3, len(word) + 1) for i in range(len(word) - n + 1) if word[i:i + n] in question),
+              default=0)
+    return run >= 3 and run >= len(word) * 0.6

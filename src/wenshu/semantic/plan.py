@@ -58,6 +58,8 @@ class QueryPlan(BaseModel):
     filters: list[Filter] = Field(default_factory=list)
     # bounds on a measure's total per member ("哪些城市成交额超过250万"): `dimension` is a measure id of the plan
     having: list[Filter] = Field(default_factory=list)
+    # "有多少个城市成交额超过100万": the answer is the number of members of the split (or periods of the trend)
+    count_members: bool = False
     window: Window | None = None
     grain: Grain | None = None  # a trend: one row per period of each measure's own time column
     per: Grain | None = None  # 日均: each measure per period of its time column, averaged over the periods

@@ -16,7 +16,7 @@ _BEFORE = (
     (r"不少于|不低于|至少|大于等于|满|>=|≥|\bat least\b|\bno less than\b|\bnot less than\b", "gte"),
     (r"不超过|不高于|最多|小于等于|<=|≤|\bat most\b|\bno more than\b|\bup to\b", "lte"),
     (r"超过|大于|高于|多于|>|\bover\b|\babove\b|\bmore than\b|\bgreater than\b|\bexceeding\b|\bhigher than\b|\b(?:bigger|larger) than\b|\bin excess of\b", "gt"),
-    (r"低于|小于|少于|不足|不到|不满|<|\bunder\b|\bbelow\b|\bless than\b|\blower than\b|\bsmaller than\b", "lt"),
+    (r"低于|小于|少于|不足|不到|不满|<|\bunder\b|\bbelow\b|\bless than\b|\bfewer than\b|\blower than\b|\bsmaller than\b", "lt"),
 )
 _AFTER = ((r"以上|及以上|或以上|\bor more\b|\band above\b|\bplus\b", "gte"),
           (r"以下|及以下|或以下|\bor less\b|\band below\b", "lte"))
@@ -27,6 +27,13 @@ _RANGE = (rf"(?:(?:在|介于)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:到|至|~|～
           rf"|{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:到|至|~|～)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*之间)",
           rf"\bbetween\s+{_CURRENCY}{_NUMBER}{_UNITS}\s+and\s+{_CURRENCY}{_NUMBER}{_UNITS}")
 _SCALE = {"万": 10_000, "w": 10_000, "千": 1_000, "k": 1_000}
+# small numbers in words ("three or more paid orders", "超过三单"), read as digits padded to the word's length so
+# every stretch of text keeps its place; a Chinese one only before a unit of counting (不到一半 is no bound),
+# and never "one" / 一 ("at least one item" asks for rows that have any)
+_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+          "twelve": 12, "fifteen": 15, "twenty": 20}
+_CN_WORDS = {"二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10, "十五": 15, "二十": 20}
+_CN_UNIT = r"(?=\s*(?:单|笔|件|次|个|位|家|款|人|天))"
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,7 @@ def thresholds(question: str) -> list[Threshold]:
     """Each "more than N" / "N以上" in the question, with its stretch of text; a range ("200到500元之间",
     "between 200 and 500") is two, at least its low end and at most its high end."""
     out: list[Threshold] = []
+    question = _digits(question)
     for pattern in _RANGE:
         for m in re.finditer(pattern, question, re.I):
             lo = 1 if m.group(1) is not None else 5  # the number groups of the alternative that matched
@@ -55,6 +63,16 @@ def thresholds(question: str) -> list[Threshold]:
             out.append(Threshold(m.start(), m.end(), op, _value(m.group(1), m.group(2))))
     out.sort(key=lambda t: t.start)
     return [t for i, t in enumerate(out) if not any(o.start < t.end and t.start < o.end for o in out[:i])]
+
+
+def _digits(question: str) -> str:
+    """The question with small numbers written as words turned into digits, each stretch the same length."""
+    def pad(m: re.Match, value: int) -> str:
+        return str(value).ljust(len(m.group(0))) if len(str(value)) <= len(m.group(0)) else m.group(0)
+
+    out = re.sub(r"\b(" + "|".join(_WORDS) + r")\b", lambda m: pad(m, _WORDS[m.group(1).lower()]), question, flags=re.I)
+    return re.sub("(" + "|".join(sorted(_CN_WORDS, key=len, reverse=True)) + ")" + _CN_UNIT,
+                  lambda m: pad(m, _CN_WORDS[m.group(1)]), out)
 
 
 def _value(number: str, scale: str | None) -> float | int:

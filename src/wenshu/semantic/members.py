@@ -1,0 +1,108 @@
+"""Bounds on a measure's total per member, and counts of the members that pass one.
+
+"哪些城市成交额超过250万", "which categories sold more than 4,000 units": the question asks for the members
+(a split, 哪些 / which) and the plan keeps those whose total passes (`QueryPlan.having`).
+"有多少个城市成交额超过100万", "上个月累计实付超过5000元的客户有多少位", "how many days had more than 200 paid
+orders": the question counts them (`QueryPlan.count_members`): the members are the dimension a count word
+stands before (多少个城市, how many customers) or right after (客户有多少位), or days (有几天, how many days:
+the days of a daily trend).
+
+The bounded measure is the one named just before the number ("成交额超过250万") or right after it ("more
+than 4,000 units", "three or more paid orders"); else, for a count of members, the measure that sums a
+record's field named just before the number (累计实付超过5000元: the amount paid, summed per customer); else
+the only measure named. Nothing here is written for a particular question: the words are the model's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from wenshu.semantic.fields import just_before, named_fields
+from wenshu.semantic.mentions import Mentions, cue
+from wenshu.semantic.model import SemanticModel
+from wenshu.semantic.plan import Filter
+from wenshu.semantic.thresholds import Threshold
+
+# a count of days ("有几天", "多少天", "how many days"): the members are the days of a daily trend
+_DAYS = r"(?<![这近前后过去])(几|多少)(个)?(天|日子)|\bhow many (different |separate )?days\b|\bnumber of days\b"
+# a count word right after a member's name ("客户有多少位", "城市一共有几个")
+_COUNT_AFTER = r"^\s*(的)?\s*(一共|总共|共)?\s*(有)?\s*(多少|几)"
+
+
+@dataclass(frozen=True)
+class Members:
+    """The members a count of members counts: a dimension's, or the periods of a trend (`grain`)."""
+    dimension: str | None = None
+    grain: str | None = None
+
+
+def measure_spots(m: Mentions, question: str) -> list[tuple[str, int, int]]:
+    """(measure id, start, end) of each word that names a measure in the question."""
+    q = question.casefold()
+    return [(mid, x.start(), x.end()) for mid, words in m.measure_words.items() for w in words
+            for x in re.finditer(re.escape(w.casefold()), q)]
+
+
+def member_bound(t: Threshold, model: SemanticModel, m: Mentions, question: str) -> Filter | None:
+    """A bound on a measure's total per member, when the members are asked for ("which cities", "各品牌", not
+    "how many customers", which counts them: `counted_members`)."""
+    if not (m.split or m.dimensions) or m.counted or cue("count", question) and not cue("list", question):
+        return None
+    mid = _named(t, m, question)
+    return Filter(dimension=mid, op=t.op, values=[t.value]) if mid else None
+
+
+def counted_members(t: Threshold, model: SemanticModel, m: Mentions, question: str) -> tuple[Filter, Members] | None:
+    """The bound on each member's total and the members whose number the question asks ("有多少个城市成交额
+    超过100万"); None when it counts no members or names no measure for the bound."""
+    members = _counted(model, m, question)
+    mid = _named(t, m, question, model) if members else None
+    return (Filter(dimension=mid, op=t.op, values=[t.value]), members) if mid else None
+
+
+def _counted(model: SemanticModel, m: Mentions, question: str) -> Members | None:
+    if m.split:
+        return None
+    if re.search(_DAYS, question, re.I):
+        return Members(grain="day")
+    if not cue("count", question):
+        return None
+    kinds = {d.id: d.kind for d in model.dimensions}
+    counted = [d for d in m.counted if kinds.get(d) == "category"]
+    q = question.casefold()
+    after = [d for d in m.dimensions if kinds.get(d) == "category" and any(
+        re.match(_COUNT_AFTER, q[x.end():]) for w in m.dimension_words.get(d, [])
+        for x in re.finditer(re.escape(w.casefold()), q))]
+    found = counted or after
+    return Members(dimension=found[0]) if found else None
+
+
+def _named(t: Threshold, m: Mentions, question: str, model: SemanticModel | None = None) -> str | None:
+    """The measure a bound on a total is on: named just before the number or right after it; with `model`, else
+    the sum of a record's field named just before it; else the only one named."""
+    spots = measure_spots(m, question)
+    before = sorted((e, mid) for mid, _, e in spots if just_before(question, e, t))
+    after = sorted((s, mid) for mid, s, _ in spots if 0 <= s - t.end <= 10)
+    if before or after:
+        return before[-1][1] if before else after[0][1]
+    summed = _summed_field(t, model, question) if model is not None else None
+    return summed or (m.measures[0] if len(m.measures) == 1 else None)
+
+
+def _summed_field(t: Threshold, model: SemanticModel, question: str) -> str | None:
+    """"累计实付超过5000元": the measure that sums the field named just before the number (the amount paid);
+    not when a row stands right after the number ("下过实付超过1000元的单": one order's amount, counted in 单,
+    the unit of a count of that record's rows)."""
+    after = re.sub(r"^\s*的?\s*", "", question[t.end:t.end + 12]).casefold()
+    best: tuple[int, str] | None = None
+    for rec in model.records:
+        units = {x.unit for x in model.measures if x.agg == "count" and x.unit and x.table.lower() == rec.table.lower()}
+        if any(after.startswith(w.casefold()) for w in [*units, *rec.words()]):
+            continue
+        for column, _, end in named_fields(model, rec, question):
+            me = next((x for x in model.measures if x.agg == "sum" and x.expr == column
+                       and x.table.lower() == rec.table.lower()), None)
+            if me is not None and just_before(question, end, t) and (best is None or end > best[0]):
+                best = (end, me.id)
+    return best[1] if best else None

@@ -1,0 +1,97 @@
+"""Counts of the members whose total passes a bound (`semantic.members`, `QueryPlan.count_members`): "有多少个
+城市成交额超过100万", "how many days had more than 200 paid orders". Read from the question's words on the
+demo's bundled model, compiled and run on a real demo database against SQL written here; the answer, its
+chips and the engines' SQL. The questions are written here."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from wenshu.agent.plan_answer import PlanView, chips
+from wenshu.semantic.compile import compile_plan
+from wenshu.semantic.grounding import ground
+from wenshu.semantic.library import bundled_text
+from wenshu.semantic.model import parse_model
+from wenshu.semantic.plan import QueryPlan
+from wenshu.semantic.thresholds import thresholds
+
+MODEL = parse_model(bundled_text("demo"))
+
+
+def grounded(question: str, measures: list[str]):
+    got = ground(QueryPlan(measures=measures), MODEL, question)
+    return got.plan, got.reason
+
+
+def rows(db, sql: str) -> list[tuple]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(sql).fetchall()
+
+
+@pytest.mark.parametrize(("question", "members", "measure", "op", "value"), [
+    ("有多少个城市的销售额超过100万", ("city", None), "gmv", "gt", 1_000_000),
+    ("累计实付满8000元的客户有多少位？", ("customer", None), "gmv", "gte", 8000),  # the amount paid, summed per customer
+    ("How many customers brought in more than 6,000 yuan of revenue?", ("customer", None), "gmv", "gt", 6000),
+    ("上周有多少个客户下过实付超过1000元的单", None, None, None, None),  # one order over 1000 yuan: no total
+    ("how many shoppers had four or more paid orders", ("customer", None), "paid_orders", "gte", 4),
+    ("订单量超过300单的日子有几天", (None, "day"), "paid_orders", "gt", 300),
+    ("How many days had fewer than 250 paid orders?", (None, "day"), "paid_orders", "lt", 250),
+    ("有多少个商品销量不少于20件", ("product", None), "units_sold", "gte", 20),
+])  # fmt: skip
+def test_a_count_of_members_names_the_members_and_the_bounded_total(question, members, measure, op, value):
+    plan, reason = grounded(question, ["buyers"])  # the model's choice does not matter: the words say it all
+    if members is None:
+        assert plan is None or not plan.count_members
+        return
+    assert plan is not None, reason
+    assert plan.count_members and (plan.dimensions[0] if plan.dimensions else None, plan.grain) == members
+    assert plan.measures == [measure] and [(h.dimension, h.op, h.values) for h in plan.having] == [(measure, op, [value])]
+
+
+def test_counted_members_match_hand_written_sql(demo_db_file):
+    plan, _ = grounded("有多少个城市的销售额超过100万", ["gmv"])
+    want = rows(demo_db_file, """SELECT COUNT(*) FROM (SELECT o.city_id FROM orders o WHERE o.status = 1
+        GROUP BY o.city_id HAVING SUM(o.pay_amount) > 1000000)""")
+    assert rows(demo_db_file, compile_plan(MODEL, plan).sql) == want and want[0][0] > 0
+    plan, _ = grounded("how many shoppers had four or more paid orders", ["paid_orders"])
+    want = rows(demo_db_file, """SELECT COUNT(*) FROM (SELECT customer_id FROM orders WHERE status = 1
+        GROUP BY customer_id HAVING COUNT(*) >= 4)""")
+    assert rows(demo_db_file, compile_plan(MODEL, plan, lang="en").sql) == want and want[0][0] > 0
+    plan, _ = grounded("订单量超过300单的日子有几天", ["paid_orders"])
+    want = rows(demo_db_file, """SELECT COUNT(*) FROM (SELECT order_date FROM orders WHERE status = 1
+        GROUP BY order_date HAVING COUNT(*) > 300)""")
+    assert rows(demo_db_file, compile_plan(MODEL, plan).sql) == want
+
+
+def test_the_answer_states_the_count_and_its_chip_lists_the_members():
+    plan, _ = grounded("有多少个城市的销售额超过100万", ["gmv"])
+    compiled = compile_plan(MODEL, plan)
+    assert compiled.columns == ["城市数"] and compile_plan(MODEL, plan, lang="en").columns == ["number of cities"]
+    view = PlanView(MODEL, plan, "zh")
+    assert view.explain(compiled.columns, [[7]]) == "销售额 > 1,000,000，城市数为 7。"
+    assert view.chart(compiled.columns, [[7]], "t") is None
+    by_kind = {c["kind"]: c for c in chips(view)}
+    assert by_kind["count"]["label"] == "城市数" and "count_members" not in by_kind["count"]["remove"]
+    assert by_kind["dimension"]["remove"] is None  # a count of members needs its members
+    listed = QueryPlan.model_validate(by_kind["count"]["remove"])
+    assert compile_plan(MODEL, listed).columns == ["城市", "销售额"]  # the cities that pass, with their totals
+
+
+def test_a_count_of_days_is_named_for_days():
+    plan, _ = grounded("How many days had fewer than 250 paid orders?", ["paid_orders"])
+    assert compile_plan(MODEL, plan, lang="en").columns == ["number of days"]
+    assert PlanView(MODEL, plan, "en").explain(["number of days"], [[3]]) == "orders < 250: number of days: 3."
+
+
+@pytest.mark.parametrize(("text", "op", "value"), [
+    ("three or more paid orders", "gte", 3), ("超过三单", "gt", 3), ("两次以上", "gte", 2), ("over twenty units", "gt", 20),
+])  # fmt: skip
+def test_small_numbers_in_words_are_bounds(text, op, value):
+    assert [(t.op, t.value) for t in thresholds(text)] == [(op, value)]
+
+
+@pytest.mark.parametrize("text", ["at least one item", "不到一半", "more than two weeks ago", "三月份"])
+def test_words_that_are_no_bound_stay_none(text):
+    assert thresholds(text) == []
