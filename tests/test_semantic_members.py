@@ -95,3 +95,13 @@ def test_small_numbers_in_words_are_bounds(text, op, value):
 @pytest.mark.parametrize("text", ["at least one item", "不到一半", "more than two weeks ago", "三月份"])
 def test_words_that_are_no_bound_stay_none(text):
     assert thresholds(text) == []
+
+
+def test_a_share_asked_with_its_amount_states_both(demo_db_file):
+    plan, _ = grounded("上个月超过2000元的订单有多少单，占比多少？", ["paid_orders"])
+    assert plan.share and plan.value_too and not plan.share_only()
+    ((count, share),) = rows(demo_db_file, compile_plan(MODEL, plan).sql)
+    ((part, whole),) = rows(demo_db_file, "SELECT SUM(pay_amount > 2000), COUNT(*) FROM orders WHERE status = 1")
+    assert (count, share) == (part, round(100.0 * part / whole, 2))
+    plan, _ = grounded("超过2000元的订单占已支付订单的比例", ["paid_orders"])
+    assert plan.share_only()  # the share alone when only the share is asked

@@ -264,6 +264,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         "measures": measures, "dimensions": dims, "filters": filters + bounds, "grain": grain,
         "having": [h for h in bounded.having if h.dimension in measures], "count_members": bool(counting),
         "compare": m.compare, "share": share, "per": m.per if m.per != grain else None,
+        "value_too": bool(share and (filters or bounds) and not dims and not grain and cue("amount", question)),
         "limit": (m.limit or plan.limit) if ranked else None,
         "order": oriented(m, model, order_by or measures[0]) if ranked else None,
         "order_by": order_by if ranked else None,

@@ -65,6 +65,7 @@ class QueryPlan(BaseModel):
     per: Grain | None = None  # 日均: each measure per period of its time column, averaged over the periods
     compare: Literal["none", "yoy", "previous", "week"] = "none"  # 同比 / 环比 (the period just before) / a week before
     share: bool = False  # 占比: the first measure as a percentage of its total
+    value_too: bool = False  # a share of a filtered part that states the part too ("how many …, and what percentage")
     order: Literal["desc", "asc"] | None = None
     order_by: str | None = None  # a measure id of the plan; default the first
     by_change: bool = False  # with a comparison, ranked by the measure's change (growth), not by its value
@@ -77,7 +78,7 @@ class QueryPlan(BaseModel):
     def share_only(self) -> bool:
         """A share of a filtered part with nothing to split by answers with the share alone."""
         return self.share and bool(self.filters) and not self.dimensions and not self.grain \
-            and self.compare == "none" and len(self.measures) == 1
+            and self.compare == "none" and len(self.measures) == 1 and not self.value_too
 
     @model_validator(mode="after")
     def _asks_for_something(self):
