@@ -105,3 +105,18 @@ def test_a_share_asked_with_its_amount_states_both(demo_db_file):
     assert (count, share) == (part, round(100.0 * part / whole, 2))
     plan, _ = grounded("超过2000元的订单占已支付订单的比例", ["paid_orders"])
     assert plan.share_only()  # the share alone when only the share is asked
+
+
+def test_a_count_of_members_is_answered_in_the_graph_without_a_model_call(store, fake_model, home):
+    from wenshu.agent.service import Agent
+    from wenshu.contracts import AgentRequest
+    from wenshu.providers.base import ModelClient
+    from wenshu.settings import Settings
+
+    agent = Agent(Settings(semantic_path=True), store, models=ModelClient({"fast": fake_model, "strong": fake_model},
+                                                                           provider="fake"))
+    resp = agent.ask(AgentRequest(message="上个月有多少个城市的销售额超过10万？"))
+    assert resp.error is None, resp.error
+    plan = next(t for t in resp.trace if t.node == "plan")
+    assert plan.status == "ok" and "count of members" in plan.detail and not fake_model.calls
+    assert "COUNT(*)" in resp.sql and "城市数为" in resp.answer

@@ -23,6 +23,7 @@ from wenshu.prompts import render
 from wenshu.agent.state import AgentState
 from wenshu.contracts import Event
 from wenshu.errors import WenshuError
+from wenshu.semantic.bounds import row_bounds
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.edits import edit
 from wenshu.semantic.grounding import ground, prefer_finer, unanswerable, unpinned
@@ -31,6 +32,7 @@ from wenshu.semantic.mentions import read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import QueryPlan
 from wenshu.semantic.schema import plan_schema
+from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.windows import followup_window, plan_window
 
 
@@ -75,6 +77,13 @@ def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel,
         mentions = ctx.nearby.near(model, question, mentions)
     if why := unanswerable(model, mentions, question):
         raise NoPlan(why)
+    bounded = row_bounds(model, mentions, question) if thresholds(question) else None
+    if bounded is not None and bounded.members is not None:  # "有多少个城市成交额超过100万": the words say it all
+        counted = QueryPlan(measures=[h.dimension for h in bounded.having])  # no model call
+        grounded = ground(counted, model, question, mentions=mentions)
+        if grounded.plan is None:
+            raise NoPlan(grounded.reason)
+        return grounded.plan.model_copy(update={"window": plan_window(question)}), [], " (a count of members)"
     unparsed = ""
     try:
         filled = ctx.models.structured("strong", plan_messages(model, question), QueryPlan,
