@@ -15,7 +15,7 @@ from datetime import timedelta
 from wenshu.agent.explain import fmt_value as _fmt
 from wenshu.i18n import pick
 from wenshu.semantic.bounds import SYMBOL, bound_name, is_bound
-from wenshu.semantic.labels import COUNTED_PERIOD, PER, counted_name
+from wenshu.semantic.labels import PER, counted_name
 from wenshu.semantic.model import Measure, SemanticModel
 from wenshu.semantic.plan import QueryPlan
 from wenshu.sql.charts import choose_chart
@@ -200,7 +200,7 @@ def chips(view: PlanView) -> list[dict]:
         out.append({"kind": "measure", "id": mid, "label": view.name(mid),
                     "remove": plan_with(measures=rest, order_by=None) if rest else None, "options": options})
     if p.count_members:  # removing it lists the members that pass
-        name = COUNTED_PERIOD[lang][p.grain] if p.grain else counted_name(view.name(p.dimensions[0]), lang)
+        name = counted_name(view.name(p.dimensions[0]) if p.dimensions else "", lang, p.grain)
         out.append({"kind": "count", "id": "count_members", "label": name,
                     "remove": plan_with(count_members=False), "options": []})
     for did in p.dimensions:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlglot
 
 from wenshu.semantic.compiled import AGG, OPS, Compiled, PlanNotCompilable, literal
-from wenshu.semantic.labels import COMPARE, COUNTED_PERIOD, PERIOD, SHARE, change_name, coded, counted_name
+from wenshu.semantic.labels import COMPARE, PERIOD, SHARE, change_name, coded, counted_name
 from wenshu.semantic.model import Measure, Ratio, SemanticModel
 from wenshu.semantic.paths import Unreachable, joins
 from wenshu.semantic.plan import QueryPlan, Window
@@ -141,8 +141,7 @@ class Compiler(SqlWriter):
             columns.append(SHARE[self.lang])
         sql = "WITH " + ", ".join(f"{n} AS ({s})" for n, s in ctes.items())
         if plan.count_members:  # "有多少个城市成交额超过100万": how many members pass (their keys, not names)
-            name = COUNTED_PERIOD[self.lang][plan.grain] if plan.grain else \
-                counted_name(self.name(self.keys_dims[0]), self.lang)
+            name = counted_name(self.name(self.keys_dims[0]) if self.keys_dims else "", self.lang, plan.grain)
             kept = f"SELECT {', '.join(f'{key_of}.{k}' for k in keys)} FROM {source}" + self.having(metrics)
             sql += f" SELECT COUNT(*) AS {self.q(name)} FROM ({kept}) kept"
             return Compiled(self.pretty(sql), [name], self.dialect)

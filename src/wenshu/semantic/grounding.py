@@ -200,7 +200,8 @@ def unanswerable(model: SemanticModel, m: Mentions, question: str) -> str | None
     bounded = row_bounds(model, m, question) if thresholds(question) else None
     if bounded and bounded.reason:
         return bounded.reason  # a bound on a total per member ("cities whose GMV passed a million"): no plan holds it
-    if not (bounded and bounded.members) and not m.measures and not m.near_measures and not _money_of_rows(m, model, question) \
+    counted = bounded is not None and bounded.members is not None  # the bound names the measure
+    if not counted and not m.measures and not m.near_measures and not _money_of_rows(m, model, question) \
             and not any(backs(w, question) for e in [*model.measures, *model.ratios] for w in entry_words(model, e)):
         return "the question names none of the semantic model's measures"
     return None

@@ -28,8 +28,10 @@ def change_name(name: str, compare: str, lang: str, points: bool) -> str:
     return f"{name}{growth}" if lang == "zh" else f"{name} {growth}"
 
 
-def counted_name(name: str, lang: str) -> str:
-    """The column of a count of members: 客户数, number of customers."""
+def counted_name(name: str, lang: str, grain: str | None = None) -> str:
+    """The column of a count of members: 客户数, number of customers; of a trend's periods: 天数, number of days."""
+    if grain:
+        return COUNTED_PERIOD[lang][grain]
     if lang == "zh":
         return f"{name}数"
     plural = name[:-1] + "ies" if name.endswith("y") and name[-2:-1] not in "aeiou" else \
