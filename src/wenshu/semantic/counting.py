@@ -13,6 +13,9 @@ is left out ("paid orders" cannot count cancelled ones); otherwise the model's o
 the count declared first is the default one. The others are not offered to the plan's model as
 alternatives: a unit or a row name is no word of theirs, and the default must not turn into "orders
 placed" because a small model liked that name better.
+
+A dimension's members counted with no measure named ("每个会员等级各有多少个买家") are the model's one count of
+distinct keys that looks the dimension up (`counted_keys`), unless the word names the dimension table's rows.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ import sqlglot
 from sqlglot import exp
 
 from wenshu.semantic.model import Measure, SemanticModel
+from wenshu.semantic.phrasing import backs
+from wenshu.semantic.variants import entry_words
 from wenshu.semantic.spans import Spans
 
 _HOW_MANY = r"(?:多少|几)"
@@ -181,6 +186,23 @@ def keyed_counts(model: SemanticModel, did: str) -> list[Measure]:
         return []
     keys = {r.ends()[0] for r in model.relationships if r.ends()[1][0].lower() == dim.table.lower()}
     return [x for x in model.measures if x.agg == "count_distinct" and not x.at_least and (x.table, x.expr) in keys]
+
+
+def counted_keys(model: SemanticModel, counted: list[str], said_words: dict[str, list[str]], question: str) -> list[str]:
+    """"每个会员等级各有多少个买家": no measure named, a dimension counted; the one count of distinct keys that
+    looks that dimension up (buyers: orders.customer_id), when the model has exactly one, the word counted
+    is not the name of the dimension table's own rows ("how many customers are there" counts the customers
+    table) and the question's words back no other measure ("新注册了多少用户" says most of 新注册客户)."""
+    keyed = [[x.id for x in keyed_counts(model, did)] for did in counted]
+    if len(keyed) != 1 or len(keyed[0]) != 1:
+        return []
+    dim = next(d for d in model.dimensions if d.id == counted[0])
+    rows = {w.casefold() for r in model.records if r.table.lower() == dim.table.lower() for w in r.words() if w}
+    said = {w.casefold() for w in said_words.get(dim.id, [])}
+    if said & rows or any(w.rstrip("s") in rows for w in said):
+        return []
+    others = [e for e in [*model.measures, *model.ratios] if e.id != keyed[0][0]]
+    return [] if any(backs(w, question) for e in others for w in entry_words(model, e)) else keyed[0]
 
 
 def distinct_counts(model: SemanticModel, counted: list[str], named: list[str], earlier: list[str]) -> list[str]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from wenshu.semantic.bounds import bound_table, carried, row_bounds
-from wenshu.semantic.counting import asked, keyed_counts, not_asked
+from wenshu.semantic.counting import asked, counted_keys, keyed_counts, not_asked
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import Mentions, cue, label_words, not_the_measures_own, oriented, read
@@ -51,11 +51,12 @@ def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str)
     it, and the words back it up."""
     named = [next((x for x in plan.measures if x in m.alternatives.get(n, [])), n) for n in m.measures]
     named = named or _money_of_rows(m, model, question) or [x for x in plan.measures if x in m.near_measures]
-    chosen = [x for x in plan.measures if x in named]
     if not named and len(plan.measures) == 1:
         entry = next((e for e in [*model.measures, *model.ratios] if e.id == plan.measures[0]), None)
         if entry is not None and any(backs(w, question) for w in entry_words(model, entry)):
             return _distinct_counts(list(plan.measures), m, model)
+    named = named or counted_keys(model, m.counted, m.dimension_words, question)
+    chosen = [x for x in plan.measures if x in named]
     measures = list(dict.fromkeys(chosen + [x for x in named if x not in chosen]))[:3]
     measures = not_asked(_money(measures, model, question), m.measure_words, model, question, cue("money", question))
     return _distinct_counts(measures, m, model)
@@ -202,6 +203,7 @@ def unanswerable(model: SemanticModel, m: Mentions, question: str) -> str | None
         return bounded.reason  # a bound on a total per member ("cities whose GMV passed a million"): no plan holds it
     counted = bounded is not None and bounded.members is not None  # the bound names the measure
     if not counted and not m.measures and not m.near_measures and not _money_of_rows(m, model, question) \
+            and not counted_keys(model, m.counted, m.dimension_words, question) \
             and not any(backs(w, question) for e in [*model.measures, *model.ratios] for w in entry_words(model, e)):
         return "the question names none of the semantic model's measures"
     return None

@@ -63,7 +63,9 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     foreign = [x for x in m.measures if x not in measures or measures[x].table.lower() != record.table.lower()]
     if m.split and foreign:  # "which products sold the most units": a measure by product, not product rows
         return None
-    ranked_by_said = bool(valued)  # "the 5 latest refunds" (最新的5笔) rank by time unless a value is named
+    # "the 5 latest refunds" (最新的5笔) rank by time unless a value is named, other than as a column to show
+    # ("最近20笔退款，要订单号、退款时间、退款金额": the amount is listed, the newest come first)
+    ranked_by_said = any(measures[x].expr not in fields or len(fields) < 2 for x in valued)
     if not valued and record.rank_by in measures and not foreign:  # "the 5 largest orders": the record's own value
         valued = [record.rank_by]  # (a column rank_by only bounds: "products under 50 yuan" is by their price)
     if m.rank and not valued:

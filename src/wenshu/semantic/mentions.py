@@ -47,7 +47,7 @@ CUES = {
     "previous": r"环比|上期|上一期|比上|较上|相比上|比前一|较前一|前一(周|个?月|天|日|季度|年)相比|previous period"
                 r"|上(个?月|周|星期|季度)同期"
                 r"|compar\w*\b.{0,40}\b(with|to|against)\s+(the\s+)?same (days?|period|time) (of |in )?(last|the (previous|prior)) (week|month|quarter)"
-                r"|(和|与|跟|同|对比)(上个?月|上周|上星期|上季度|上一?年|昨天|前一天|上期)(相?比|对比)"
+                r"|(和|与|跟|同|对比)(上个?月|上周|上星期|上季度|上一?年|昨天|前一天|上期|[前上]一(周|个?星期|个?月|个?季度|年))(相?比|对比)"
                 r"|compar\w*\b.{0,40}\b(with|to|against)\s+(the\s+)?(last|previous|prior)\s+(day|week|month|quarter|year|period)"
                 r"|\b(vs\.?|versus)\s+(the\s+)?(last|previous|prior)\s+(day|week|month|quarter|year|period)"
                 r"|period[- ]over[- ]period|(day|week|month|quarter)[- ](over|on)[- ](day|week|month|quarter)"
@@ -277,6 +277,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     bare = _blank(question, metrics.spans() + records.spans())
     measure_words = {x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}
     measures = ratios.averaged(model, question, metrics.ids(), measure_words)  # "average spend per order"
+    measures = ratios.rated_rows(model, question, measures, measure_words)  # "the refund rate on … orders"
     kept = counting.qualified(model, measures, measure_words)  # "how many orders got cancelled"
     measure_words = {x: w for x, w in measure_words.items() if x in kept or x not in measures}
     measures = kept

@@ -96,6 +96,9 @@ def _stems(text: str) -> set[str]:
     return {re.sub(r"(ies|es|s|ed|ing)$", "", w) or w for w in words if w not in _FILLER}
 
 
+_FUNCTION_CJK = re.compile(r"多少|[了的是有几个吗呢]")
+
+
 def backs(word: str, question: str) -> bool:
     """A Chinese name: three or more of its characters appear in the question in a row, covering most of
     it. An English name of two or more words: each of its words appears in the question, in any order
@@ -105,6 +108,6 @@ def backs(word: str, question: str) -> bool:
         return len(stems) >= 2 and stems <= _stems(question)
     if not _CJK.fullmatch(word) or len(word) < 4:
         return False
-    run = max((n for n in range(3, len(word) + 1) for i in range(len(word) - n + 1) if word[i:i + n] in question),
-              default=0)
+    run = max((n for n in range(3, len(word) + 1) for i in range(len(word) - n + 1) if word[i:i + n] in question
+               and len(_FUNCTION_CJK.sub("", word[i:i + n])) >= 2), default=0)  # 了多少 backs no 卖了多少钱
     return run >= 3 and run >= len(word) * 0.6

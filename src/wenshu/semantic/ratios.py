@@ -6,6 +6,8 @@
   percentage of orders were cancelled" is cancelled orders / all orders, the model's cancellation rate,
   not cancelled orders as 100 % of themselves. Other counts of the same rows named with it ("orders")
   are the whole the share is of, and go.
+- The rows a named ratio is a rate of, said after a preposition, are its scope, not another measure: "the
+  refund rate on last quarter's orders" asks for the refund rate only (orders is the table its parts count).
 """
 
 from __future__ import annotations
@@ -32,6 +34,22 @@ def averaged(model: SemanticModel, question: str, measures: list[str], words: di
             kept = [x for x in measures if x not in (r.numerator, r.denominator)]
             return [r.id, *kept]
     return measures
+
+
+_SCOPE = re.compile(r"\b(?:on|of|for|among|across|in|from)\s+(?:[\w'’-]+\s+){0,3}$", re.I)
+
+
+def rated_rows(model: SemanticModel, question: str, measures: list[str], words: dict[str, list[str]]) -> list[str]:
+    """`measures` without a count of the rows a named ratio's parts count, when each of its words comes after
+    "on / of / for / among …" ("the refund rate on last quarter's orders")."""
+    parts = {x.id: x for x in model.measures}
+    tables = {parts[p].table.lower() for r in model.ratios if r.id in measures
+              for p in (r.numerator, r.denominator) if p in parts}
+    def scope(x: str) -> bool:
+        said = words.get(x, [])
+        return x in parts and parts[x].agg == "count" and parts[x].table.lower() in tables and bool(said) and all(
+            any(_SCOPE.search(question[:m.start()]) for m in re.finditer(re.escape(w), question, re.I)) for w in said)
+    return [x for x in measures if not scope(x)]
 
 
 def _averages_field(model: SemanticModel, mid: str, question: str) -> bool:

@@ -15,6 +15,8 @@ import re
 from wenshu.semantic.model import Entry, SemanticModel
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
+_SHORT = {"average": "avg", "quantity": "qty", "amount": "amt", "number": "no.", "percentage": "pct",
+          "revenue": "rev", "customers": "custs", "customer": "cust"}
 
 
 def _plural(word: str) -> str:
@@ -37,8 +39,23 @@ def _swaps(name: str, word: str, others: list[str]) -> list[str]:
     return out
 
 
+def _abbreviated(name: str) -> list[str]:
+    """"average order value" -> "avg order value" (one word shortened at a time, then all of them)."""
+    if not name.isascii() or " " not in name.strip():
+        return []
+    found = [(m, _SHORT[m.group(0).casefold()]) for m in re.finditer(r"[A-Za-z]+", name) if m.group(0).casefold() in _SHORT]
+    out = [name[:m.start()] + short + name[m.end():] for m, short in found]
+    if len(found) > 1:
+        whole = name
+        for m, short in reversed(found):
+            whole = whole[:m.start()] + short + whole[m.end():]
+        out.append(whole)
+    return out
+
+
 def _expanded(model: SemanticModel, entry: Entry) -> list[str]:
     words = [w for w in entry.words() if w]
+    words += [a for w in words for a in _abbreviated(w)]
     extra = []
     for d in model.dimensions:
         names = [w for w in d.words() if w]

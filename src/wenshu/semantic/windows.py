@@ -23,7 +23,10 @@ BEFORE = (r"前一(?:周|个?星期|个?月|天|日|个?季度|年)|再往前一
 def followup_window(question: str, previous: Window | None, compare: str = "none") -> Window | None:
     """The window a follow-up asks for: one period before the previous window when it says so, else the
     period the follow-up names (None: it names none, and the previous window stays)."""
-    if previous is not None and re.search(BEFORE, question, re.I):
+    # "WoW, against the week before": the week before is what the window is compared with, not a new window
+    said = question if compare == "none" else re.sub("|".join(CUES[k] for k in ("yoy", "week", "previous")), " ",
+                                                      question, flags=re.I)
+    if previous is not None and re.search(BEFORE, said, re.I):
         return previous.shifted("previous")
     return plan_window(question, compare)
 

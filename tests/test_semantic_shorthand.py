@@ -1,0 +1,100 @@
+"""Words business users type for what the model names: abbreviations of a name's words (avg, qty), a count of a
+dimension's members ("多少个买家") as the model's count of distinct keys, the rows a rate is of said as its scope,
+a comparison's base that is no new window, and the newest rows listed with their amount. Pure functions on the
+demo's bundled model, compiled SQL run on a real demo database; the questions are written here."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from wenshu.semantic.compile import compile_plan
+from wenshu.semantic.grounding import ground, unanswerable
+from wenshu.semantic.library import bundled_text
+from wenshu.semantic.mentions import read
+from wenshu.semantic.model import parse_model
+from wenshu.semantic.phrasing import backs
+from wenshu.semantic.plan import QueryPlan, Window
+from wenshu.semantic.windows import followup_window
+
+MODEL = parse_model(bundled_text("demo"))
+
+
+def grounded(question: str, chosen: list[str]) -> QueryPlan | None:
+    return ground(QueryPlan(measures=chosen), MODEL, question).plan
+
+
+@pytest.mark.parametrize(("question", "measures"), [
+    ("avg order value by channel this month", ["aov"]),
+    ("qty sold per category last week", ["units_sold"]),
+    ("avg ticket and avg order value", ["aov"]),  # two words of one ratio: one measure
+])  # fmt: skip
+def test_a_names_words_are_read_in_their_abbreviations(question, measures):
+    assert read(MODEL, question).measures == measures
+
+
+@pytest.mark.parametrize(("question", "chosen", "measures"), [
+    ("上周每个渠道各有多少个买家？", ["gmv"], ["buyers"]),  # the model's choice is not said; the counted members are
+    ("how many distinct shoppers did we have yesterday", ["pv"], ["buyers"]),
+    ("本月新注册了多少用户", ["new_customers"], ["new_customers"]),  # the words back the model's choice
+])  # fmt: skip
+def test_a_count_of_a_dimensions_members_is_the_count_of_its_distinct_keys(question, chosen, measures):
+    plan = grounded(question, chosen)
+    assert plan is not None and plan.measures == measures
+
+
+def test_no_count_of_keys_where_the_words_back_another_measure():
+    question = "本月新注册了多少用户"  # most of 新注册客户 is said: not buyers, whatever the model chose
+    assert unanswerable(MODEL, read(MODEL, question), question) is None
+    assert grounded(question, ["gmv"]) is None
+    assert grounded("How many customers are there?", ["pv"]) is None  # the customers table's own rows, not buyers
+
+
+def test_a_count_of_members_by_a_dimension_runs_as_distinct_keys(demo_db_file):
+    plan = grounded("各渠道分别有多少个买家", ["gmv"])
+    assert plan is not None and (plan.measures, plan.dimensions) == (["buyers"], ["channel"])
+    with sqlite3.connect(demo_db_file) as conn:
+        got = dict(conn.execute(compile_plan(MODEL, plan).sql).fetchall())
+        expected = dict(conn.execute("SELECT channel, COUNT(DISTINCT customer_id) FROM orders WHERE status = 1"
+                                     " GROUP BY channel").fetchall())
+    assert got == expected and len(got) > 1
+
+
+def test_money_said_with_a_verb_and_function_characters_back_nothing():
+    assert read(MODEL, "这个季度卖了多少钱").measures == ["gmv"]
+    assert read(MODEL, "上周退了多少钱").measures == ["refund_amount"]
+    assert not backs("卖了多少钱", "新注册了多少用户")  # 了多少 is no part of a name
+
+
+@pytest.mark.parametrize(("question", "measures"), [
+    ("the cancellation rate among orders placed in March", ["cancel_rate"]),
+    ("what is the refund rate for this year's orders", ["refund_rate"]),
+    ("refund rate and orders by month", ["refund_rate", "paid_orders"]),  # both asked: no preposition before orders
+])  # fmt: skip
+def test_the_rows_a_rate_is_of_are_its_scope_not_another_measure(question, measures):
+    assert read(MODEL, question).measures == measures
+
+
+@pytest.mark.parametrize(("question", "moves"), [
+    ("and week over week, against the week before?", False),
+    ("和前一周比呢", False),
+    ("那前一周呢", True),
+    ("and the week before?", True),
+])  # fmt: skip
+def test_the_period_a_comparison_is_against_is_no_new_window(question, moves):
+    before = Window.model_validate({"start": "2026-03-09", "end": "2026-03-16"})
+    got = followup_window(question, before, read(MODEL, question).compare)
+    assert (got is not None and got.start.isoformat() == "2026-03-02") == moves
+    assert moves or read(MODEL, question).compare != "none"
+
+
+def test_the_newest_rows_listed_with_their_amount_come_newest_first(demo_db_file):
+    plan = grounded("最近8笔退款，列出订单号、退款金额和退款时间", ["refund_amount"])
+    assert plan is not None and (plan.records, plan.order_by, plan.order, plan.limit) == ("refund", "refund_time", "desc", 8)
+    biggest = grounded("退款金额最大的8笔退款，列出订单号和退款金额", ["refund_amount"])
+    assert biggest is not None and biggest.order_by == "refund_amount"
+    with sqlite3.connect(demo_db_file) as conn:
+        got = conn.execute(compile_plan(MODEL, plan).sql).fetchall()
+        newest = conn.execute("SELECT MAX(refund_time) FROM refunds").fetchone()[0]
+    assert len(got) == 8 and newest in got[0]
