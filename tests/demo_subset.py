@@ -64,6 +64,8 @@ PLANS = [
      "having": [{"dimension": "paid_orders", "op": "gte", "values": [2]}]},  # how many members pass
     {"measures": ["gmv"], "grain": "day", "window": WINDOW, "count_members": True,
      "having": [{"dimension": "gmv", "op": "gt", "values": [500]}]},  # how many days pass
+    {"measures": ["gmv"], "dimensions": ["city", "region"], "window": YEAR_AGO, "count_members": True,
+     "having": [{"dimension": "gmv", "op": "gt", "values": [1000]}]},  # how many pass in each group
 ]
 
 

@@ -120,3 +120,25 @@ def test_a_count_of_members_is_answered_in_the_graph_without_a_model_call(store,
     plan = next(t for t in resp.trace if t.node == "plan")
     assert plan.status == "ok" and "count of members" in plan.detail and not fake_model.calls
     assert "COUNT(*)" in resp.sql and "城市数为" in resp.answer
+
+
+def test_a_split_added_to_a_count_counts_the_members_in_each_group(demo_db_file):
+    from wenshu.semantic.edits import edit
+    from wenshu.semantic.mentions import read
+
+    first, _ = grounded("有多少个城市的销售额超过20万", ["gmv"])
+    follow = "按大区拆一下"
+    plan = edit(first, read(MODEL, follow), None, follow, MODEL)
+    assert plan.count_members and plan.dimensions == ["city", "region"]
+    compiled = compile_plan(MODEL, plan)
+    assert compiled.columns == ["大区", "城市数"]
+    want = rows(demo_db_file, """SELECT r.region_name, COUNT(*) FROM (SELECT o.city_id FROM orders o WHERE o.status = 1
+        GROUP BY o.city_id HAVING SUM(o.pay_amount) > 200000) kept JOIN cities c ON c.city_id = kept.city_id
+        JOIN regions r ON r.region_id = c.region_id GROUP BY r.region_name""")
+    got = rows(demo_db_file, compiled.sql)
+    assert sorted(got) == sorted(want) and len(got) > 1 and [n for _, n in got] == sorted((n for _, n in got), reverse=True)
+    view = PlanView(MODEL, plan, "zh")
+    assert view.explain(compiled.columns, [list(r) for r in got]).startswith(f"销售额 > 200,000，按大区的城市数，共 {len(got)} 行；最多的是")
+    assert view.chart(compiled.columns, [list(r) for r in got], "t") is not None
+    dims = [c for c in chips(view) if c["kind"] == "dimension"]
+    assert dims[0]["remove"] is None and QueryPlan.model_validate(dims[1]["remove"]).dimensions == ["city"]

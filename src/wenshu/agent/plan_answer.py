@@ -96,8 +96,13 @@ class PlanView:
         head = pick(lang, f"{scope}: " if scope else "", f"{scope}，" if scope else "")
         if not rows:
             text = head + pick(lang, "no matching data.", "没有符合条件的数据。")
-        elif p.count_members:  # "有多少个城市成交额超过100万": the number is the answer
+        elif p.count_members and len(columns) == 1:  # "有多少个城市成交额超过100万": the number is the answer
             text = head + pick(lang, f"{columns[0]}: {_fmt(rows[0][0])}.", f"{columns[0]}为 {_fmt(rows[0][0])}。")
+        elif p.count_members:  # "按大区拆一下": how many passed in each group
+            best = max(rows, key=lambda r: r[-1] or 0)
+            by, label = pick(lang, " and ".join(columns[:-1]), "、".join(columns[:-1])), " / ".join(str(x) for x in best[:-1])
+            text = head + pick(lang, f"{columns[-1]} by {by}, {len(rows)} rows; the most is {label} with {_fmt(best[-1])}.",
+                               f"按{by}的{columns[-1]}，共 {len(rows)} 行；最多的是 {label}（{_fmt(best[-1])}）。")
         elif p.share_only():
             text = head + pick(lang, f"{_fmt(rows[0][-1])} % of all {self.name(first)}.",
                                f"占全部{self.name(first)}的 {_fmt(rows[0][-1])} %。")
@@ -158,8 +163,10 @@ class PlanView:
     # -- the chart --------------------------------------------------------------------------------------
     def chart(self, columns: list[str], rows: list[list], title: str) -> dict | None:
         p = self.plan
-        if p.records or p.count_members:
+        if p.records or p.count_members and len(columns) == 1:
             return None  # a list of rows is a table, a count of members one number
+        if p.count_members:  # a count per group: one bar each
+            return _project(columns, rows, list(range(len(columns))), "aggregate", title)
         keys = len(p.dimensions) + (1 if p.grain else 0)
         if p.grain:
             picked = list(range(keys)) + [keys + i * (3 if p.compare != "none" else 1) for i in range(len(p.measures))]
@@ -203,9 +210,9 @@ def chips(view: PlanView) -> list[dict]:
         name = counted_name(view.name(p.dimensions[0]) if p.dimensions else "", lang, p.grain)
         out.append({"kind": "count", "id": "count_members", "label": name,
                     "remove": plan_with(count_members=False), "options": []})
-    for did in p.dimensions:
+    for i, did in enumerate(p.dimensions):  # the members counted stay; a group of the count may go
         out.append({"kind": "dimension", "id": did, "label": pick(lang, f"by {view.name(did)}", f"按{view.name(did)}"),
-                    "remove": None if p.count_members else plan_with(dimensions=[d for d in p.dimensions if d != did]),
+                    "remove": None if p.count_members and i == 0 else plan_with(dimensions=[d for d in p.dimensions if d != did]),
                     "options": []})
     for f in p.filters:
         values = "、".join(view.value_label(f.dimension, v) for v in f.values)

@@ -141,12 +141,32 @@ class Compiler(SqlWriter):
             columns.append(SHARE[self.lang])
         sql = "WITH " + ", ".join(f"{n} AS ({s})" for n, s in ctes.items())
         if plan.count_members:  # "有多少个城市成交额超过100万": how many members pass (their keys, not names)
-            name = counted_name(self.name(self.keys_dims[0]) if self.keys_dims else "", self.lang, plan.grain)
-            kept = f"SELECT {', '.join(f'{key_of}.{k}' for k in keys)} FROM {source}" + self.having(metrics)
-            sql += f" SELECT COUNT(*) AS {self.q(name)} FROM ({kept}) kept"
-            return Compiled(self.pretty(sql), [name], self.dialect)
+            return self.counted(sql, keys, source, metrics)
         sql += f" SELECT {', '.join(select)} FROM {source}" + self.having(metrics) + self.ordering(metrics)
         return Compiled(self.pretty(sql), columns, self.dialect)
+
+    def counted(self, sql: str, keys: list[str], source: str, metrics) -> Compiled:
+        """How many members pass the bound: the first key is the member (a dimension, else the period), the
+        others group the count ("按大区拆一下": per region, how many of its cities passed). Names are looked up
+        outside the count, so no engine runs a correlated lookup inside an aggregate."""
+        plan, key_of = self.plan, self.key_of
+        name = counted_name(self.name(self.keys_dims[0]) if self.keys_dims else "", self.lang,
+                            None if self.keys_dims else plan.grain)
+        kept = f"SELECT {', '.join(f'{key_of}.{k} AS {k}' for k in keys)} FROM {source}" + self.having(metrics)
+        groups = keys[1:]
+        if not groups:
+            sql += f" SELECT COUNT(*) AS {self.q(name)} FROM ({kept}) kept"
+            return Compiled(self.pretty(sql), [name], self.dialect)
+        by = ", ".join(f"kept.{k}" for k in groups)
+        select, columns = [], []
+        for k in groups:
+            label = PERIOD[self.lang][plan.grain] if k == "p" else self.name(self.keys_dims[int(k[1:])])
+            select.append(f"{'g.p' if k == 'p' else self.shown(self.keys_dims[int(k[1:])], f'g.{k}', keyed=True)}"
+                          f" AS {self.q(label)}")
+            columns.append(label)
+        sql += (f" SELECT {', '.join(select)}, g.n AS {self.q(name)} FROM (SELECT {by}, COUNT(*) AS n FROM ({kept}) kept"
+                f" GROUP BY {by}) g ORDER BY {'g.p' if 'p' in groups else 'g.n DESC, ' + by.replace('kept.', 'g.')}")
+        return Compiled(self.pretty(sql), [*columns, name], self.dialect)
 
     def having(self, metrics) -> str:
         """Members whose total passes a bound ("cities whose GMV passed 2.5 million"): a condition on the
