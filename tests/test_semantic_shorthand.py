@@ -98,3 +98,16 @@ def test_the_newest_rows_listed_with_their_amount_come_newest_first(demo_db_file
         got = conn.execute(compile_plan(MODEL, plan).sql).fetchall()
         newest = conn.execute("SELECT MAX(refund_time) FROM refunds").fetchone()[0]
     assert len(got) == 8 and newest in got[0]
+
+
+def test_the_models_values_are_kept_only_as_values_the_question_names():
+    question = "What's the average amount paid on app orders over 500 yuan last week?"
+    filled = QueryPlan.model_validate({"measures": ["aov"], "filters": [
+        {"dimension": "channel", "values": ["app"]}, {"dimension": "order_date", "values": ["last week"]},
+        {"dimension": "member_level", "values": ["0"]}]})  # a date said as a value, a code found inside "500"
+    plan = ground(filled, MODEL, question).plan
+    assert plan is not None and {f.dimension for f in plan.filters} <= {"channel", "order_status", "orders.pay_amount"}
+    question = "今年以来华东大区实付超过3000的订单有多少单"
+    filled = QueryPlan.model_validate({"measures": ["paid_orders"], "filters": [{"dimension": "region", "values": ["华东大区"]}]})
+    plan = ground(filled, MODEL, question).plan
+    assert plan is not None and [f.values for f in plan.filters if f.dimension == "region"] == [["华东"]]

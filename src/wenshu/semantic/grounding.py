@@ -165,19 +165,27 @@ def _filters(plan: QueryPlan, model: SemanticModel, m: Mentions, measures: list[
     out: dict[str, Filter] = {}
     for f in plan.filters:
         d = dims.get(f.dimension)
-        if d is None:
-            continue
+        if d is None or d.kind == "time":
+            continue  # the window says the time ("last week" is no value of the order date)
         codes = {w.casefold(): c for c, words in label_words(d).items() for w in words}
         named = m.values.get(d.id, [])
-        values = [codes.get(str(v).casefold(), str(v)) for v in f.values
-                  if codes.get(str(v).casefold(), str(v)) in named  # not 商品 inside 商品总额, a field's word
-                  or said_outside_fields(model, question, str(v))]
+        values = [codes.get(_bare(str(v), d.words()).casefold(), str(v)) for v in f.values]  # 华东大区: 华东
+        values = [v for v in values if v in named  # not 商品 inside 商品总额, a field's word; a code is no
+                  or not v.strip().isdigit() and said_outside_fields(model, question, v)]  # name: no 0 in 500
         if values and f.op in ("in", "not_in", "eq", "ne"):
             out[d.id] = f.model_copy(update={"values": values})
     for did, values in value_filters(model, m, measures).items():
         if not {c.id for c in model.conformed(did)} & set(out):
             out[did] = Filter(dimension=did, op="in", values=values)
     return list(out.values())
+
+
+def _bare(value: str, kind: list[str]) -> str:
+    """A value written with its kind's name ("华东大区", "App channel"): the value alone."""
+    for w in sorted((w for w in kind if w), key=len, reverse=True):
+        if len(value) > len(w) and value.casefold().endswith(w.casefold()):
+            return value[:-len(w)].strip()
+    return value
 
 
 def _reachable_twin(model: SemanticModel, did: str, measures: list[str], m: Mentions) -> str:
