@@ -111,3 +111,28 @@ def test_the_models_values_are_kept_only_as_values_the_question_names():
     filled = QueryPlan.model_validate({"measures": ["paid_orders"], "filters": [{"dimension": "region", "values": ["华东大区"]}]})
     plan = ground(filled, MODEL, question).plan
     assert plan is not None and [f.values for f in plan.filters if f.dimension == "region"] == [["华东"]]
+
+
+@pytest.mark.parametrize(("question", "measures"), [
+    ("这周新客有多少人", ["new_customers"]),  # 人 is the unit of the count named: no second count of people
+    ("每天多少新客，按天看", ["new_customers"]),  # 多少新客 asks 新客数
+    ("上个月有多少订单被取消了", ["cancelled_orders"]),  # 订单 is the records' word: the values decide
+    ("上周访客有多少人", ["uv"]),
+    ("华东今年成交了多少钱", ["gmv"]),
+])  # fmt: skip
+def test_a_count_asked_by_its_stem_and_its_unit_is_the_count_named(question, measures):
+    assert read(MODEL, question).measures == measures
+
+
+def test_top_n_said_before_is_a_rank():
+    m = read(MODEL, "前三是哪几个品类？")
+    assert (m.rank, m.limit) == (True, 3)
+
+
+def test_a_split_by_a_column_the_counts_filter_pins_counts_all_rows(demo_db_file):
+    plan = grounded("how many orders by order status in March", ["paid_orders"])
+    assert plan is not None and (plan.measures, plan.dimensions) == (["all_orders"], ["order_status"])
+    assert grounded("各渠道订单量", ["paid_orders"]).measures == ["paid_orders"]  # the filter pins no channel
+    with sqlite3.connect(demo_db_file) as conn:
+        got = conn.execute(compile_plan(MODEL, plan.model_copy(update={"window": None})).sql).fetchall()
+    assert len(got) == 4  # paid, cancelled, refunded and pending, not paid alone

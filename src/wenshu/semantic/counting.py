@@ -63,6 +63,23 @@ def own_filter(measure: Measure) -> dict[str, set[str]] | None:
     return out
 
 
+def free_count(model: SemanticModel, measures: list[str], dims: list[str]) -> list[str]:
+    """"order count by status": a split by a column the count's own filter pins (paid orders keep status 1)
+    would show one member; the count of the same rows with no filter on that column (all orders) splits."""
+    by_id, out = {x.id: x for x in model.measures}, []
+    split = {d.column.lower() for d in model.dimensions if d.id in dims}
+    for mid in measures:
+        me, pinned = by_id.get(mid), None
+        if me is not None and me.agg == "count":
+            own = own_filter(me) or {}
+            tables = {d.table.lower() for d in model.dimensions if d.id in dims and d.column.lower() in own}
+            pinned = me.table.lower() in tables
+        free = next((x for x in model.measures if pinned and x.agg == "count" and x.table == me.table
+                     and own_filter(x) is not None and not split & set(own_filter(x))), None)
+        out.append(free.id if free else mid)
+    return list(dict.fromkeys(out))
+
+
 def _fit(measure: Measure, named: dict[str, set[str]]) -> int | None:
     """2: its filter is exactly a value named; 1: consistent with what is named; None: it excludes one."""
     own = own_filter(measure)
@@ -95,6 +112,8 @@ def with_counts(model: SemanticModel, question: str, values: dict[str, list[str]
         return measures, alternatives
     # in the order the question names them: "paid purchase count and revenue" is the count first
     said = [s for r in model.records if r.table.lower() == count.table.lower() for s, _ in records.get(r.id, [])]
+    if not said and count.unit in {x.unit for x in model.measures if x.id in measures}:
+        return measures, alternatives  # "新客有多少人", "访客有多少人": 人 is the unit of the measure named
     said += [m.start() for m in re.finditer(_HOW_MANY + r"\s*(\S)", question) if m.group(1) == count.unit]
     at = min(said, default=len(question))
     before = [x for x in measures if min((s for s, _ in spans.get(x, [])), default=0) < at]

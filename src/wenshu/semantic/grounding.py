@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from wenshu.semantic.bounds import bound_table, carried, row_bounds
-from wenshu.semantic.counting import asked, counted_keys, keyed_counts, not_asked
+from wenshu.semantic.counting import asked, counted_keys, free_count, keyed_counts, not_asked
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import Mentions, cue, label_words, not_the_measures_own, oriented, read
@@ -259,6 +259,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     time_split = [d for d in dims if kinds[d] == "time"]
     dims = [d for d in dims if kinds[d] != "time"][:2]
     dropped += [f"dimension {d}" for d in plan.dimensions if d not in dims and d not in time_split]
+    measures = free_count(model, measures, dims)  # "order count by status": all orders, not the paid ones
     grain = counting.grain if counting else m.grain or (plan.grain if m.trend else None) or ("day" if time_split else None)
     if plan.grain and not grain:
         dropped.append("grain")

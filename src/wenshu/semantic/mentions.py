@@ -60,7 +60,7 @@ CUES = {
              r"|\bas (a )?percentages?\b|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent\b"
              r"|\b(and|with|plus) (the |a |their |its )?percent(age)?s?\b(?! (change|growth|increase|decrease|drop|rise))"
              r"|\bslices?\b|\baccount(s|ed)? for\b|\bcontribut(e|es|ed|ion|ions)\b|\bmix\b|\bmakes? up\b",
-    "rank": r"前\s*" + _NUM + r"\s*(名|个|位|家|款|大|的|$)" + _NOT_PERIOD + "|" + _NUM + _COUNTED
+    "rank": r"前\s*" + _NUM + r"\s*(名|个|位|家|款|大|的|是|$)" + _NOT_PERIOD + "|" + _NUM + _COUNTED
             + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
             r"|排名|排行|(?<!at )\bmost(?! recent\b)|(?<!at )\b(highest|lowest|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest"
             r"|biggest|strongest|weakest|thinnest|slimmest|poorest|cheapest|top-selling|best-selling)\b",  # "at least one": a condition
@@ -123,7 +123,7 @@ def number(text: str) -> int | None:
 def top_n(question: str) -> int | None:
     """The N of "前N", "top N", "N个城市", "最高的5个"; None when the question names no number."""
     for pat in (r"\b(?:which|what)\s+" + _EN_NUM + r"\s+[a-z]",
-                r"(?:前|后)\s*" + _NUM + r"\s*(?:名|个|位|家|款|大|的|$)" + _NOT_PERIOD,
+                r"(?:前|后)\s*" + _NUM + r"\s*(?:名|个|位|家|款|大|的|是|$)" + _NOT_PERIOD,
                 r"(?<![a-z])(?:top|bottom)\s*" + _EN_NUM, _NUM + _COUNTED,  # "订单量Top10": no word boundary
                 r"\b" + _EN_NUM + r"\s+(?:most|least|highest|lowest|largest|smallest|biggest|best|worst)\b",
                 r"\b(?:highest|lowest|largest|smallest|biggest|best|worst)\s+(\d{1,3}|" + "|".join(_EN) + r")\b(?!\s*%)",

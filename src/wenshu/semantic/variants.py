@@ -53,9 +53,19 @@ def _abbreviated(name: str) -> list[str]:
     return out
 
 
+def _asked_count(name: str, rows: set[str]) -> list[str]:
+    """新客数 -> 多少新客, 多少个新客, 几个新客, 新客有多少 (not for a record's own word: 订单数 stays as it is)."""
+    stem = name[:-1] if name.endswith("数") else ""
+    if len(stem) < 2 or not all(_CJK.match(c) for c in stem) or stem in rows:
+        return []
+    return [f"多少{stem}", f"多少个{stem}", f"多少位{stem}", f"几个{stem}", f"几位{stem}", f"{stem}有多少"]
+
+
 def _expanded(model: SemanticModel, entry: Entry) -> list[str]:
     words = [w for w in entry.words() if w]
+    rows = {w for e in [*model.records, *model.dimensions] for w in e.words() if w}
     words += [a for w in words for a in _abbreviated(w)]
+    words += [a for w in words if getattr(entry, "agg", None) in ("count", "count_distinct") for a in _asked_count(w, rows)]
     extra = []
     for d in model.dimensions:
         names = [w for w in d.words() if w]
