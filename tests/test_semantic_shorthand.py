@@ -136,3 +136,8 @@ def test_a_split_by_a_column_the_counts_filter_pins_counts_all_rows(demo_db_file
     with sqlite3.connect(demo_db_file) as conn:
         got = conn.execute(compile_plan(MODEL, plan.model_copy(update={"window": None})).sql).fetchall()
     assert len(got) == 4  # paid, cancelled, refunded and pending, not paid alone
+
+
+def test_values_asked_each_with_a_verb_split_by_them():
+    plan = grounded("今年一线和二线城市各成交了多少钱", ["gmv"])
+    assert plan is not None and plan.dimensions == ["city_tier"] and plan.filters[0].values == ["1", "3"]

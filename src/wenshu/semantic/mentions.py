@@ -81,7 +81,7 @@ CUES = {
     "money": r"多少钱|\bmoney\b|\bcash\b",
     "list": r"哪些|有哪几|列出|列一下|列个|明细|清单|列表|详情|\blist\b|\bdetails?\b|\bwhich\b",
     "count": r"多少|几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
-    "each": r"分别|各自|各是|各(占|贡献|有|卖|花|为|多少)|\brespectively\b|\beach\b|\bseparately\b",
+    "each": r"分别|各自|各是|各(占|贡献|有|卖|花|为|多少)|各[^，。？,.?\s各]{1,4}多少|\brespectively\b|\beach\b|\bseparately\b",
     # two values set side by side ("app vs web", "华东和华南对比"): one row per value
     "versus": r"\bvs\.?\b|\bversus\b|\bcompar\w*\b|对比|相比|比较|(和|与|跟).{1,12}(比|相比|对比)"
               r"|\bside[- ]by[- ]side\b|\bnext to each other\b|\bhead[- ]to[- ]head\b|还是"
