@@ -141,3 +141,13 @@ def test_a_split_by_a_column_the_counts_filter_pins_counts_all_rows(demo_db_file
 def test_values_asked_each_with_a_verb_split_by_them():
     plan = grounded("今年一线和二线城市各成交了多少钱", ["gmv"])
     assert plan is not None and plan.dimensions == ["city_tier"] and plan.filters[0].values == ["1", "3"]
+
+
+@pytest.mark.parametrize("question", [
+    "gross profit by category last month, in yuan and as a percentage of product sales",
+    "上个月各品类毛利多少，占商品销售额的百分比是多少",
+])  # fmt: skip
+def test_a_measure_as_a_percent_of_another_is_the_models_ratio(question):
+    plan = grounded(question, ["gross_profit"])
+    assert plan is not None and (plan.measures, plan.share, plan.dimensions) == (["gross_profit", "gross_margin"], False, ["category"])
+    assert grounded("gross profit and product sales by category", ["gross_profit"]).measures == ["gross_profit", "item_sales"]

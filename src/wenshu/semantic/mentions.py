@@ -278,6 +278,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     measure_words = {x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}
     measures = ratios.averaged(model, question, metrics.ids(), measure_words)  # "average spend per order"
     measures = ratios.rated_rows(model, question, measures, measure_words)  # "the refund rate on … orders"
+    measures, pct = (p := ratios.percent_of(model, question, measures, measure_words)), p != measures  # "as a % of sales"
     kept = counting.qualified(model, measures, measure_words)  # "how many orders got cancelled"
     measure_words = {x: w for x, w in measure_words.items() if x in kept or x not in measures}
     measures = kept
@@ -291,7 +292,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         listing=cue("list", question) and not cue("count", question),
         dimension_words={d: [question[s:e] for s, e in spans] for d, spans in dims.hits.items()},
         measure_words=measure_words, grain=explicit_grain(bare), per=per_period(bare),
-        compare=compare, share=cue("share", question), trend=cue("trend", question), rank=rank,
+        compare=compare, share=cue("share", question) and not pct, trend=cue("trend", question), rank=rank,
         limit=top_n(_blank(question, bounds)) if rank else None,
         order=("asc" if cue("ascending", question) else "desc") if rank else None, judged=rank and cue("judged", question),
         by_change=by_change,

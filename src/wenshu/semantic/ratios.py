@@ -6,6 +6,8 @@
   percentage of orders were cancelled" is cancelled orders / all orders, the model's cancellation rate,
   not cancelled orders as 100 % of themselves. Other counts of the same rows named with it ("orders")
   are the whole the share is of, and go.
+- A measure "as a % of" another, when the model has that ratio, is the ratio: "gross profit in yuan and as a
+  % of sales" asks for gross profit and the gross margin (毛利占销售额的百分比 too), not sales.
 - The rows a named ratio is a rate of, said after a preposition, are its scope, not another measure: "the
   refund rate on last quarter's orders" asks for the refund rate only (orders is the table its parts count).
 """
@@ -33,6 +35,22 @@ def averaged(model: SemanticModel, question: str, measures: list[str], words: di
                 (r.numerator in measures or _averages_field(model, r.numerator, question)):
             kept = [x for x in measures if x not in (r.numerator, r.denominator)]
             return [r.id, *kept]
+    return measures
+
+
+_PERCENT_OF = re.compile(r"(?:%|\bpercent(?:age)?)\s+of\s+(?:the\s+|total\s+|all\s+)*$|占\s*$", re.I)
+
+
+def percent_of(model: SemanticModel, question: str, measures: list[str], words: dict[str, list[str]]) -> list[str]:
+    """`measures` with a denominator said after "as a % of" / 占 (its numerator named too) as the ratio."""
+    for r in model.ratios:
+        if not (r.numerator in measures and r.denominator in measures and (r.scale == 100 or r.unit == "%")):
+            continue
+        said = [m for w in words.get(r.denominator, []) for m in re.finditer(re.escape(w), question, re.I)]
+        if said and all(_PERCENT_OF.search(question[:m.start()]) for m in said):
+            first = min(m.start() for m in said)  # "what share of all orders got cancelled": the part is not asked
+            before = any(m.start() < first for w in words.get(r.numerator, []) for m in re.finditer(re.escape(w), question, re.I))
+            return [r.id if x == r.denominator else x for x in measures if before or x != r.numerator]
     return measures
 
 
@@ -67,6 +85,8 @@ def share_of_whole(model: SemanticModel, measures: list[str]) -> list[str] | Non
     table: not paid orders per visitor) has a named measure as its numerator."""
     parts = {x.id: x for x in model.measures}
     for r in model.ratios:
+        if r.id in measures and r.numerator in measures:
+            return list(measures)  # "profit, and as a % of sales": the percentage is already the ratio
         if r.numerator in measures and r.denominator in parts and r.numerator in parts and \
                 (r.scale == 100 or r.unit == "%") and parts[r.numerator].table == parts[r.denominator].table:
             table = parts[r.denominator].table.lower()
