@@ -146,6 +146,7 @@ def test_values_asked_each_with_a_verb_split_by_them():
 @pytest.mark.parametrize("question", [
     "gross profit by category last month, in yuan and as a percentage of product sales",
     "上个月各品类毛利多少，占商品销售额的百分比是多少",
+    "profit by category this quarter, in yuan and as a % of sales",  # sales of a category: product sales (`finer`)
 ])  # fmt: skip
 def test_a_measure_as_a_percent_of_another_is_the_models_ratio(question):
     plan = grounded(question, ["gross_profit"])

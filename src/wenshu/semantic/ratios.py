@@ -44,13 +44,15 @@ _PERCENT_OF = re.compile(r"(?:%|\bpercent(?:age)?)\s+of\s+(?:the\s+|total\s+|all
 def percent_of(model: SemanticModel, question: str, measures: list[str], words: dict[str, list[str]]) -> list[str]:
     """`measures` with a denominator said after "as a % of" / 占 (its numerator named too) as the ratio."""
     for r in model.ratios:
-        if not (r.numerator in measures and r.denominator in measures and (r.scale == 100 or r.unit == "%")):
+        # the denominator, or a coarser measure whose `finer` it is ("sales" of a category: product sales)
+        base = next((x.id for x in model.measures if x.id in measures and r.denominator in (x.id, x.finer)), None)
+        if not (r.numerator in measures and base and (r.scale == 100 or r.unit == "%")):
             continue
-        said = [m for w in words.get(r.denominator, []) for m in re.finditer(re.escape(w), question, re.I)]
+        said = [m for w in words.get(base, []) for m in re.finditer(re.escape(w), question, re.I)]
         if said and all(_PERCENT_OF.search(question[:m.start()]) for m in said):
             first = min(m.start() for m in said)  # "what share of all orders got cancelled": the part is not asked
             before = any(m.start() < first for w in words.get(r.numerator, []) for m in re.finditer(re.escape(w), question, re.I))
-            return [r.id if x == r.denominator else x for x in measures if before or x != r.numerator]
+            return [r.id if x == base else x for x in measures if before or x != r.numerator]
     return measures
 
 
