@@ -31,7 +31,9 @@ from wenshu.settings import Settings
 marker, doc = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 
 def pause(document):
-    marker.write_text(document.id)
+    written = marker.with_suffix(".tmp")
+    written.write_text(document.id)
+    written.replace(marker)  # atomic: the test never reads the marker before the id is in it
     time.sleep(300)
 
 settings = Settings()
