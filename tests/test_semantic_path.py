@@ -52,13 +52,14 @@ def test_a_question_that_names_no_measure_goes_to_free_sql_without_asking_for_a_
     assert len(fake_model.calls) == 1  # free SQL only: no plan was asked for that grounding would drop
 
 
-def test_a_plan_whose_measure_the_question_does_not_name_falls_back_to_free_sql(agent, fake_model):
+def test_a_plan_whose_measure_the_question_does_not_name_answers_the_one_its_words_back(agent, fake_model):
     fake_model.queue(json.dumps({"measures": ["aov"]}))
     fake_model.default = FREE_SQL
     resp = agent.ask(AgentRequest(message="Customers that bought something last month?"))
     plan = step(resp, "plan")  # "customers that bought" backs buyers, so a plan was asked for; aov is not said
-    assert plan.status == "skipped" and "names none of the semantic model's measures (the plan chose aov)" in plan.detail
-    assert "query plan" in fake_model.calls[0][0].content and step(resp, "generate").status == "ok"
+    assert plan.status == "ok" and "aov" in plan.detail and resp.plan["plan"]["measures"] == ["buyers"]
+    assert "query plan" in fake_model.calls[0][0].content and "COUNT(DISTINCT" in resp.sql
+    assert not any(s.node == "generate" for s in resp.trace)  # no free SQL was written
 
 
 def test_a_plan_that_would_fan_out_is_not_compiled_and_free_sql_answers(agent, fake_model):

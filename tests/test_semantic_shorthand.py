@@ -47,7 +47,7 @@ def test_a_count_of_a_dimensions_members_is_the_count_of_its_distinct_keys(quest
 def test_no_count_of_keys_where_the_words_back_another_measure():
     question = "本月新注册了多少用户"  # most of 新注册客户 is said: not buyers, whatever the model chose
     assert unanswerable(MODEL, read(MODEL, question), question) is None
-    assert grounded(question, ["gmv"]) is None
+    assert grounded(question, ["gmv"]).measures == ["new_customers"]  # the one measure its words back
     assert grounded("How many customers are there?", ["pv"]) is None  # the customers table's own rows, not buyers
 
 
@@ -152,3 +152,18 @@ def test_a_measure_as_a_percent_of_another_is_the_models_ratio(question):
     plan = grounded(question, ["gross_profit"])
     assert plan is not None and (plan.measures, plan.share, plan.dimensions) == (["gross_profit", "gross_margin"], False, ["category"])
     assert grounded("gross profit and product sales by category", ["gross_profit"]).measures == ["gross_profit", "item_sales"]
+
+
+def test_a_names_words_said_apart_back_it(demo_db_file):
+    question = "最近7天有多少个客户付款下过单？按人头算"  # 下单客户: 客户 and 下单 (said 下过单), apart
+    assert backs("下单客户", question) and backs("付款客户", "哪些客户付了款")
+    assert not backs("订单取消率", "上周取消的订单都列出来")  # a rate's 率 unsaid is no rate
+    assert not backs("多少个下单", question)  # 多少 is no word of a name
+    plan = grounded(question, ["paid_orders"])  # the model's choice is not said; the one measure said is
+    assert plan is not None and plan.measures == ["buyers"]
+    plan.window = Window(start="2026-11-01", end="2026-11-08")
+    with sqlite3.connect(demo_db_file) as conn:
+        (got,) = conn.execute(compile_plan(MODEL, plan).sql).fetchone()
+        (expected,) = conn.execute("SELECT COUNT(DISTINCT customer_id) FROM orders WHERE status = 1 AND order_date"
+                                   " >= '2026-11-01' AND order_date < '2026-11-08'").fetchone()
+    assert got == expected > 0

@@ -29,7 +29,7 @@ from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import Mentions, cue, label_words, not_the_measures_own, oriented, read
 from wenshu.semantic.model import SemanticModel
-from wenshu.semantic.phrasing import backs, said_outside_fields
+from wenshu.semantic.phrasing import backed, backs, said_outside_fields
 from wenshu.semantic.paths import measure_tables, reachable, reaches, value_filters
 from wenshu.semantic.plan import Filter, QueryPlan
 from wenshu.semantic.ratios import share_of_whole
@@ -56,6 +56,8 @@ def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str)
         if entry is not None and any(backs(w, question) for w in entry_words(model, entry)):
             return _distinct_counts(list(plan.measures), m, model)
     named = named or counted_keys(model, m.counted, m.dimension_words, question)
+    if not named and len(said := backed(model, question)) == 1:
+        named = said  # "多少个客户付款下过单": the words back one measure only (buyers), whatever the model chose
     chosen = [x for x in plan.measures if x in named]
     measures = list(dict.fromkeys(chosen + [x for x in named if x not in chosen]))[:3]
     measures = not_asked(_money(measures, model, question), m.measure_words, model, question, cue("money", question))
@@ -212,7 +214,7 @@ def unanswerable(model: SemanticModel, m: Mentions, question: str) -> str | None
     counted = bounded is not None and bounded.members is not None  # the bound names the measure
     if not counted and not m.measures and not m.near_measures and not _money_of_rows(m, model, question) \
             and not counted_keys(model, m.counted, m.dimension_words, question) \
-            and not any(backs(w, question) for e in [*model.measures, *model.ratios] for w in entry_words(model, e)):
+            and not backed(model, question):
         return "the question names none of the semantic model's measures"
     return None
 

@@ -22,6 +22,7 @@ import re
 from wenshu.knowledge.time_phrases import _EN_NUM, _NUM, _number  # numbers read as the time phrases read them
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.spans import Spans
+from wenshu.semantic.variants import entry_words
 
 NEWEST_FIRST = re.compile(r"\b(most recent|newest|latest)( ones?)? first\b|\bin reverse (date|time|chronological) "
                           r"order\b|最新的?(在前|排在?前|放前面)|按时间倒序|时间倒序|倒序排列|从新到旧|由新到旧|从近到远", re.I)
@@ -101,8 +102,9 @@ _FUNCTION_CJK = re.compile(r"多少|[了的是有几个吗呢]")
 
 def backs(word: str, question: str) -> bool:
     """A Chinese name: three or more of its characters appear in the question in a row, covering most of
-    it. An English name of two or more words: each of its words appears in the question, in any order
-    or form ("customers who ordered" in "how many customers placed an order")."""
+    it, or its words do, each in any order ("下单客户" in 多少个客户下过单). An English name of two or more
+    words: each of its words appears in the question, in any order or form ("customers who ordered" in "how
+    many customers placed an order")."""
     if word.isascii():
         stems = _stems(word)
         return len(stems) >= 2 and stems <= _stems(question)
@@ -110,4 +112,30 @@ def backs(word: str, question: str) -> bool:
         return False
     run = max((n for n in range(3, len(word) + 1) for i in range(len(word) - n + 1) if word[i:i + n] in question
                and len(_FUNCTION_CJK.sub("", word[i:i + n])) >= 2), default=0)  # 了多少 backs no 卖了多少钱
-    return run >= 3 and run >= len(word) * 0.6
+    return run >= 3 and run >= len(word) * 0.6 or _words_said(word, question)
+
+
+# an aspect particle inside a two-character verb: 下过单, 付了款 say 下单, 付款 (separable verbs)
+_ASPECT = "[了过]"
+_COUNTED = "数量"
+
+
+def _words_said(word: str, question: str) -> bool:
+    """Whether each of a Chinese name's words (jieba's, two characters or more, not 多少) is said in the
+    question, a two-character verb also with an aspect particle inside it, and they are all of the name
+    but a count's 数 or 量."""
+    from wenshu.knowledge.tokenize import _jieba
+
+    parts = [w for w in _jieba().lcut(word) if len(_FUNCTION_CJK.sub("", w)) >= 2]
+    left = word
+    for w in parts:
+        left = left.replace(w, "", 1)
+    if len(parts) < 2 or not set(left) <= set(_COUNTED):
+        return False  # 订单取消率 is not said by 取消的订单: only a count's 数 or 量 may go unsaid
+    return all(w in question or len(w) == 2 and re.search(re.escape(w[0]) + _ASPECT + re.escape(w[1]), question)
+               for w in parts)
+
+
+def backed(model: SemanticModel, question: str) -> list[str]:
+    """The measures and ratios whose words the question backs (`backs`), in the model's order."""
+    return [e.id for e in [*model.measures, *model.ratios] if any(backs(w, question) for w in entry_words(model, e))]
