@@ -95,7 +95,8 @@ def test_reading_rules(question, measure, part):
 
 
 def test_members_that_share_a_name_stay_apart(demo_db_file):
-    """Customers are grouped by their id and shown by their name: two customers called the same are two rows."""
+    """Customers are grouped by their id and shown by their id and name: two customers called the same are two
+    rows a reader tells apart."""
     compiled = compile_plan(MODEL, QueryPlan(measures=["paid_orders"], dimensions=["customer"]), "sqlite", "zh")
     with sqlite3.connect(demo_db_file) as conn:
         rows = conn.execute(compiled.sql).fetchall()
@@ -103,4 +104,5 @@ def test_members_that_share_a_name_stay_apart(demo_db_file):
         names = conn.execute("SELECT COUNT(DISTINCT c.customer_name) FROM orders o JOIN customers c "
                              "ON c.customer_id = o.customer_id WHERE o.status = 1").fetchone()[0]
     assert len(rows) == buyers > names  # namesakes exist, and none is merged
-    assert compiled.columns == ["客户", "订单量"] and all(isinstance(r[0], str) for r in rows)
+    assert compiled.columns == ["客户ID", "客户", "订单量"] and all(isinstance(r[1], str) for r in rows)
+    assert len({r[0] for r in rows}) == len(rows)  # the ids tell the namesakes apart

@@ -15,6 +15,7 @@ from datetime import timedelta
 from wenshu.agent.explain import fmt_value as _fmt
 from wenshu.i18n import pick
 from wenshu.semantic.bounds import SYMBOL, bound_name, is_bound
+from wenshu.semantic.compiled import key_column
 from wenshu.semantic.labels import PER, counted_name
 from wenshu.semantic.model import Measure, SemanticModel
 from wenshu.semantic.plan import QueryPlan
@@ -255,6 +256,9 @@ def planned_answer(model: SemanticModel | None, part: dict, q: dict, r: dict) ->
     if model is None or part.get("path") != "plan" or not part.get("plan"):
         return None
     view = PlanView(model, QueryPlan.model_validate(part["plan"]), q.get("lang", "zh"), part.get("plan_notes"))
-    return {"answer": view.explain(r["columns"], r["rows"]),
-            "chart": view.chart(r["columns"], r["rows"], q["question"][:60]),
+    keys = {key_column(view.name(d.id), view.lang) for d in model.dimensions if d.key and d.id in view.plan.dimensions}
+    shown = [i for i, c in enumerate(r["columns"]) if c not in keys]  # the sentence and chart name members by name
+    columns, rows = [r["columns"][i] for i in shown], [[row[i] for i in shown] for row in r["rows"]]
+    return {"answer": view.explain(columns, rows),
+            "chart": view.chart(columns, rows, q["question"][:60]),
             "plan": {"plan": part["plan"], "chips": chips(view), "notes": part.get("plan_notes") or []}}

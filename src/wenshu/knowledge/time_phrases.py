@@ -117,10 +117,10 @@ _COUNTED: list[tuple[str, object]] = [
     (rf"(?:最近|近|过去|前){_NUM}\s*(?:天|日)", _days),
     (rf"{_LAST}{_EN_NUM}\s+{_KIND}days?\b", _days),
     (rf"(?:最近|近|过去|前){_NUM}\s*(?:个)?(?:周|星期)", _weeks),
-    (rf"{_LAST}{_EN_NUM}\s+{_KIND}weeks?\b", _weeks),
+    (rf"{_LAST}{_EN_NUM}\s+{_KIND}(?:weeks?|wks?)\b", _weeks),  # "past 8 wks"
     (rf"\b{_EN_NUM}\s+{_KIND}weeks{_BEFORE_NOW}", _weeks),
     (rf"(?:最近|近|过去|前){_NUM}\s*个月", _months),
-    (rf"{_LAST}{_EN_NUM}\s+{_KIND}months?\b", _months),
+    (rf"{_LAST}{_EN_NUM}\s+{_KIND}(?:months?|mos?|mths?)\b", _months),  # "last 6 mos"
     (rf"\b{_EN_NUM}\s+{_KIND}months{_BEFORE_NOW}", _months),
 ]
 

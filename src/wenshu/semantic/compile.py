@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sqlglot
 
-from wenshu.semantic.compiled import AGG, OPS, Compiled, PlanNotCompilable, literal
+from wenshu.semantic.compiled import AGG, OPS, Compiled, PlanNotCompilable, key_column, literal
 from wenshu.semantic.labels import COMPARE, PERIOD, SHARE, change_name, coded, counted_name
 from wenshu.semantic.model import Measure, Ratio, SemanticModel
 from wenshu.semantic.paths import Unreachable, joins
@@ -110,6 +110,9 @@ class Compiler(SqlWriter):
         self.key_of = key_of
         select, columns = [], []
         for i, d in enumerate(self.keys_dims):
+            if d.key:  # the key before the name: two customers of one name stay two rows a reader tells apart
+                select.append(f"{key_of}.d{i} AS {self.q(key_column(self.name(d), self.lang))}")
+                columns.append(key_column(self.name(d), self.lang))
             ref = self.shown(d, f"{key_of}.d{i}", keyed=True)
             select.append(f"{ref} AS {self.q(self.name(d))}")
             columns.append(self.name(d))

@@ -29,3 +29,8 @@ def literal(value) -> str:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return "'" + str(value).replace("'", "''") + "'"
     return repr(value)
+
+
+def key_column(dimension_name: str, lang: str) -> str:
+    """The header of a keyed dimension's key, shown before its name (customer ID: namesakes told apart)."""
+    return f"{dimension_name}ID" if lang == "zh" else f"{dimension_name} ID"

@@ -31,6 +31,7 @@ from wenshu.semantic.variants import entry_words
 from wenshu.semantic.spans import Spans
 
 _HOW_MANY = r"(?:多少|几)"
+_MONEY = {"元", "¥", "￥", "$", "yuan", "%"}  # a sum in these is an amount, not a number of pieces
 _PUNCT = "，。？！；,.?!;"
 _CLAUSE_END = f"[{_PUNCT}]"
 # "多少笔已支付订单", "how many paid orders": the count word before the rows, in the same clause
@@ -80,6 +81,16 @@ def free_count(model: SemanticModel, measures: list[str], dims: list[str]) -> li
     return list(dict.fromkeys(out))
 
 
+def _hinted(model: SemanticModel, measure: Measure, question: str) -> bool:
+    """Whether a content character of one of the measure's Chinese names is said ("卖出去多少件" and 卖出件数; not
+    "下单多少次" and 浏览次数): a unit alone is no evidence of a sum."""
+    said = {c for w in entry_words(model, measure) for c in w if "\u3400" <= c <= "\u9fff"} - set(_PLAIN + measure.unit)
+    return any(c in question for c in said)
+
+
+_PLAIN = "数量总额多少几个了的是有"  # characters of many names: no evidence
+
+
 def _fit(measure: Measure, named: dict[str, set[str]]) -> int | None:
     """2: its filter is exactly a value named; 1: consistent with what is named; None: it excludes one."""
     own = own_filter(measure)
@@ -125,15 +136,17 @@ def counted(model: SemanticModel, question: str, values: dict[str, list[str]],
     """The count measures the question asks for by a unit or by the rows it counts, the one to use first
     (`anywhere`: rows named anywhere in the question are counted, not only next to a count word)."""
     counts = [x for x in model.measures if x.agg in ("count", "count_distinct")]
+    pieces = [x for x in model.measures if x.agg == "sum" and x.unit and x.unit not in _MONEY  # 件: units sold,
+              and _hinted(model, x, question)]  # when the question also says a character of its name (卖 of 卖出件数)
     named = {r.table.lower() for r in model.records if r.id in records}
-    units = {x.id for x in counts for m in re.finditer(_HOW_MANY + r"\s*(\S)", question)
+    units = {x.id for x in counts + pieces for m in re.finditer(_HOW_MANY + r"\s*(\S)", question)
              if x.unit == m.group(1) and (not named or x.table.lower() in named)}  # "订单有多少笔": not refunds
     tables = {r.table.lower() for r in model.records if r.id in records and (anywhere or any(
         _BEFORE.search(question[:s]) or _AFTER.match(question[e:]) for s, e in records[r.id]))}
     rows = {x.id for x in counts if x.agg == "count" and x.table.lower() in tables}
     pool = (rows & units) or rows or units
     fits = []
-    for x in (x for x in counts if x.id in pool):
+    for x in (x for x in counts + pieces if x.id in pool):
         named = {d.column.lower(): set(values[d.id]) for d in model.dimensions
                  if d.id in values and d.table.lower() == x.table.lower()}
         if (fit := _fit(x, named)) is not None:

@@ -27,7 +27,8 @@ from wenshu.semantic.bounds import bound_table, carried, row_bounds
 from wenshu.semantic.counting import asked, counted_keys, free_count, keyed_counts, not_asked
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.listing import detail
-from wenshu.semantic.mentions import Mentions, cue, label_words, not_the_measures_own, oriented, read
+from wenshu.semantic.labels import label_words, not_the_measures_own
+from wenshu.semantic.mentions import Mentions, cue, oriented, read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.phrasing import backed, backs, said_outside_fields
 from wenshu.semantic.paths import measure_tables, reachable, reaches, value_filters
@@ -171,9 +172,10 @@ def _filters(plan: QueryPlan, model: SemanticModel, m: Mentions, measures: list[
             continue  # the window says the time ("last week" is no value of the order date)
         codes = {w.casefold(): c for c, words in label_words(d).items() for w in words}
         named = m.values.get(d.id, [])
+        elsewhere = {v for did, vs in m.values.items() if did != d.id for v in vs}  # 上海 is a city's, no region's
         values = [codes.get(_bare(str(v), d.words()).casefold(), str(v)) for v in f.values]  # 华东大区: 华东
         values = [v for v in values if v in named  # not 商品 inside 商品总额, a field's word; a code is no
-                  or not v.strip().isdigit() and said_outside_fields(model, question, v)]  # name: no 0 in 500
+                  or not v.strip().isdigit() and v not in elsewhere and said_outside_fields(model, question, v)]
         if values and f.op in ("in", "not_in", "eq", "ne"):
             out[d.id] = f.model_copy(update={"values": values})
     for did, values in value_filters(model, m, measures).items():

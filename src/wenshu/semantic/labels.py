@@ -1,9 +1,11 @@
-"""Column names a compiled plan gives its results, in the answer's language (Chinese or English), and
-whether a dimension's stored codes show as their labels."""
+"""Column names a compiled plan gives its results, in the answer's language (Chinese or English), whether a
+dimension's stored codes show as their labels, and the words that name a stored code."""
 
 from __future__ import annotations
 
-from wenshu.semantic.model import Dimension
+import re
+
+from wenshu.semantic.model import Dimension, SemanticModel
 
 PERIOD = {"zh": {"day": "日期", "week": "周", "month": "月份", "quarter": "季度", "year": "年份"},
           "en": {"day": "day", "week": "week", "month": "month", "quarter": "quarter", "year": "year"}}
@@ -42,3 +44,29 @@ def counted_name(name: str, lang: str, grain: str | None = None) -> str:
 def coded(d: Dimension) -> bool:
     """Stored numeric codes (1 = 一线) show as their labels; a stored word (app, web) shows as stored."""
     return bool(d.labels) and all(c.lstrip("-").isdigit() for c in d.labels)
+
+
+def label_words(d: Dimension) -> dict[str, list[str]]:
+    """stored code -> the words that name it (the code itself when it reads as a word, its labels, aliases)."""
+    out: dict[str, list[str]] = {}
+    for code in {*d.labels, *d.labels_en, *d.aliases}:
+        words = [d.labels.get(code, ""), d.labels_en.get(code, ""), *d.aliases.get(code, [])]
+        if not code.lstrip("-").isdigit() and len(code) > 1:
+            words.append(code)
+        out[code] = [w for w in words if w]
+    return out
+
+
+def not_the_measures_own(values: dict[str, list[str]], model: SemanticModel, measures: list[str]) -> dict[str, list[str]]:
+    """"the money refunded" with the refund amount named: "refunded" describes the measure of another table
+    (its own word "refunded amount"), not a filter on the orders' status; "paid orders" keeps "paid"."""
+    dims, out = {d.id: d for d in model.dimensions}, {}
+    for did, codes in values.items():
+        own = [w.casefold() for e in model.measures if e.id in measures and e.table != dims[did].table
+               for w in e.words()]
+        kept = [c for c in codes if not any(
+            (re.search(rf"(?<![a-z]){re.escape(w.casefold())}(?![a-z])", o) if w.isascii() else w in o)
+            for w in label_words(dims[did]).get(c, []) for o in own)]
+        if kept:
+            out[did] = kept
+    return out

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from wenshu.semantic.fields import named_fields, target_of
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.phrasing import in_time_order, newest_rows
-from wenshu.semantic.mentions import Mentions, cue, label_words, oriented
+from wenshu.semantic.labels import label_words
+from wenshu.semantic.mentions import Mentions, cue, oriented
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.paths import value_filters

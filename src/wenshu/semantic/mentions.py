@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from wenshu.semantic import counting, phrasing, ratios
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.grains import explicit_grain, per_period
-from wenshu.semantic.model import Dimension, SemanticModel
+from wenshu.semantic.labels import label_words, not_the_measures_own
+from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.variants import entry_words
 
@@ -54,7 +55,8 @@ CUES = {
                 r"|\b(mom|wow|qoq|dod)\b"
                 r"|\b(against|than|vs\.?|versus|to|with) the same (point|time|days?|period|stage) (of |in )?last (week|month|quarter)\b"
                 r"|(than|versus|vs\.?|compared (to|with)|against|with) the (week|month|day|quarter|year) (before|prior)"
-                r"|比再前|再往?前一个?(周|星期|月|天|日|季度|年)",
+                r"|比再前|再往?前一个?(周|星期|月|天|日|季度|年)"
+                r"|(vs\.?|versus)\s*(上个?月|上周|上星期|上季度|昨天|前一天|上期|[前上]一(周|个?星期|个?月|个?季度|年|天))",
     "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|占[^，。？,.?多少]{0,6}多少(?!钱)|\bshares?\b|percentage of|proportion|what percent"
              r"|\bwhat % of\b|% of (the )?total"
              r"|\bas (a )?percentages?\b|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent\b"
@@ -62,9 +64,9 @@ CUES = {
              r"|\bslices?\b|\baccount(s|ed)? for\b|\bcontribut(e|es|ed|ion|ions)\b|\bmix\b|\bmakes? up\b",
     "rank": r"前\s*" + _NUM + r"\s*(名|个|位|家|款|大|的|是|$)" + _NOT_PERIOD + "|" + _NUM + _COUNTED
             + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
-            r"|排名|排行|(?<!at )\bmost(?! recent\b)|(?<!at )\b(highest|lowest|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest"
+            r"|排名|排行|垫底|(?<!at )\bmost(?! recent\b)|(?<!at )\b(highest|lowest|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest"
             r"|biggest|strongest|weakest|thinnest|slimmest|poorest|cheapest|top-selling|best-selling)\b",  # "at least one": a condition
-    "ascending": r"最(低|少|小|差)|倒数|后\s*" + _NUM + r"\s*(名|个|位|家|款|的)"
+    "ascending": r"最(低|少|小|差)|倒数|垫底|排名靠后|后\s*" + _NUM + r"\s*(名|个|位|家|款|的)"
                  r"|\b(lowest|(?<!at )least|fewest|bottom|smallest|worst|weakest|thinnest|slimmest|poorest|cheapest)\b",
     # ranked by how much a measure changed, not by its size: a fall ranks the largest fall first, a rise the largest
     # rise ("哪三个品类比上月掉得最厉害", "the regions that grew fastest year on year")
@@ -97,8 +99,9 @@ CUES = {
 }
 SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + _NUM
                           + r"\s*[个名大家款位]|前\s*" + _NUM + r"\s*[个名大家款位]?的?)\s*$"
-                          r"|\b(by|per|each|every|for each|across|which|what|top\s*" + _EN_NUM + r"|(?!one\b)" + _EN_NUM
-                          + r")\s+([\w-]+\s+)?$", re.I)  # "5 cities", "top 3 best-performing products" split; "at least one item" does not
+                          r"|\b(by|per|each|every|for each|across(?!\s+all\b)|which|what|top\s*" + _EN_NUM + r"|(?!one\b)" + _EN_NUM
+                          + r")\s+([\w-]+\s+)?$", re.I)  # "5 cities", "top 3 best-performing products" split; "at least one item",
+# "across all channels" (the total of all) do not
 
 
 # "which Apple product", "哪个一线城市": a question word before a value and its kind asks for one row per member
@@ -134,17 +137,6 @@ def top_n(question: str) -> int | None:
     return 1 if cue("single", question) and cue("rank", question) else None
 
 
-def label_words(d: Dimension) -> dict[str, list[str]]:
-    """stored code -> the words that name it (the code itself when it reads as a word, its labels, aliases)."""
-    out: dict[str, list[str]] = {}
-    for code in {*d.labels, *d.labels_en, *d.aliases}:
-        words = [d.labels.get(code, ""), d.labels_en.get(code, ""), *d.aliases.get(code, [])]
-        if not code.lstrip("-").isdigit() and len(code) > 1:
-            words.append(code)
-        out[code] = [w for w in words if w]
-    return out
-
-
 @dataclass
 class Mentions:
     measures: list[str]
@@ -173,21 +165,6 @@ class Mentions:
     counted_values: list[str] = field(default_factory=list)  # dimension ids whose value is counted ("多少钻石会员")
 
 
-def not_the_measures_own(values: dict[str, list[str]], model: SemanticModel, measures: list[str]) -> dict[str, list[str]]:
-    """"the money refunded" with the refund amount named: "refunded" describes the measure of another table
-    (its own word "refunded amount"), not a filter on the orders' status; "paid orders" keeps "paid"."""
-    dims, out = {d.id: d for d in model.dimensions}, {}
-    for did, codes in values.items():
-        own = [w.casefold() for e in model.measures if e.id in measures and e.table != dims[did].table
-               for w in e.words()]
-        kept = [c for c in codes if not any(
-            (re.search(rf"(?<![a-z]){re.escape(w.casefold())}(?![a-z])", o) if w.isascii() else w in o)
-            for w in label_words(dims[did]).get(c, []) for o in own)]
-        if kept:
-            out[did] = kept
-    return out
-
-
 _ORDER_BY = re.compile(r"(?:^|[.;:,!?]\s*)(order|sort|rank)(?=(?:\s+[\w'-]+){1,5}\s+by\b)", re.I)
 
 
@@ -197,6 +174,9 @@ def oriented(m: Mentions, model: SemanticModel, measure: str | None) -> str | No
     if m.order and m.judged and entry is not None and entry.better == "lower":
         return "desc" if m.order == "asc" else "asc"
     return m.order
+
+
+_WHOLE = re.compile(r"\bacross\s+all\s+(the\s+)?$", re.I)
 
 
 def _reciprocal(question: str) -> list[tuple[int, int]]:
@@ -256,7 +236,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         after_value = all(any(e <= s and not question[e:s].strip() for _, e in value_spans) for s, _ in dims.hits[did])
         split_word = any(SPLIT_BEFORE.search(question[:s]) for s, _ in dims.hits[did])
         asked = any(WHICH_BEFORE.search(question[:s]) for s, _ in dims.hits[did])
-        if after_value and not asked:
+        whole = all(_WHOLE.search(question[:s]) for s, _ in dims.hits[did])  # "across all channels": their total
+        if (after_value or whole) and not asked:
             continue  # "华南大区", "tier 1 cities": the name of the value's own kind, not a split ("which Apple product" is)
         if all(re.search(CUES["counted"], question[:s], re.I) for s, _ in dims.hits[did]):
             counted.append(did)

@@ -21,7 +21,8 @@ from dataclasses import replace
 import numpy as np
 
 from wenshu.knowledge.tokenize import _CJK, CJK_STOP, STOPWORDS, _jieba
-from wenshu.semantic.mentions import Mentions, label_words
+from wenshu.semantic.labels import label_words
+from wenshu.semantic.mentions import Mentions
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.variants import entry_words
 

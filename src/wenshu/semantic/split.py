@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 from wenshu.i18n import detect_lang
 from wenshu.knowledge.time_phrases import find_windows
-from wenshu.semantic.mentions import cue, label_words, read
+from wenshu.semantic.labels import label_words
+from wenshu.semantic.mentions import cue, read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.variants import entry_words

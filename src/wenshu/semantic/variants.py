@@ -61,11 +61,31 @@ def _asked_count(name: str, rows: set[str]) -> list[str]:
     return [f"多少{stem}", f"多少个{stem}", f"多少位{stem}", f"几个{stem}", f"几位{stem}", f"{stem}有多少"]
 
 
+def _totalled(name: str) -> list[str]:
+    """退款金额 -> 退款总金额, 销售额 -> 销售总额, 订单数 -> 订单总数: 总 (total) said before the head of an amount or count."""
+    for head in ("金额", "数量", "额", "数", "量"):
+        stem = name[:-len(head)]
+        if name.endswith(head) and len(stem) >= 2 and all(_CJK.match(c) for c in stem) and "总" not in name:
+            return [f"{stem}总{head}"]
+    return []
+
+
+def _field_totals(model: SemanticModel, entry: Entry) -> list[str]:
+    """A sum of one column said as the total of the field a record calls it: gmv sums pay_amount, which the
+    order record calls "amount paid", so "total amount paid" and 实付总金额 name it."""
+    if getattr(entry, "agg", None) != "sum" or not re.fullmatch(r"\w+", getattr(entry, "expr", "") or ""):
+        return []
+    said = [w for r in model.records if r.table.lower() == entry.table.lower()
+            for w in r.fields.get(entry.expr, []) if w]
+    return [f"total {w}" if w.isascii() else t for w in said for t in ([None] if w.isascii() else _totalled(w))]
+
+
 def _expanded(model: SemanticModel, entry: Entry) -> list[str]:
     words = [w for w in entry.words() if w]
     rows = {w for e in [*model.records, *model.dimensions] for w in e.words() if w}
     words += [a for w in words for a in _abbreviated(w)]
     words += [a for w in words if getattr(entry, "agg", None) in ("count", "count_distinct") for a in _asked_count(w, rows)]
+    words += [a for w in words if not w.startswith(("多少", "几")) for a in _totalled(w)] + _field_totals(model, entry)
     extra = []
     for d in model.dimensions:
         names = [w for w in d.words() if w]

@@ -1,0 +1,79 @@
+"""How people type to a data assistant at work: abbreviated units ("past 8 wks"), 总 inside a name (退款总金额),
+the total of a record's field ("total amount paid"), a number of pieces (多少件), a value the value index puts
+in another dimension, "across all" as the whole, ranking words (垫底) and "vs" an earlier period, and a keyed
+dimension shown by its key and name. Pure functions on the demo's bundled model, compiled SQL run on a real
+demo database; the questions are written here."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from wenshu.knowledge.time_phrases import find_windows
+from wenshu.semantic.compile import compile_plan
+from wenshu.semantic.grounding import ground
+from wenshu.semantic.library import bundled_text
+from wenshu.semantic.mentions import read
+from wenshu.semantic.model import parse_model
+from wenshu.semantic.plan import Filter, QueryPlan
+
+MODEL = parse_model(bundled_text("demo"))
+
+
+@pytest.mark.parametrize(("question", "weeks_or_months"), [
+    ("weekly GMV past 8 wks", "week"), ("orders last 3 wk", "week"), ("refunds over the last 6 mos", "month"),
+])  # fmt: skip
+def test_abbreviated_units_are_the_same_windows(question, weeks_or_months):
+    full = question.replace(" wks", " weeks").replace(" wk", " weeks").replace(" mos", " months")
+    assert [(w.start, w.end) for w in find_windows(question)] == [(w.start, w.end) for w in find_windows(full)] != []
+
+
+@pytest.mark.parametrize(("question", "measures"), [
+    ("上周退款总金额和退款笔数", ["refund_amount", "refund_count"]),  # 总 before the head of 退款金额
+    ("本月销售总额是多少", ["gmv"]),
+    ("top 5 cities by total amount paid last month", ["gmv"]),  # the sum of the field the order calls amount paid
+    ("本周各品类卖出去多少件", ["units_sold"]),  # 件 is the unit of a sum of pieces, 卖 one of its name's characters
+])  # fmt: skip
+def test_names_said_with_total_or_by_their_unit(question, measures):
+    assert read(MODEL, question).measures == measures
+
+
+def test_a_unit_alone_is_no_sum_of_pieces():
+    assert "pv" not in read(MODEL, "上个月下单多少次").measures  # 次 is the page views' unit; nothing else of it is said
+
+
+def test_a_value_of_another_dimension_is_no_filter_on_this_one():
+    question = "上周发往上海的已付款订单一共有几笔"
+    plan = QueryPlan(measures=["paid_orders"], filters=[Filter(dimension="region", values=["上海"]),
+                                                         Filter(dimension="city", values=["上海"])])
+    hits = [{"table": "cities", "column": "city_name", "value": "上海"}]  # what the value index finds
+    got = ground(plan, MODEL, question, hits).plan
+    filters = {f.dimension: f.values for f in got.filters}
+    assert "region" not in filters and filters["city"] == ["上海"]
+
+
+def test_across_all_is_the_whole_not_a_split():
+    assert read(MODEL, "total UV and PV yesterday across all channels").split == []
+    plan = ground(QueryPlan(measures=["uv", "pv"], dimensions=["channel"]), MODEL, "total UV and PV yesterday across all channels").plan
+    assert plan.dimensions == []
+    assert read(MODEL, "GMV across channels last week").split == ["channel"]
+
+
+def test_bottom_ranked_and_versus_an_earlier_period():
+    plan = ground(QueryPlan(measures=["gmv"]), MODEL, "上个月销售额垫底的3个品牌").plan
+    assert (plan.dimensions, plan.order, plan.limit) == (["brand"], "asc", 3)
+    assert ground(QueryPlan(measures=["gmv"]), MODEL, "上周GMV vs 前一周").plan.compare == "previous"
+
+
+def test_a_keyed_dimension_shows_its_key_then_its_name(demo_db_file):
+    plan = ground(QueryPlan(measures=["gmv"]), MODEL, "top 10 customers by total amount paid, with names").plan
+    assert (plan.measures, plan.dimensions, plan.limit) == (["gmv"], ["customer"], 10)
+    compiled = compile_plan(MODEL, plan, "sqlite", "en")
+    assert compiled.columns[:2] == ["customer ID", "customer"]
+    with sqlite3.connect(demo_db_file) as conn:
+        got = conn.execute(compiled.sql).fetchall()
+        expected = conn.execute("SELECT c.customer_id, c.customer_name, ROUND(SUM(o.pay_amount), 2) AS v FROM orders o"
+                                " JOIN customers c ON c.customer_id = o.customer_id WHERE o.status = 1"
+                                " GROUP BY c.customer_id, c.customer_name ORDER BY v DESC LIMIT 10").fetchall()
+    assert got == expected
