@@ -32,6 +32,7 @@ def test_abbreviated_units_are_the_same_windows(question, weeks_or_months):
 @pytest.mark.parametrize(("question", "measures"), [
     ("上周退款总金额和退款笔数", ["refund_amount", "refund_count"]),  # 总 before the head of 退款金额
     ("本月销售总额是多少", ["gmv"]),
+    ("上周的销售金额", ["gmv"]),  # an amount's 额 said in full
     ("top 5 cities by total amount paid last month", ["gmv"]),  # the sum of the field the order calls amount paid
     ("本周各品类卖出去多少件", ["units_sold"]),  # 件 is the unit of a sum of pieces, 卖 one of its name's characters
 ])  # fmt: skip
@@ -77,3 +78,23 @@ def test_a_keyed_dimension_shows_its_key_then_its_name(demo_db_file):
                                 " JOIN customers c ON c.customer_id = o.customer_id WHERE o.status = 1"
                                 " GROUP BY c.customer_id, c.customer_name ORDER BY v DESC LIMIT 10").fetchall()
     assert got == expected
+
+
+def _edited(previous: QueryPlan, question: str) -> QueryPlan | None:
+    from wenshu.semantic.edits import edit
+
+    return edit(previous, read(MODEL, question), None, question, MODEL)
+
+
+def test_a_follow_up_naming_the_rows_filters_them_and_keeps_the_measure():
+    before = QueryPlan(measures=["gmv"], dimensions=["region"])
+    plan = _edited(before, "ok and only the orders thru app?")
+    assert plan.measures == ["gmv"] and [(f.dimension, f.values) for f in plan.filters] == [("channel", ["app"])]
+    assert _edited(before, "how many orders thru app?").measures == ["paid_orders"]  # a count asked: counted
+
+
+@pytest.mark.parametrize("question", ["其他region也都列出来看看", "其他大区呢", "what about the other regions?"])
+def test_the_other_members_of_a_filtered_dimension_split_by_it(question):
+    before = QueryPlan(measures=["refund_rate"], filters=[Filter(dimension="region", values=["华东"])])
+    plan = _edited(before, question)
+    assert (plan.measures, plan.dimensions, plan.filters) == (["refund_rate"], ["region"], [])  # no city tier 其他

@@ -210,6 +210,16 @@ def qualified(model: SemanticModel, measures: list[str], words: dict[str, list[s
     return [x for x in measures if x not in dropped]
 
 
+def rows_only(model: SemanticModel, measures: list[str], words: dict[str, list[str]], earlier: list[str]) -> bool:
+    """Whether `measures` are counts named only by the name of their rows ("the orders"), on the table an earlier
+    turn's measures already measure: in a follow-up those words say which rows, not what to count."""
+    by_id = {x.id: x for x in model.measures}
+    tables = {by_id[x].table.lower() for x in earlier if x in by_id}
+    return bool(measures) and all(
+        x in by_id and by_id[x].agg == "count" and by_id[x].table.lower() in tables and words.get(x)
+        and all((0, len(w)) in _rows_in(model, by_id[x].table, w) for w in words[x]) for x in measures)
+
+
 def keyed_counts(model: SemanticModel, did: str) -> list[Measure]:
     """The count_distinct measures whose key looks dimension `did` up (orders.customer_id -> customers), in the
     model's order; a count of keys with several rows each (`at_least`: repeat customers) is not one of them."""

@@ -13,8 +13,9 @@ import re
 from dataclasses import replace
 
 from wenshu.semantic.bounds import is_bound, moved_totals, rebound
-from wenshu.semantic.counting import distinct_counts
+from wenshu.semantic.counting import asked, distinct_counts, rows_only
 from wenshu.semantic.paths import value_filters
+from wenshu.semantic.labels import label_words
 from wenshu.semantic.mentions import Mentions, oriented
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import Filter, QueryPlan, Window
@@ -22,13 +23,17 @@ from wenshu.semantic.plan import Filter, QueryPlan, Window
 ADD = r"加上|再加|还有|以及|同时|顺便|也看|也要|\balso\b|\bas well\b|\btoo\b|\badd\b"
 SWAP = r"换成|换为|改成|改为|改按|换按|而不是|替换|instead|rather than|switch to|change to|\bswap\b|\breplace\b"
 DROP_FILTERS = r"不限|所有|全部|全国|整体|\ball\b|\boverall\b|\bin total\b"
+OTHERS = r"(其他|其它|别的|其余|\bother|\bthe rest of(?: the)?|\ball the other)\s*(的)?\s*"  # "其他region也列出来"
 
 
 def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str, model: SemanticModel) -> QueryPlan | None:
     """The previous plan changed as the follow-up says, or None when it says nothing the plan knows."""
     update: dict = {}
+    rest, m = _others(previous, m, question, model)
     record = next((r for r in model.records if r.id == previous.records), None)
     named = distinct_counts(model, m.counted, m.measures, previous.measures)  # "how many different customers"
+    if not asked(question) and rows_only(model, named, m.measure_words, previous.measures):
+        named = []  # "only the orders thru app": the rows the previous measure counts, filtered; no new count
     if m.rank and named and set(named) <= set(previous.measures):  # "the three whose margin was highest"
         update["order_by"] = named[0]
     elif named:
@@ -62,7 +67,10 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
         bounds = rebound(previous, model, m, question) or bounds  # "那超过1000的呢": the bound moves to the new number
     if [*filters.values(), *bounds] != previous.filters:
         update["filters"] = [*filters.values(), *bounds]
-    split = [d for d in m.split if kinds.get(d) == "category" and d not in previous.dimensions]
+    for did in rest:  # "其他region也都列出来": the filter on one member goes, every member is shown
+        filters.pop(did, None)
+        update["filters"] = [*filters.values(), *bounds]
+    split = [d for d in [*m.split, *rest] if kinds.get(d) == "category" and d not in previous.dimensions]
     if split:
         keep = [] if re.search(SWAP, question, re.I) else previous.dimensions
         update["dimensions"] = (keep + split)[-2:]
@@ -82,3 +90,22 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     if not update:
         return None
     return previous.model_copy(update=update)
+
+
+def _others(previous: QueryPlan, m: Mentions, question: str, model: SemanticModel) -> tuple[list[str], Mentions]:
+    """The dimensions the previous plan filters that the follow-up asks for the other members of ("其他region也都
+    列出来", "what about the other regions?"), and the mentions without "other" read as a value (其他 is also a
+    city tier's label)."""
+    dims = {d.id: d for d in model.dimensions}
+    said, rest = set(), []
+    for f in previous.filters:
+        d = dims.get(f.dimension)
+        hits = [h for w in (d.words() if d else []) if w and (h := re.search(OTHERS + re.escape(w), question, re.I))]
+        if hits and f.op == "in":
+            rest.append(d.id)
+            said |= {h.group(1).casefold() for h in hits}
+    if not said:
+        return [], m
+    values = {did: kept for did, codes in m.values.items()
+              if (kept := [c for c in codes if not {w.casefold() for w in label_words(dims[did]).get(c, [])} & said])}
+    return rest, replace(m, values=values)

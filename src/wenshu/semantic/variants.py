@@ -62,11 +62,12 @@ def _asked_count(name: str, rows: set[str]) -> list[str]:
 
 
 def _totalled(name: str) -> list[str]:
-    """退款金额 -> 退款总金额, 销售额 -> 销售总额, 订单数 -> 订单总数: 总 (total) said before the head of an amount or count."""
+    """退款金额 -> 退款总金额, 销售额 -> 销售总额 and 销售金额, 订单数 -> 订单总数: 总 (total) said before the head of an
+    amount or count, and an amount's 额 said in full (金额)."""
     for head in ("金额", "数量", "额", "数", "量"):
         stem = name[:-len(head)]
         if name.endswith(head) and len(stem) >= 2 and all(_CJK.match(c) for c in stem) and "总" not in name:
-            return [f"{stem}总{head}"]
+            return [f"{stem}总{head}"] + ([f"{stem}金额"] if head == "额" else [])
     return []
 
 
