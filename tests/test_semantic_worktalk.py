@@ -98,3 +98,17 @@ def test_the_other_members_of_a_filtered_dimension_split_by_it(question):
     before = QueryPlan(measures=["refund_rate"], filters=[Filter(dimension="region", values=["华东"])])
     plan = _edited(before, question)
     assert (plan.measures, plan.dimensions, plan.filters) == (["refund_rate"], ["region"], [])  # no city tier 其他
+
+
+def test_returned_orders_listed_with_refund_fields_are_the_refunds(demo_db_file):
+    from wenshu.semantic.listing import detail
+
+    question = "最近3笔退货的订单，要订单号、退款金额和退款原因"  # 退货: the demo's refunds (no separate returns)
+    plan = detail(MODEL, read(MODEL, question), question).plan
+    assert (plan.records, plan.columns, plan.order_by, plan.order, plan.limit) == (
+        "refund", ["order_id", "refund_amount", "refund_reason"], "refund_time", "desc", 3)
+    with sqlite3.connect(demo_db_file) as conn:
+        got = conn.execute(compile_plan(MODEL, plan, "sqlite", "zh").sql).fetchall()
+        expected = conn.execute("SELECT order_id, refund_amount, reason FROM refunds"
+                                " ORDER BY refund_time DESC, refund_id DESC LIMIT 3").fetchall()
+    assert got == expected
