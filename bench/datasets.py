@@ -46,6 +46,12 @@
   non-native speakers and busy managers; Chinese from operations staff, mixed with English, polite and long or
   terse keywords); 20 Chinese, 20 English, six two-turn conversations, written the same way by another helper
   (`bench/data/biz9_questions.yaml`), for development.
+- `biz10`: 40 business questions weighted toward the hardest kinds (comparisons with an earlier period: YoY,
+  MoM, WoW, quarter on quarter, period so far; shares of a total; trends; top and bottom N; totals and splits
+  under one or two filters; detail lists) asked the way a finance controller and a regional sales manager
+  type (full sentences, terse keywords, the dimension before the measure, business synonyms); 20 Chinese, 20
+  English, six two-turn conversations, written the same way by another helper
+  (`bench/data/biz10_questions.yaml`), for development.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -75,14 +81,15 @@ DEMO_SETS = {"demo": ("gold", None), "demo_dev": ("gold", "dev"), "demo_test": (
              "biz3": ("biz3", None), "para_en": ("para_en", None),
              "biz4": ("biz4", None), "biz4_dev": ("biz4", "dev"), "biz4_val": ("biz4", "val"),
              "biz5": ("biz5", None), "biz6": ("biz6", None), "biz7": ("biz7", None),
-             "biz8": ("biz8", None), "biz9": ("biz9", None)}
+             "biz8": ("biz8", None), "biz9": ("biz9", None),
+             "biz10": ("biz10", None)}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
          "biz_dev": "development", "biz2": "development", "biz3": "development", "para_en": "development",
          "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
          "spider_dev_test": "test", "demo_test": "test", "spider_dev": "mixed", "demo": "mixed",
          "biz": "mixed", "biz4_dev": "development", "biz4_val": "validation", "biz4": "mixed",
          "biz5": "development", "biz6": "development", "biz7": "development",
-         "biz8": "development", "biz9": "development"}
+         "biz8": "development", "biz9": "development", "biz10": "development"}
 
 
 def role_of(set_name: str) -> str:
@@ -207,7 +214,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, half, source)
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, para_en or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, para_en or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)
