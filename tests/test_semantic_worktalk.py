@@ -21,10 +21,8 @@ from wenshu.semantic.plan import Filter, QueryPlan
 MODEL = parse_model(bundled_text("demo"))
 
 
-@pytest.mark.parametrize(("question", "weeks_or_months"), [
-    ("weekly GMV past 8 wks", "week"), ("orders last 3 wk", "week"), ("refunds over the last 6 mos", "month"),
-])  # fmt: skip
-def test_abbreviated_units_are_the_same_windows(question, weeks_or_months):
+@pytest.mark.parametrize("question", ["weekly GMV past 8 wks", "orders last 3 wk", "refunds over the last 6 mos"])
+def test_abbreviated_units_are_the_same_windows(question):
     full = question.replace(" wks", " weeks").replace(" wk", " weeks").replace(" mos", " months")
     assert [(w.start, w.end) for w in find_windows(question)] == [(w.start, w.end) for w in find_windows(full)] != []
 

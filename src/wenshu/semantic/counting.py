@@ -81,14 +81,14 @@ def free_count(model: SemanticModel, measures: list[str], dims: list[str]) -> li
     return list(dict.fromkeys(out))
 
 
+_PLAIN = "数量总额多少几个了的是有"  # characters of many names: no evidence
+
+
 def _hinted(model: SemanticModel, measure: Measure, question: str) -> bool:
     """Whether a content character of one of the measure's Chinese names is said ("卖出去多少件" and 卖出件数; not
     "下单多少次" and 浏览次数): a unit alone is no evidence of a sum."""
     said = {c for w in entry_words(model, measure) for c in w if "\u3400" <= c <= "\u9fff"} - set(_PLAIN + measure.unit)
     return any(c in question for c in said)
-
-
-_PLAIN = "数量总额多少几个了的是有"  # characters of many names: no evidence
 
 
 def _fit(measure: Measure, named: dict[str, set[str]]) -> int | None:

@@ -67,8 +67,8 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
         bounds = rebound(previous, model, m, question) or bounds  # "那超过1000的呢": the bound moves to the new number
     if [*filters.values(), *bounds] != previous.filters:
         update["filters"] = [*filters.values(), *bounds]
-    for did in rest:  # "其他region也都列出来": the filter on one member goes, every member is shown
-        filters.pop(did, None)
+    if rest:  # "其他region也都列出来": the filter on one member goes, every member is shown
+        filters = {did: f for did, f in filters.items() if did not in rest}
         update["filters"] = [*filters.values(), *bounds]
     split = [d for d in [*m.split, *rest] if kinds.get(d) == "category" and d not in previous.dimensions]
     if split:

@@ -18,6 +18,7 @@ demo questions, one of the test half losing its right answer: it paid nothing.)
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from wenshu.knowledge.time_phrases import _EN_NUM, _NUM, _number  # numbers read as the time phrases read them
 from wenshu.semantic.model import SemanticModel
@@ -124,9 +125,7 @@ def _words_said(word: str, question: str) -> bool:
     """Whether each of a Chinese name's words (jieba's, two characters or more, not 多少) is said in the
     question, a two-character verb also with an aspect particle inside it, and they are all of the name
     but a count's 数 or 量."""
-    from wenshu.knowledge.tokenize import _jieba
-
-    parts = [w for w in _jieba().lcut(word) if len(_FUNCTION_CJK.sub("", w)) >= 2]
+    parts = _parts(word)
     left = word
     for w in parts:
         left = left.replace(w, "", 1)
@@ -134,6 +133,14 @@ def _words_said(word: str, question: str) -> bool:
         return False  # 订单取消率 is not said by 取消的订单: only a count's 数 or 量 may go unsaid
     return all(w in question or len(w) == 2 and re.search(re.escape(w[0]) + _ASPECT + re.escape(w[1]), question)
                for w in parts)
+
+
+@lru_cache(maxsize=4096)
+def _parts(word: str) -> tuple[str, ...]:
+    """A name's jieba words of two characters or more (not 多少), segmented once per name: every question reads them."""
+    from wenshu.knowledge.tokenize import _jieba
+
+    return tuple(w for w in _jieba().lcut(word) if len(_FUNCTION_CJK.sub("", w)) >= 2)
 
 
 def backed(model: SemanticModel, question: str) -> list[str]:

@@ -76,9 +76,10 @@ def _field_totals(model: SemanticModel, entry: Entry) -> list[str]:
     order record calls "amount paid", so "total amount paid" and 实付总金额 name it."""
     if getattr(entry, "agg", None) != "sum" or not re.fullmatch(r"\w+", getattr(entry, "expr", "") or ""):
         return []
-    said = [w for r in model.records if r.table.lower() == entry.table.lower()
-            for w in r.fields.get(entry.expr, []) if w]
-    return [f"total {w}" if w.isascii() else t for w in said for t in ([None] if w.isascii() else _totalled(w))]
+    out = []
+    for w in (w for r in model.records if r.table.lower() == entry.table.lower() for w in r.fields.get(entry.expr, [])):
+        out += [f"total {w}"] if w.isascii() else _totalled(w)
+    return out
 
 
 def _expanded(model: SemanticModel, entry: Entry) -> list[str]:
