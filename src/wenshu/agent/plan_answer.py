@@ -74,6 +74,11 @@ class PlanView:
         parts = [self.window_text(), *(self.condition(f) for f in [*self.plan.filters, *self.plan.having])]
         return pick(self.lang, ", ".join(p for p in parts if p), "，".join(p for p in parts if p))
 
+    def whole(self) -> str:
+        """The filters a share's whole keeps ("of all orders (大区=华北)"), else nothing: the whole is everything."""
+        kept = [self.condition(f) for f in self.plan.filters if f.dimension in self.plan.share_within]
+        return pick(self.lang, f" ({', '.join(kept)})", f"（{'，'.join(kept)}）") if kept else ""
+
     # -- the explanation ------------------------------------------------------------------------------
     def listed(self, rows: list[list]) -> str:
         """A detail list: how many rows of what, in which scope, ranked by what."""
@@ -105,8 +110,8 @@ class PlanView:
             text = head + pick(lang, f"{columns[-1]} by {by}, {len(rows)} rows; the most is {label} with {_fmt(best[-1])}.",
                                f"按{by}的{columns[-1]}，共 {len(rows)} 行；最多的是 {label}（{_fmt(best[-1])}）。")
         elif p.share_only():
-            text = head + pick(lang, f"{_fmt(rows[0][-1])} % of all {self.name(first)}.",
-                               f"占全部{self.name(first)}的 {_fmt(rows[0][-1])} %。")
+            text = head + pick(lang, f"{_fmt(rows[0][-1])} % of all {self.name(first)}{self.whole()}.",
+                               f"占全部{self.name(first)}{self.whole()}的 {_fmt(rows[0][-1])} %。")
         elif keys == 0:
             parts = []
             for i, mid in enumerate(p.measures):
@@ -121,7 +126,8 @@ class PlanView:
                                  f"，{word} {sign}{_fmt(growth)} %（对比期 {self.num(mid, before)}{self.unit(mid)}）")
                 parts.append(part)
             if p.share:
-                parts.append(pick(lang, f"{_fmt(rows[0][-1])} % of the total", f"占总体的 {_fmt(rows[0][-1])} %"))
+                parts.append(pick(lang, f"{_fmt(rows[0][-1])} % of the total{self.whole()}",
+                                  f"占总体{self.whole()}的 {_fmt(rows[0][-1])} %"))
             text = head + pick(lang, "; ".join(parts) + ".", "；".join(parts) + "。")
         elif p.grain and not p.limit:
             v0, v1 = rows[0][keys], rows[-1][keys]

@@ -29,7 +29,9 @@ class Compiler(SqlWriter):
     """A plan of totals: a CTE per measure at its own grain, met on the plan's keys."""
 
     # -- one measure at its grain ----------------------------------------------------------------
-    def measure_cte(self, m: Measure, window: Window | None, filtered: bool = True) -> str:
+    def measure_cte(self, m: Measure, window: Window | None, whole_of: list[str] | None = None) -> str:
+        """`m` per key of the split (and period), in `window`, under the plan's filters (with `whole_of`, only
+        the filters on those dimensions: the whole a share divides by)."""
         used: set[str] = {m.table}
         split = [self.reaching(d, m.table) for d in self.keys_dims]
         groups = [self.col(d.table, d.key or d.column) for d in split]  # namesakes stay apart
@@ -42,7 +44,7 @@ class Compiler(SqlWriter):
         if window is not None:
             t = self.time_column(m, used)
             where.append(f"{t} >= {literal(window.start.isoformat())} AND {t} < {literal(window.end.isoformat())}")
-        for f in self.plan.filters if filtered else []:
+        for f in self.plan.filters if whole_of is None else [f for f in self.plan.filters if f.dimension in whole_of]:
             if f.dimension not in self.dims:  # a bound on a row value: orders over 5,000 yuan
                 where.append(self.bound(f, m.table, used))
                 continue
@@ -137,7 +139,7 @@ class Compiler(SqlWriter):
             over = f"SUM({first}) OVER ({f'PARTITION BY {key_of}.p' if plan.grain else ''})"
             if plan.filters and not keys:  # 钻石会员占了多少: the filtered part over the unfiltered whole
                 whole = [self.metric(b) for b in self.bases(metrics[:1])]
-                ctes |= {f"t_{b.id}": self.measure_cte(b, plan.window, filtered=False) for b in whole}
+                ctes |= {f"t_{b.id}": self.measure_cte(b, plan.window, plan.share_within) for b in whole}
                 source += "".join(f" CROSS JOIN t_{b.id}" for b in whole)
                 over = self.value(metrics[0], "t", False)
             select.append(f"{self.engine.round2(f'100.0 * {first} / NULLIF({over}, 0)')} AS {self.q(SHARE[self.lang])}")

@@ -82,6 +82,9 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
         update["compare"] = m.compare
     if m.share:
         update["share"] = True
+        update["share_within"] = [d for d in m.share_within if d in {f.dimension for f in update.get("filters", previous.filters)}]
+        if not previous.share and previous.filters and not previous.dimensions and not previous.grain:
+            update["value_too"] = True  # "what percentage of all 华北 orders does that represent": that, and its share
     if m.per and m.per != previous.per:
         update["per"] = m.per
     if m.rank and (m.limit or m.order):

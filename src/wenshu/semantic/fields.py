@@ -95,3 +95,18 @@ def target_of(t: Threshold, named: list[tuple[str, int, int]], rec: Record, mode
     if not ranked.expr:
         return None
     return ranked.expr if re.fullmatch(r"\w+", ranked.expr) else ranked.id
+
+
+_RANK_ZH = re.compile(r"([\u4e00-\u9fff]{2,4}?)(?:最(?:高|低|大|小|多|少))")
+_RANK_EN = re.compile(r"\b(?:highest|lowest|largest|smallest|biggest|top|bottom)[- ]((?:[a-z]+ ){0,1}[a-z]+)", re.I)
+
+
+def ranked_field(model: SemanticModel, rec: Record, fields: list[str], question: str) -> str | None:
+    """The one listed field a rank word is said of: "金额最高的5笔 … 订单号、订单金额" ranks by the listed
+    订单金额 (its word ends with the 金额 said), "the highest amount … order id, order amount" likewise."""
+    words = field_words(model, rec)
+    said = [m.group(1) for m in _RANK_ZH.finditer(question)] + [m.group(1) for m in _RANK_EN.finditer(question)]
+    hits = {f for f in fields for w in words.get(f, []) for s in said
+            if (not w.isascii() and any(len(t) >= 2 and w.endswith(t) for t in (s[i:] for i in range(len(s)))))
+            or (w.isascii() and w.casefold().split()[-1] in {x.removesuffix("s") for x in s.casefold().split()})}
+    return hits.pop() if len(hits) == 1 else None

@@ -24,12 +24,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from wenshu.semantic.bounds import bound_table, carried, row_bounds
-from wenshu.semantic.counting import asked, counted_keys, free_count, keyed_counts, not_asked
+from wenshu.semantic.counting import counted_keys, free_count, keyed_counts, not_asked
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.listing import detail
 from wenshu.semantic.labels import label_words, not_the_measures_own
 from wenshu.semantic.mentions import Mentions, cue, oriented, read
 from wenshu.semantic.model import SemanticModel
+from wenshu.semantic.money import money_of_rows, money_twins
 from wenshu.semantic.phrasing import backed, backs, said_outside_fields
 from wenshu.semantic.paths import measure_tables, reachable, reaches, value_filters
 from wenshu.semantic.plan import Filter, QueryPlan
@@ -51,7 +52,7 @@ def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str)
     names ("新注册用户" for 注册用户数, "customers ... bought" for customers who bought): the model read
     it, and the words back it up."""
     named = [next((x for x in plan.measures if x in m.alternatives.get(n, [])), n) for n in m.measures]
-    named = named or _money_of_rows(m, model, question) or [x for x in plan.measures if x in m.near_measures]
+    named = named or money_of_rows(m, model, question) or [x for x in plan.measures if x in m.near_measures]
     if not named and len(plan.measures) == 1:
         entry = next((e for e in [*model.measures, *model.ratios] if e.id == plan.measures[0]), None)
         if entry is not None and any(backs(w, question) for w in entry_words(model, entry)):
@@ -61,40 +62,8 @@ def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str)
         named = said  # "多少个客户付款下过单": the words back one measure only (buyers), whatever the model chose
     chosen = [x for x in plan.measures if x in named]
     measures = list(dict.fromkeys(chosen + [x for x in named if x not in chosen]))[:3]
-    measures = not_asked(_money(measures, model, question), m.measure_words, model, question, cue("money", question))
+    measures = not_asked(money_twins(measures, model, question), m.measure_words, model, question, cue("money", question))
     return _distinct_counts(measures, m, model)
-
-
-_MONEY_UNITS = {"元", "¥", "￥", "yuan", "rmb", "cny", "$", "usd", "dollars", "€", "eur"}
-
-
-def _money_of_rows(m: Mentions, model: SemanticModel, question: str) -> list[str]:
-    """"Refund reasons: how much money went back for each": no measure named, money asked of the rows a named
-    dimension lives on; the one money measure of that table, if it has exactly one."""
-    tables = {d.table.lower() for d in model.dimensions if d.id in m.dimensions + m.split}
-    money = [x.id for x in _money_measures(model) if x.table.lower() in tables]
-    return money if cue("money", question) and len(money) == 1 else []
-
-
-def _money_measures(model: SemanticModel) -> list:
-    """Sums in a currency (the model's `unit`): the measures that answer "how much money"."""
-    return [x for x in model.measures if (x.unit or "").casefold() in _MONEY_UNITS and x.agg == "sum"]
-
-
-def _money(measures: list[str], model: SemanticModel, question: str) -> list[str]:
-    """"How much money went back in refunds": a count named where the question asks for money is the money
-    measure of the same rows (same table, same default filter), when the model has one and none is named."""
-    by_id, money = {x.id: x for x in model.measures}, _money_measures(model)
-    if not cue("money", question) or any(by_id[x] in money for x in measures if x in by_id):
-        return measures
-    out = []
-    for mid in measures:
-        me = by_id.get(mid)
-        twin = next((x for x in money if me is not None and me.agg == "count" and x.table.lower() == me.table.lower()
-                     and x.filter == me.filter), None)
-        # "how many refunds, and how much money": both; "how much money went back in refunds": the money
-        out += [mid] if twin is None else [mid, twin.id] if asked(question) else [twin.id]
-    return list(dict.fromkeys(out))
 
 
 def _distinct_counts(measures: list[str], m: Mentions, model: SemanticModel) -> list[str]:
@@ -214,7 +183,7 @@ def unanswerable(model: SemanticModel, m: Mentions, question: str) -> str | None
     if bounded and bounded.reason:
         return bounded.reason  # a bound on a total per member ("cities whose GMV passed a million"): no plan holds it
     counted = bounded is not None and bounded.members is not None  # the bound names the measure
-    if not counted and not m.measures and not m.near_measures and not _money_of_rows(m, model, question) \
+    if not counted and not m.measures and not m.near_measures and not money_of_rows(m, model, question) \
             and not counted_keys(model, m.counted, m.dimension_words, question) \
             and not backed(model, question):
         return "the question names none of the semantic model's measures"
@@ -255,6 +224,9 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     named = [*m.dimensions, *m.near_dimensions]  # near: a phrase close in meaning backs the model's choice
     dims = [d for d in plan.dimensions if d in kinds and (d in m.split or d in named and d not in filtered)]
     dims += [d for d in m.split if d not in dims]
+    within = [f.dimension for f in filters if m.share and f.dimension in m.share_within]  # "of all 华北 orders"
+    if m.share and not dims and not bounds and not m.grain and set(filtered) <= set(within):
+        dims = [d for d in named if kinds[d] != "time" and d not in filtered][:1]  # "regional contribution …, as a %"
     if counting:
         dims = [counting.dimension] if counting.dimension else []
     dims = list(dict.fromkeys(_reachable_twin(model, d, measures, m) for d in dims))
@@ -281,6 +253,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         "having": [h for h in bounded.having if h.dimension in measures], "count_members": bool(counting),
         "compare": m.compare, "share": share, "per": m.per if m.per != grain else None,
         "value_too": bool(share and (filters or bounds) and not dims and not grain and cue("amount", question)),
+        "share_within": within if share else [],
         "limit": (m.limit or plan.limit) if ranked else None,
         "order": oriented(m, model, order_by or measures[0]) if ranked else None,
         "order_by": order_by if ranked else None,

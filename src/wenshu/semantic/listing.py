@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from wenshu.semantic.fields import named_fields, target_of
+from wenshu.semantic.fields import named_fields, ranked_field, target_of
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.phrasing import in_time_order, newest_rows
 from wenshu.semantic.labels import label_words
@@ -67,9 +67,10 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     # "the 5 latest refunds" (最新的5笔) rank by time unless a value is named, other than as a column to show
     # ("最近20笔退款，要订单号、退款时间、退款金额": the amount is listed, the newest come first)
     ranked_by_said = any(measures[x].expr not in fields or len(fields) < 2 for x in valued)
-    if not valued and record.rank_by in measures and not foreign:  # "the 5 largest orders": the record's own value
+    by_field = ranked_field(model, record, fields, question) if m.rank and not valued and len(fields) >= 2 else None
+    if not valued and record.rank_by in measures and not foreign and not by_field:  # "the 5 largest orders": the record's own value
         valued = [record.rank_by]  # (a column rank_by only bounds: "products under 50 yuan" is by their price)
-    if m.rank and not valued:
+    if m.rank and not valued and not by_field:
         return Listed(None, f"a list of {record.id} ranked by nothing the semantic model measures per row")
     bounds = []
     for t in thresholds(question):
@@ -82,7 +83,8 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     lost = [d for d in m.values if d not in kept and next(x for x in model.dimensions if x.id == d).kind != "time"]
     if lost:
         return Listed(None, f"the question names a value of {lost[0]}, which {record.id} cannot be filtered by")
-    order_by, order = (valued[0], oriented(m, model, valued[0])) if m.rank else (None, None)
+    order_by, order = (valued[0], oriented(m, model, valued[0])) if m.rank and valued else \
+        (by_field, m.order) if by_field else (None, None)
     if not m.rank and bounds:  # "orders over 5,000 yuan": the largest first; "under 50 yuan": the cheapest
         order_by, order = bounds[0].dimension, "desc" if bounds[0].op in ("gt", "gte") else "asc"
     limit = m.limit if m.rank else None

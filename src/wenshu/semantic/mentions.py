@@ -42,11 +42,11 @@ CUES = {
            r" (of |in )?(last|the (previous|prior)) year"
            r"|\b(a|one) year (ago|earlier|before)|\b(with|to|against|than|vs\.?|versus) (the same \w+ )?last year\b",
     # the same days a week before: "yesterday vs the same day last week", 昨天和上周同一天比, week over week
-    "week": r"上周同一?(天|日)|上周的同一天|上个?星期同一?(天|日)|上周同期|上周同日"
+    "week": r"上周同一?(天|日|时段)|上周的同一(天|时段)|上个?星期同一?(天|日)|上周同期|上周同日"
             r"|(same|equivalent|comparable|corresponding) (day|days|weekday|period|time) (of |in )?last week"
             r"|\b(a|one) week (ago|earlier|before)\b|\bwow\b|\bweek[- ](over|on)[- ]week\b",
     "previous": r"环比|上期|上一期|比上|较上|相比上|比前一|较前一|前一(周|个?月|天|日|季度|年)相比|previous period"
-                r"|上(个?月|周|星期|季度)同期"
+                r"|上(个?月|周|星期|季度)同期|上(个?月|季度)(的)?同一?时段"
                 r"|compar\w*\b.{0,40}\b(with|to|against)\s+(the\s+)?same (days?|period|time) (of |in )?(last|the (previous|prior)) (week|month|quarter)"
                 r"|(和|与|跟|同|对比)(上个?月|上周|上星期|上季度|上一?年|昨天|前一天|上期|[前上]一(周|个?星期|个?月|个?季度|年))(相?比|对比)"
                 r"|compar\w*\b.{0,40}\b(with|to|against)\s+(the\s+)?(last|previous|prior)\s+(day|week|month|quarter|year|period)"
@@ -59,7 +59,7 @@ CUES = {
                 r"|(vs\.?|versus)\s*(上个?月|上周|上星期|上季度|昨天|前一天|上期|[前上]一(周|个?星期|个?月|个?季度|年|天))",
     "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|占[^，。？,.?多少]{0,6}多少(?!钱)|\bshares?\b|percentage of|proportion|what percent"
              r"|\bwhat % of\b|% of (the )?total"
-             r"|\bas (a )?percentages?\b|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent\b"
+             r"|\bas (a )?percentages?\b|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent(age)?( terms)?\b"
              r"|\b(and|with|plus) (the |a |their |its )?percent(age)?s?\b(?! (change|growth|increase|decrease|drop|rise))"
              r"|\bslices?\b|\baccount(s|ed)? for\b|\bcontribut(e|es|ed|ion|ions)\b|\bmix\b|\bmakes? up\b",
     "rank": r"前\s*" + _NUM + r"\s*(名|个|位|家|款|大|的|是|$)" + _NOT_PERIOD + "|" + _NUM + _COUNTED
@@ -163,6 +163,7 @@ class Mentions:
     near_measures: dict[str, str] = field(default_factory=dict)
     near_dimensions: dict[str, str] = field(default_factory=dict)
     counted_values: list[str] = field(default_factory=list)  # dimension ids whose value is counted ("多少钻石会员")
+    share_within: list[str] = field(default_factory=list)  # dimension ids whose value is a share's whole (of all 华北 …)
 
 
 _ORDER_BY = re.compile(r"(?:^|[.;:,!?]\s*)(order|sort|rank)(?=(?:\s+[\w'-]+){1,5}\s+by\b)", re.I)
@@ -207,12 +208,14 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
                      if not k.startswith("record:")})
     values: dict[str, list[str]] = {}
     value_spans: list[tuple[int, int]] = []
+    value_at: dict[str, list[tuple[int, int]]] = {}
     counted_values: list[str] = []
     for d in model.dimensions:
         found = Spans.find(question, label_words(d), metrics.spans() + _reciprocal(question))
         for code in found.ids():
             values.setdefault(d.id, []).append(code)
         value_spans += found.spans()
+        value_at[d.id] = found.spans()
         if any(re.search(CUES["counted"], question[:s], re.I) for s, _ in found.spans()):
             counted_values.append(d.id)  # "how many diamond members": the members of a value are counted
     values = not_the_measures_own(values, model, metrics.ids())
@@ -226,6 +229,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
             values.setdefault(did, []).append(str(hit["value"]))
             start = q.find(label.casefold())
             value_spans.append((start, start + len(label)))
+            value_at.setdefault(did, []).append((start, start + len(label)))
     dims = Spans.find(question, {d.id: d.words() for d in model.dimensions},
                       metrics.spans() + value_spans + phrasing.spans(question))  # 按时间倒序: no split
     records = Spans.find(question, {r.id: r.words() for r in model.records}, metrics.spans() + value_spans + dims.spans())
@@ -260,6 +264,9 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     measures = ratios.averaged(model, question, metrics.ids(), measure_words)  # "average spend per order"
     measures = ratios.rated_rows(model, question, measures, measure_words)  # "the refund rate on … orders"
     measures, pct = (p := ratios.percent_of(model, question, measures, measure_words)), p != measures  # "as a % of sales"
+    if cue("share", question) and not pct:  # "品牌销售额构成": the shares are the brands' (unless a brand is named)
+        inside = [d for d in phrasing.split_inside(question, model, metrics.spans()) if d not in named + [*values]]
+        named, split = named + inside, split + inside
     kept = counting.qualified(model, measures, measure_words)  # "how many orders got cancelled"
     measure_words = {x: w for x, w in measure_words.items() if x in kept or x not in measures}
     measures = kept
@@ -273,7 +280,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         listing=cue("list", question) and not cue("count", question),
         dimension_words={d: [question[s:e] for s, e in spans] for d, spans in dims.hits.items()},
         measure_words=measure_words, grain=explicit_grain(bare), per=per_period(bare),
-        compare=compare, share=cue("share", question) and not pct, trend=cue("trend", question), rank=rank,
+        compare=compare, share=cue("share", question) and not pct,
+        share_within=ratios.share_within(question, {d: value_at.get(d, []) for d in values}, CUES["share"]), trend=cue("trend", question), rank=rank,
         limit=top_n(_blank(question, bounds)) if rank else None,
         order=("asc" if cue("ascending", question) else "desc") if rank else None, judged=rank and cue("judged", question),
         by_change=by_change,

@@ -62,12 +62,13 @@ def spans(question: str) -> list[tuple[int, int]]:
 
 
 def split_inside(question: str, model: SemanticModel, measure_spans: list[tuple[int, int]],
-                 split_before: re.Pattern) -> list[str]:
-    """The dimensions whose name begins a measure's name said after a split word ("各品牌销售额": brand)."""
+                 split_before: re.Pattern | None = None) -> list[str]:
+    """The dimensions whose name begins a measure's name said after a split word ("各品牌销售额": brand);
+    with no split word pattern, wherever the name is said."""
     out = []
     for s, e in measure_spans:
         said = question[s:e].casefold()
-        if not split_before.search(question[:s]):
+        if split_before is not None and not split_before.search(question[:s]):
             continue
         for d in model.dimensions:
             if d.kind != "time" and any(w and len(w) < len(said) and said.startswith(w.casefold())

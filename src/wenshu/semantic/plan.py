@@ -66,6 +66,8 @@ class QueryPlan(BaseModel):
     compare: Literal["none", "yoy", "previous", "week"] = "none"  # 同比 / 环比 (the period just before) / a week before
     share: bool = False  # 占比: the first measure as a percentage of its total
     value_too: bool = False  # a share of a filtered part that states the part too ("how many …, and what percentage")
+    # the dimensions whose filters the share's whole keeps ("what % of all 华北 orders": of 华北's, not of all)
+    share_within: list[str] = Field(default_factory=list)
     order: Literal["desc", "asc"] | None = None
     order_by: str | None = None  # a measure id of the plan; default the first
     by_change: bool = False  # with a comparison, ranked by the measure's change (growth), not by its value

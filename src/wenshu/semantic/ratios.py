@@ -95,3 +95,25 @@ def share_of_whole(model: SemanticModel, measures: list[str]) -> list[str] | Non
             whole = {x for x in measures if x in parts and parts[x].agg == "count" and parts[x].table.lower() == table}
             return [r.id, *(x for x in measures if x != r.numerator and x not in whole)]
     return None
+
+
+# the whole a share is taken of, said before one of its values ("what % of all 华北 orders", "占华北订单的",
+# "among 华北 orders") or after it, before the share ("华北订单中钻石会员占比多少")
+_WHOLE_BEFORE = re.compile(r"(\b(percent(age)?|share|proportion|fraction|out)\s+of|%\s*of|\bamong|\bwithin|占了?)"
+                           r"\s*((all|the|total|every)\s+)*(全部|所有|整个)?$", re.I)
+_PART_AFTER = re.compile(r"\s*(in|to|among|within|of|across)\b", re.I)  # "the share of 华北 in total GMV": the part
+_WHOLE_AFTER = re.compile(r"(的)?[^，。？,.?!\s]{0,8}?(当中|之中|里面|之内|中|里)")
+
+
+def share_within(question: str, value_at: dict[str, list[tuple[int, int]]], share: str) -> list[str]:
+    """The dimensions whose value the question names as the whole of its share (`share`: the share cue):
+    the share's whole keeps their filters, not only the part's."""
+    out = []
+    for did, spans in value_at.items():
+        for s, e in spans:
+            before = _WHOLE_BEFORE.search(question[:s]) and not _PART_AFTER.match(question[e:])
+            after = (hit := _WHOLE_AFTER.match(question[e:])) and re.search(share, question[e + hit.end():], re.I)
+            if before or after:
+                out.append(did)
+                break
+    return out

@@ -1,0 +1,41 @@
+"""Money asked of the data: "how much money went back in refunds" is the money measure of the refunds' rows,
+and "refund reasons: how much money went back for each" the one money measure of the rows a named dimension
+lives on. A money measure is a sum in a currency (the semantic model's `unit`).
+"""
+
+from __future__ import annotations
+
+from wenshu.semantic.counting import asked
+from wenshu.semantic.mentions import Mentions, cue
+from wenshu.semantic.model import SemanticModel
+
+_MONEY_UNITS = {"元", "¥", "￥", "yuan", "rmb", "cny", "$", "usd", "dollars", "€", "eur"}
+
+
+def money_of_rows(m: Mentions, model: SemanticModel, question: str) -> list[str]:
+    """"Refund reasons: how much money went back for each": no measure named, money asked of the rows a named
+    dimension lives on; the one money measure of that table, if it has exactly one."""
+    tables = {d.table.lower() for d in model.dimensions if d.id in m.dimensions + m.split}
+    money = [x.id for x in _money_measures(model) if x.table.lower() in tables]
+    return money if cue("money", question) and len(money) == 1 else []
+
+
+def _money_measures(model: SemanticModel) -> list:
+    """Sums in a currency (the model's `unit`): the measures that answer "how much money"."""
+    return [x for x in model.measures if (x.unit or "").casefold() in _MONEY_UNITS and x.agg == "sum"]
+
+
+def money_twins(measures: list[str], model: SemanticModel, question: str) -> list[str]:
+    """"How much money went back in refunds": a count named where the question asks for money is the money
+    measure of the same rows (same table, same default filter), when the model has one and none is named."""
+    by_id, money = {x.id: x for x in model.measures}, _money_measures(model)
+    if not cue("money", question) or any(by_id[x] in money for x in measures if x in by_id):
+        return measures
+    out = []
+    for mid in measures:
+        me = by_id.get(mid)
+        twin = next((x for x in money if me is not None and me.agg == "count" and x.table.lower() == me.table.lower()
+                     and x.filter == me.filter), None)
+        # "how many refunds, and how much money": both; "how much money went back in refunds": the money
+        out += [mid] if twin is None else [mid, twin.id] if asked(question) else [twin.id]
+    return list(dict.fromkeys(out))
