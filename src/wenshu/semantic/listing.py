@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from wenshu.semantic.fields import named_fields, ranked_field, target_of
 from wenshu.semantic.thresholds import thresholds
-from wenshu.semantic.phrasing import in_time_order, newest_rows
+from wenshu.semantic.phrasing import backed, in_time_order, newest_rows
 from wenshu.semantic.labels import label_words
 from wenshu.semantic.mentions import Mentions, cue, oriented
 from wenshu.semantic.spans import Spans
@@ -71,6 +71,8 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     if not valued and record.rank_by in measures and not foreign and not by_field:  # "the 5 largest orders": the record's own value
         valued = [record.rank_by]  # (a column rank_by only bounds: "products under 50 yuan" is by their price)
     if m.rank and not valued and not by_field:
+        if backed(model, question):
+            return None  # "top 5 customers and how much each paid": a measure by customer, not customer rows
         return Listed(None, f"a list of {record.id} ranked by nothing the semantic model measures per row")
     bounds = []
     for t in thresholds(question):
