@@ -79,6 +79,13 @@ def test_how_much_was_paid_backs_the_sum_of_the_paid_field():
     assert ground(QueryPlan(measures=["aov"]), MODEL, question).plan.measures == ["gmv"]
 
 
+def test_the_doer_of_a_measures_verb_backs_it():
+    question = "who were the top 3 spenders last month"  # "spend" is GMV's word; spenders are customers
+    plan = ground(QueryPlan(measures=["paid_orders"]), MODEL, question).plan
+    assert (plan.measures, plan.dimensions, plan.limit) == (["gmv"], ["customer"], 3)
+    assert unanswerable(MODEL, read(MODEL, "list our customers"), "list our customers") is not None
+
+
 def test_a_follow_up_asking_the_share_of_the_last_number(demo_db_file):
     before = QueryPlan(measures=["paid_orders"], filters=[Filter(dimension="member_level", values=["3"]),
                                                           Filter(dimension="region", values=["华北"])])

@@ -106,9 +106,11 @@ def backs(word: str, question: str) -> bool:
     """A Chinese name: three or more of its characters appear in the question in a row, covering most of
     it, or its words do, each in any order ("下单客户" in 多少个客户下过单). An English name of two or more
     words: each of its words appears in the question, in any order or form ("customers who ordered" in "how
-    many customers placed an order")."""
+    many customers placed an order"). A one-word English verb: its doer said ("spend" in "our biggest spenders")."""
     if word.isascii():
         stems = _stems(word)
+        if re.fullmatch(r"[a-z]{3,}", word, re.I) and re.search(rf"\b{word}e?rs?\b", question, re.I):
+            return True
         return len(stems) >= 2 and stems <= _stems(question)
     if not _CJK.fullmatch(word) or len(word) < 4:
         return False
