@@ -110,3 +110,9 @@ def test_returned_orders_listed_with_refund_fields_are_the_refunds(demo_db_file)
         expected = conn.execute("SELECT order_id, refund_amount, reason FROM refunds"
                                 " ORDER BY refund_time DESC, refund_id DESC LIMIT 3").fetchall()
     assert got == expected
+
+
+def test_a_short_code_inside_a_word_is_not_said():
+    hits = [{"table": "customers", "column": "gender", "value": "M", "label": "M"}]  # what a value index may return
+    assert read(MODEL, "how many buyers had more than 2 paid orders in March", hits).values == {}  # "many", "March"
+    assert read(MODEL, "M 客户有多少", hits).values == {"gender": ["M"]}

@@ -86,8 +86,10 @@ def said_outside_fields(model: SemanticModel, question: str, word: str) -> bool:
     words = {f"{r.id}.{c}": ws for r in model.records for c, ws in r.fields.items() if c not in dims}
     fields = Spans.find(question, words).spans() if words else []
     w, q = word.casefold(), question.casefold()
+    edge = r"(?<![a-z0-9])" if w[:1].isascii() and w[:1].isalnum() else ""  # "M" is not said in "many"
+    tail = r"(?![a-z0-9])" if w[-1:].isascii() and w[-1:].isalnum() else ""
     return bool(w) and any(not any(s <= i and i + len(w) <= e and e - s > len(w) for s, e in fields)
-                           for i in [x.start() for x in re.finditer(re.escape(w), q)])
+                           for i in [x.start() for x in re.finditer(edge + re.escape(w) + tail, q)])
 
 
 _CJK = re.compile(r"[\u3400-\u9fff]+")
