@@ -116,3 +116,9 @@ def test_a_short_code_inside_a_word_is_not_said():
     hits = [{"table": "customers", "column": "gender", "value": "M", "label": "M"}]  # what a value index may return
     assert read(MODEL, "how many buyers had more than 2 paid orders in March", hits).values == {}  # "many", "March"
     assert read(MODEL, "M 客户有多少", hits).values == {"gender": ["M"]}
+
+
+@pytest.mark.parametrize("question", ["refund amount by customer city last month", "profit by product category this year"])
+def test_a_dimension_naming_which_of_another_is_no_split_of_its_own(question):
+    m = read(MODEL, question)
+    assert len(m.split) == 1 and m.split[0] in ("city", "category")
