@@ -107,3 +107,12 @@ def test_a_ranked_list_ranks_by_the_listed_field_its_rank_word_names(question, c
     with sqlite3.connect(demo_db_file) as conn:
         rows = conn.execute(compile_plan(MODEL, plan, "sqlite", "zh").sql).fetchall()
     assert len(rows) == 3 and [r[1] for r in rows] == sorted((r[1] for r in rows), reverse=True)
+
+
+def test_a_bound_on_a_word_of_a_listed_field_bounds_that_field(demo_db_file):
+    question = "上周取消的订单里金额在3000以上的，列出订单号、下单时间和订单金额"
+    plan = detail(MODEL, read(MODEL, question), question).plan
+    assert [(f.dimension, f.op, f.values) for f in plan.filters if f.op != "in"] == [("total_amount", "gte", [3000])]
+    with sqlite3.connect(demo_db_file) as conn:
+        rows = conn.execute(compile_plan(MODEL, plan, "sqlite", "zh").sql).fetchall()
+    assert rows and all(r[-1] >= 3000 for r in rows)

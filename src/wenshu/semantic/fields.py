@@ -89,6 +89,10 @@ def target_of(t: Threshold, named: list[tuple[str, int, int]], rec: Record, mode
     for f, _ in sorted(before, key=lambda x: -x[1]):
         if f in columns and not any(d.id == f for d in model.dimensions):
             return f
+    head = re.search(r"([\u4e00-\u9fff]{2,4}?|[a-z]+)[在为是达到]{0,2}\s*$", question[:t.start], re.I)  # 金额 in "金额超过2000 … 订单金额"
+    said = _said_of([head.group(1)] if head else [], [f for f, _, _ in named if f in columns], field_words(model, rec))
+    if said:
+        return said
     ranked = next((me for me in model.measures if me.id == rec.rank_by), None)
     if ranked is None:  # a column of the record's own, or nothing
         return rec.rank_by
@@ -104,8 +108,13 @@ _RANK_EN = re.compile(r"\b(?:highest|lowest|largest|smallest|biggest|top|bottom)
 def ranked_field(model: SemanticModel, rec: Record, fields: list[str], question: str) -> str | None:
     """The one listed field a rank word is said of: "金额最高的5笔 … 订单号、订单金额" ranks by the listed
     订单金额 (its word ends with the 金额 said), "the highest amount … order id, order amount" likewise."""
-    words = field_words(model, rec)
     said = [m.group(1) for m in _RANK_ZH.finditer(question)] + [m.group(1) for m in _RANK_EN.finditer(question)]
+    return _said_of(said, fields, field_words(model, rec))
+
+
+def _said_of(said: list[str], fields: list[str], words: dict[str, list[str]]) -> str | None:
+    """The one field of `fields` whose word ends with the end of a said Chinese word (2 characters or more:
+    金额 for 订单金额), or whose last English word is one of a said phrase's ("amount" for order amount)."""
     hits = {f for f in fields for w in words.get(f, []) for s in said
             if (not w.isascii() and any(len(t) >= 2 and w.endswith(t) for t in (s[i:] for i in range(len(s)))))
             or (w.isascii() and w.casefold().split()[-1] in {x.removesuffix("s") for x in s.casefold().split()})}
