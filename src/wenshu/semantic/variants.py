@@ -74,7 +74,8 @@ def _totalled(name: str) -> list[str]:
 def _field_totals(model: SemanticModel, entry: Entry) -> list[str]:
     """A sum of one column said as the total of the field a record calls it: gmv sums pay_amount, which the
     order record calls "amount paid", so "total amount paid" and 实付总金额 name it; and asked as how much of
-    the field's act ("how much … paid", 支付了多少: backed by the question's words, `phrasing.backs`)."""
+    the field's act ("how much … paid": backed by the question's words, `phrasing.backs`; the Chinese
+    form, 支付了多少, lost a validation question and is not read)."""
     if getattr(entry, "agg", None) != "sum" or not re.fullmatch(r"\w+", getattr(entry, "expr", "") or ""):
         return []
     out = []
@@ -82,7 +83,6 @@ def _field_totals(model: SemanticModel, entry: Entry) -> list[str]:
         out += [f"total {w}"] if w.isascii() else _totalled(w)
         act = re.fullmatch(r"(?:amount|sum) (\w+)|(\w+) (?:amount|sum)", w) if w.isascii() else None
         out += [f"how much {act.group(1) or act.group(2)}"] if act else []
-        out += [f"{w[:-2]}了多少", f"{w[:-2]}多少钱"] if not w.isascii() and w.endswith("金额") and len(w) >= 4 else []
     return out
 
 
