@@ -122,3 +122,9 @@ def test_a_short_code_inside_a_word_is_not_said():
 def test_a_dimension_naming_which_of_another_is_no_split_of_its_own(question):
     m = read(MODEL, question)
     assert len(m.split) == 1 and m.split[0] in ("city", "category")
+
+
+@pytest.mark.parametrize(("question", "dimension"), [("rank the cities by AOV this month", "city"),
+                                                     ("compare the channels on refund amount last week", "channel")])
+def test_the_object_of_rank_or_compare_is_the_split(question, dimension):
+    assert read(MODEL, question).split == [dimension]
