@@ -114,3 +114,15 @@ def test_a_bound_on_a_word_of_a_listed_field_bounds_that_field(demo_db_file):
     with sqlite3.connect(demo_db_file) as conn:
         rows = conn.execute(compile_plan(MODEL, plan, "sqlite", "zh").sql).fetchall()
     assert rows and all(r[-1] >= 3000 for r in rows)
+
+
+@pytest.mark.parametrize("question", ["上个月取消的订单里最大的5笔", "the 5 biggest unpaid orders last month"])
+def test_rows_the_ranking_measure_leaves_out_rank_by_their_own_amount(question, demo_db_file):
+    plan = detail(MODEL, read(MODEL, question), question).plan  # cancelled / unpaid orders have no amount paid
+    assert (plan.order_by, plan.limit) == ("total_amount", 5)
+    with sqlite3.connect(demo_db_file) as conn:
+        rows = conn.execute(compile_plan(MODEL, plan, "sqlite", "zh").sql).fetchall()
+    amounts = [r[-1] for r in rows]
+    assert len(rows) == 5 and amounts == sorted(amounts, reverse=True) and amounts[0] > 0
+    paid = detail(MODEL, read(MODEL, "the 5 biggest paid orders last month"), "the 5 biggest paid orders last month").plan
+    assert paid.order_by == "gmv"  # paid orders: by the amount paid, as before

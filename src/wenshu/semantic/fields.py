@@ -81,9 +81,10 @@ def just_before(question: str, end: int, t: Threshold) -> bool:
 
 
 def target_of(t: Threshold, named: list[tuple[str, int, int]], rec: Record, model: SemanticModel,
-              question: str) -> str | None:
-    """The column a threshold bounds: the field named just before it ("退款金额超过1000元"), else the
-    record's ranking measure's column ("orders over 8,000 yuan"); None when nothing says."""
+              question: str, own_value: str | None = None) -> str | None:
+    """The column a threshold bounds: the field named just before it ("退款金额超过1000元"), else
+    `own_value` (the rows' own amount where the ranking measure does not cover them), else the record's
+    ranking measure's column ("orders over 8,000 yuan"); None when nothing says."""
     before = [(f, e) for f, _, e in named if just_before(question, e, t) and "." not in f]
     columns = {me.expr for me in model.measures if me.expr} | set(rec.columns) | set(rec.fields)
     for f, _ in sorted(before, key=lambda x: -x[1]):
@@ -91,8 +92,8 @@ def target_of(t: Threshold, named: list[tuple[str, int, int]], rec: Record, mode
             return f
     head = re.search(r"([\u4e00-\u9fff]{2,4}?|[a-z]+)[在为是达到]{0,2}\s*$", question[:t.start], re.I)  # 金额 in "金额超过2000 … 订单金额"
     said = _said_of([head.group(1)] if head else [], [f for f, _, _ in named if f in columns], field_words(model, rec))
-    if said:
-        return said
+    if said or own_value:
+        return said or own_value
     ranked = next((me for me in model.measures if me.id == rec.rank_by), None)
     if ranked is None:  # a column of the record's own, or nothing
         return rec.rank_by

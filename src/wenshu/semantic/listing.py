@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from wenshu.semantic.counting import own_filter
 from wenshu.semantic.fields import named_fields, ranked_field, target_of
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.phrasing import backed, in_time_order, newest_rows
@@ -67,7 +68,10 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     # "the 5 latest refunds" (最新的5笔) rank by time unless a value is named, other than as a column to show
     # ("最近20笔退款，要订单号、退款时间、退款金额": the amount is listed, the newest come first)
     ranked_by_said = any(measures[x].expr not in fields or len(fields) < 2 for x in valued)
+    filters = value_filters(model, m, own, {record.table.lower()})
+    own_value = record.value if _uncovered(model, record, filters) else None  # unpaid orders: no amount paid
     by_field = ranked_field(model, record, fields, question) if m.rank and not valued and len(fields) >= 2 else None
+    by_field = by_field or (own_value if m.rank and not valued else None)
     if not valued and record.rank_by in measures and not foreign and not by_field:  # "the 5 largest orders": the record's own value
         valued = [record.rank_by]  # (a column rank_by only bounds: "products under 50 yuan" is by their price)
     if m.rank and not valued and not by_field:
@@ -76,11 +80,10 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
         return Listed(None, f"a list of {record.id} ranked by nothing the semantic model measures per row")
     bounds = []
     for t in thresholds(question):
-        target = target_of(t, named, record, model, question)
+        target = target_of(t, named, record, model, question, own_value)
         if target is None:
             return Listed(None, f"the question bounds a value that {record.id} rows do not have")
         bounds.append(Filter(dimension=target, op=t.op, values=[t.value]))
-    filters = value_filters(model, m, own, {record.table.lower()})
     kept = {c.id for did in filters for c in model.conformed(did)}  # "App": the orders' channel, not the traffic's
     lost = [d for d in m.values if d not in kept and next(x for x in model.dimensions if x.id == d).kind != "time"]
     if lost:
@@ -98,6 +101,17 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
         records=record.id, measures=own, columns=fields if len(fields) >= 2 else [],
         filters=[Filter(dimension=d, values=v) for d, v in filters.items()] + bounds,
         order_by=order_by, order=order, limit=limit))
+
+
+def _uncovered(model: SemanticModel, record, filters: dict[str, list[str]]) -> bool:
+    """Whether the list keeps only rows its ranking measure's own filter leaves out (unpaid or cancelled orders,
+    where GMV counts paid ones): their amount is then the record's `value`, not the measure's column."""
+    ranked = next((x for x in model.measures if x.id == record.rank_by), None)
+    kept = own_filter(ranked) if ranked is not None else None
+    dims = {d.id: d for d in model.dimensions}
+    return bool(kept) and any(did in dims and dims[did].table.lower() == record.table.lower()
+                              and dims[did].column.lower() in kept and not set(values) & kept[dims[did].column.lower()]
+                              for did, values in filters.items())
 
 
 def _not_a_field(hit: tuple[str, int, int], record, model: SemanticModel, m: Mentions, question: str) -> bool:

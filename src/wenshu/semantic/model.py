@@ -104,6 +104,9 @@ class Record(Entry):
     order: str | None = None  # a column of `table` a list is sorted by (ascending) when nothing ranks it
     # a measure of `table` whose row value "the largest N" ranks by (or a column of it), unless another is named
     rank_by: str | None = None
+    # a column of `table`: the row's own amount, which ranks and bounds the rows rank_by's measure leaves out by
+    # its filter (unpaid and cancelled orders have no amount paid)
+    value: str | None = None
     # column of `table` or dimension id -> more words people use for it in a list ("订单号" for order_id);
     # a column's own name, its measures' and its dimensions' words count without being listed here
     fields: dict[str, list[str]] = Field(default_factory=dict)

@@ -138,7 +138,7 @@ class _Checker:
         dims = {d.id: d for d in self.model.dimensions}
         for r in self.model.records:
             entry = f"record {r.id}"
-            for name in [*r.columns, *(x for x in (r.time, r.order) if x), *r.fields]:
+            for name in [*r.columns, *(x for x in (r.time, r.order, r.value) if x), *r.fields]:
                 d = dims.get(name) if name in r.columns or name in r.fields else None
                 other, _, column = (f"{d.table}.{d.column}" if d else name).rpartition(".")
                 self.reference(entry, r.table, other or r.table, column, "column")
