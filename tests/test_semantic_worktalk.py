@@ -128,3 +128,8 @@ def test_a_dimension_naming_which_of_another_is_no_split_of_its_own(question):
                                                      ("compare the channels on refund amount last week", "channel")])
 def test_the_object_of_rank_or_compare_is_the_split(question, dimension):
     assert read(MODEL, question).split == [dimension]
+
+
+@pytest.mark.parametrize("question", ["按渠道和大区看本周订单量", "paid orders this week by region and channel"])
+def test_two_dimensions_joined_after_one_split_word_both_split(question):
+    assert sorted(read(MODEL, question).split) == ["channel", "region"]

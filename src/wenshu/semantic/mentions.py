@@ -104,6 +104,7 @@ SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个
 # "across all channels" (the total of all) do not
 
 
+_AND = re.compile(r"\s*(和|与|及|以及|、|,|，|&|\band\b|\bor\b)\s*", re.I)  # two dimensions split together
 # "which Apple product", "哪个一线城市": a question word before a value and its kind asks for one row per member
 WHICH_BEFORE = re.compile(r"\b(which|what)\s+(\w+\s+){1,2}$|(哪个|哪些|哪几个|哪一个)[^，。？,.?\s]{1,6}$", re.I)
 
@@ -252,6 +253,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         named.append(did)
         if split_word or asked:
             split.append(did)
+    ends = {e for d in split for _, e in dims.hits.get(d, [])}  # "按城市和品类", "by channel and region": both
+    split += [d for d in named if d not in split and any(_AND.fullmatch(question[e:s]) for s, _ in dims.hits[d] for e in ends if e <= s)]
     inside = [d for d in phrasing.split_inside(question, model, metrics.spans(), SPLIT_BEFORE) if d not in named]
     named, split = named + inside, split + inside  # "各品牌销售额"
     compare = next((k for k in ("yoy", "week", "previous") if cue(k, question)), "none")
