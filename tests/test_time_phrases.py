@@ -111,6 +111,14 @@ def test_named_shopping_and_public_days_resolve_to_their_dates(question, today, 
     ("revenue from January to March", "2026-12-01", "2026-01-01", "2026-03-31"),
     ("orders in October last year", "2026-12-01", "2025-10-01", "2025-10-31"),
     ("Q2 last year", "2026-12-01", "2025-04-01", "2025-06-30"),
+    ("9月3号到9月20号的退款", "2026-12-01", "2026-09-03", "2026-09-20"),  # day ranges, both ends included
+    ("10月5日至12日各渠道的订单", "2026-12-01", "2026-10-05", "2026-10-12"),
+    ("GMV from Sep 3 through Sep 20", "2026-12-01", "2026-09-03", "2026-09-20"),
+    ("refunds between Oct 2 and Oct 9", "2026-12-01", "2026-10-02", "2026-10-09"),
+    ("orders Oct 2-9", "2026-12-01", "2026-10-02", "2026-10-09"),
+    ("sales Dec 20 to Jan 4", "2026-01-10", "2025-12-20", "2026-01-04"),  # across New Year
+    ("上周末的订单量", "2026-12-02", "2026-11-28", "2026-11-29"),  # last week's Saturday and Sunday
+    ("GMV last weekend", "2026-11-30", "2026-11-28", "2026-11-29"),
 ])
 def test_named_months_quarters_years_and_dates_resolve_to_their_dates(question, today, first, last):
     assert first_and_last_day(question, today) == (first, last)
@@ -145,3 +153,7 @@ def test_time_windows_reach_only_catalogs_with_dates(columns, dated):
     assert holds_dates(catalog) is dated
     assert bool(catalog_windows("How many people were born in 1948?", catalog)) is dated
     assert bool(catalog_windows("How many people joined last month?", catalog)) is dated
+
+
+def test_two_days_joined_by_and_are_two_days_not_a_range():
+    assert [w.phrase for w in find_windows("orders on Oct 2 and Oct 9")] == ["Oct 2", "Oct 9"]

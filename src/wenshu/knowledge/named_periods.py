@@ -2,7 +2,7 @@
 
 - Named days (双十一, 双十二, 国庆假期, 元旦, Christmas): that year's with 今年/去年/前年 (this, last
   year) before or after them, else the latest one up to today.
-- Dates: "11月11日", "Nov 11th". Months: "10月", "十月份", "2025年10月", "去年10月", "October",
+- Dates: "11月11日", "Nov 11th"; day ranges: "11月1号到11号", "Nov 1-10", "between Oct 1 and Oct 7". Months: "10月", "十月份", "2025年10月", "去年10月", "October",
   "Oct 2025", "October last year", "2025-10"; month ranges: "1到10月", "1月至3月", "from January to
   March". Quarters: "三季度", "去年第一季度", "2025年Q3", "Q3 2025". Years: "2025年", "in 2025", "FY2025".
   A month or quarter without a year is the latest one that has started by today (in December, "10月"
@@ -13,6 +13,7 @@ All bounds are half-open `[start, end)`; a period still running ends today (the 
 from __future__ import annotations
 
 import re
+from datetime import date
 
 _YEARS = {"今年": 0, "本年": 0, "this year": 0, "去年": 1, "last year": 1, "前年": 2, "the year before last": 2}
 _DAYS = [  # (words, month, day, days)
@@ -101,6 +102,35 @@ def _months(question: str) -> Found:
     return found
 
 
+_TO = r"\s*(?P<to>到|至|-|~|－|—|–|\bto\b|\bthrough\b|\btill\b|\buntil\b|\band\b)\s*"
+_RANGES = (  # "11月1号到11号", "11月1日至11月15日", "Nov 1 to Nov 15", "between Oct 1 and Oct 7", "Nov 1-10"
+    _CN_YEAR + rf"(?P<m>{_CN_NUM})\s*月\s*(?P<d>\d{{1,2}})\s*[日号]?" + _TO
+    + rf"(?:(?P<m2>{_CN_NUM})\s*月\s*)?(?P<d2>\d{{1,2}})\s*[日号]",
+    rf"\b(?P<m>{_MONTH_NAMES})\b\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?" + _TO
+    + rf"(?:\b(?P<m2>{_MONTH_NAMES})\b\.?\s+)?(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)" + _EN_YEAR,
+)
+
+
+def _ranges(question: str) -> Found:
+    """Day ranges: from the first day (the latest one up to today, or of the year named) to the last, inclusive."""
+    found = []
+    for pattern in _RANGES:
+        for m in re.finditer(pattern, question, flags=re.I):
+            month, day = _month_of(m.group("m")), int(m.group("d"))
+            last_month, last_day = _month_of(m.group("m2") or m.group("m")), int(m.group("d2"))
+            if not (month and last_month and 1 <= day <= 31 and 1 <= last_day <= 31):
+                continue
+            if m.group("to").lower() == "and" and not re.search(r"\bbetween\s+$", question[:m.start()], re.I):
+                continue  # "on Nov 11 and Nov 12": two days; "between Oct 1 and Oct 7": a range
+            try:  # days between, counted in a year without 29 February (a range across New Year wraps)
+                days = (date(2001, last_month, last_day) - date(2001, month, day)).days % 365
+            except ValueError:
+                continue
+            start = _start(m, month, day)
+            found.append((m.start(), m.end(), start, f"date({start}, '+{days + 1} days')"))
+    return found
+
+
 def _dates(question: str) -> Found:
     found = []
     for pattern in (_CN_YEAR + rf"(?P<m>{_CN_NUM})\s*月\s*(?P<d>\d{{1,2}})\s*[日号]",
@@ -137,4 +167,4 @@ def _years(question: str) -> Found:
 def named_periods(question: str) -> Found:
     """Named days, months, quarters and years of the question (possibly overlapping; the caller keeps the
     longest at each position)."""
-    return named_days(question) + _dates(question) + _months(question) + _quarters(question) + _years(question)
+    return named_days(question) + _ranges(question) + _dates(question) + _months(question) + _quarters(question) + _years(question)

@@ -6,7 +6,8 @@ generate prompt gets the resolved window for each phrase: a half-open range `[st
 date expressions that the model only has to apply to the right date column.
 
 The business calendar (shared with the demo's examples and gold set): weeks run Monday to Sunday;
-"上周 / last week" is the previous full week, "本周 / this week" this Monday to today; "上个月" the
+"上周 / last week" is the previous full week, "本周 / this week" this Monday to today, "上周末 / last
+weekend" last week's Saturday and Sunday; "上个月" the
 previous calendar month; "本月 / 今年" to date; "去年" the previous calendar year; "最近N天 / last N
 days" today and the N-1 days before; "最近N个月 / last N months" and "最近N周" the N complete months
 (weeks) before the current one; quarters are calendar quarters. Named days, months, quarters and years
@@ -79,6 +80,10 @@ _FIXED: list[tuple[str, tuple[str, str | None]]] = [
     (r"今天|今日|\btoday\b", ("date('now')", "date('now', '+1 day')")),
     (r"昨天|昨日|\byesterday\b", ("date('now', '-1 day')", "date('now')")),
     (r"上上周|\bthe week before last\b", ("date('now', 'weekday 0', '-20 days')", "date('now', 'weekday 0', '-13 days')")),
+    # a weekend is its Saturday and Sunday: last week's, or this week's (which may not have come yet)
+    (r"上个?周末|上个?星期的?周末|\blast weekend\b|\bprevious weekend\b",
+     ("date('now', 'weekday 0', '-8 days')", "date('now', 'weekday 0', '-6 days')")),
+    (r"本周末|这个?周末|\bthis weekend\b", ("date('now', 'weekday 0', '-1 days')", "date('now', 'weekday 0', '+1 day')")),
     (r"上周|上星期|上个星期|\blast week\b|\bprevious week\b|" + _FULL + "week", _weeks(1)),
     (r"本周|这周|这个星期|本星期|\bthis week\b|\bweek" + _TD + r"|\bwtd\b|\bthe week so far\b",
      ("date('now', 'weekday 0', '-6 days')", None)),
