@@ -57,7 +57,7 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     tables = {record.table.lower()} if record else None
     for did, values in value_filters(model, m, update.get("measures", previous.measures), tables).items():
         filters.pop(next((c.id for c in model.conformed(did) if c.id in filters), did), None)
-        filters[did] = Filter(dimension=did, op="in", values=values)
+        filters[did] = Filter(dimension=did, op="not_in" if did in m.excluded else "in", values=values)
     totals = moved_totals(previous, question)  # "那超过300万的呢" after cities whose GMV passed 2.5 million
     if totals is not None:
         update["having"] = totals

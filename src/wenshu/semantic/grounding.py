@@ -146,10 +146,10 @@ def _filters(plan: QueryPlan, model: SemanticModel, m: Mentions, measures: list[
         values = [v for v in values if v in named  # not 商品 inside 商品总额, a field's word; a code is no
                   or not v.strip().isdigit() and v not in elsewhere and said_outside_fields(model, question, v)]
         if values and f.op in ("in", "not_in", "eq", "ne"):
-            out[d.id] = f.model_copy(update={"values": values})
+            out[d.id] = f.model_copy(update={"values": values, "op": "not_in" if d.id in m.excluded else "in"})
     for did, values in value_filters(model, m, measures).items():
         if not {c.id for c in model.conformed(did)} & set(out):
-            out[did] = Filter(dimension=did, op="in", values=values)
+            out[did] = Filter(dimension=did, op="not_in" if did in m.excluded else "in", values=values)
     return list(out.values())
 
 

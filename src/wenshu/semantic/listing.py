@@ -99,7 +99,7 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
         (limit, order), order_by = newest, record.order
     return Listed(QueryPlan(
         records=record.id, measures=own, columns=fields if len(fields) >= 2 else [],
-        filters=[Filter(dimension=d, values=v) for d, v in filters.items()] + bounds,
+        filters=[Filter(dimension=d, op="not_in" if d in m.excluded else "in", values=v) for d, v in filters.items()] + bounds,
         order_by=order_by, order=order, limit=limit))
 
 

@@ -18,12 +18,13 @@ reconciled with it (`semantic.grounding`), and a follow-up's edits are read from
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from wenshu.semantic import counting, phrasing, ratios
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.grains import explicit_grain, per_period
 from wenshu.semantic.labels import label_words, not_the_measures_own
+from wenshu.semantic.exclusions import left_out, the_rest
+from wenshu.semantic.mentioned import Mentions
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.variants import entry_words
@@ -138,35 +139,6 @@ def top_n(question: str) -> int | None:
     return 1 if cue("single", question) and cue("rank", question) else None
 
 
-@dataclass
-class Mentions:
-    measures: list[str]
-    alternatives: dict[str, list[str]]  # a measure chosen for a word -> the other measures that word names
-    dimensions: list[str]  # named anywhere (not counting a name right after one of its values)
-    split: list[str]  # named right after a split word: one row per member
-    counted: list[str]  # named right after 多少 / how many: what the question counts
-    dimension_words: dict[str, list[str]]  # dimension id -> the words of the question that named it
-    measure_words: dict[str, list[str]]  # measure id -> the words of the question that named it
-    values: dict[str, list[str]]  # dimension id -> stored values the question names
-    records: list[str]  # record ids named outside a measure's words ("10笔退款", "订单有哪些")
-    listing: bool  # asks to see rows (哪些, 明细, list) and not how many (多少, how many)
-    grain: str | None
-    per: str | None  # "日均": an average per day (week, month)
-    compare: str  # "yoy" | "previous" | "none"
-    share: bool
-    trend: bool
-    rank: bool
-    limit: int | None
-    order: str | None  # "desc" | "asc" when ranked
-    judged: bool = False  # ranked by "best" / "worst", which follows the measure's `better`
-    by_change: str | None = None  # "asc" (fell the most first) | "desc" (grew the most first): ranked by the change
-    # id -> the phrase no entry lists that is close to the entry in meaning, closest first (`semantic.nearby`)
-    near_measures: dict[str, str] = field(default_factory=dict)
-    near_dimensions: dict[str, str] = field(default_factory=dict)
-    counted_values: list[str] = field(default_factory=list)  # dimension ids whose value is counted ("多少钻石会员")
-    share_within: list[str] = field(default_factory=list)  # dimension ids whose value is a share's whole (of all 华北 …)
-
-
 _ORDER_BY = re.compile(r"(?:^|[.;:,!?]\s*)(order|sort|rank)(?=(?:\s+[\w'-]+){1,5}\s+by\b)", re.I)
 
 
@@ -231,6 +203,9 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
             start = q.find(label.casefold())
             value_spans.append((start, start + len(label)))
             value_at.setdefault(did, []).append((start, start + len(label)))
+    named_at = {d: value_at.get(d, []) for d in values}
+    excluded = left_out(question, named_at)  # "除了华东以外", "excluding the app channel"
+    values = {d: v for d, v in values.items() if d not in the_rest(question, named_at, excluded)}  # 其他品类
     dims = Spans.find(question, {d.id: d.words() for d in model.dimensions},
                       metrics.spans() + value_spans + phrasing.spans(question))  # 按时间倒序: no split
     records = Spans.find(question, {r.id: r.words() for r in model.records}, metrics.spans() + value_spans + dims.spans())
@@ -287,7 +262,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         dimension_words={d: [question[s:e] for s, e in spans] for d, spans in dims.hits.items()},
         measure_words=measure_words, grain=explicit_grain(bare), per=per_period(bare),
         compare=compare, share=cue("share", question) and not pct,
-        share_within=ratios.share_within(question, {d: value_at.get(d, []) for d in values}, CUES["share"]), trend=cue("trend", question), rank=rank,
+        excluded=excluded, share_within=ratios.share_within(question, {d: value_at.get(d, []) for d in values}, CUES["share"]), trend=cue("trend", question), rank=rank,
         limit=top_n(_blank(question, bounds)) if rank else None,
         order=("asc" if cue("ascending", question) else "desc") if rank else None, judged=rank and cue("judged", question),
         by_change=by_change,
