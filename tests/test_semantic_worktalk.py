@@ -133,3 +133,10 @@ def test_the_object_of_rank_or_compare_is_the_split(question, dimension):
 @pytest.mark.parametrize("question", ["按渠道和大区看本周订单量", "paid orders this week by region and channel"])
 def test_two_dimensions_joined_after_one_split_word_both_split(question):
     assert sorted(read(MODEL, question).split) == ["channel", "region"]
+
+
+@pytest.mark.parametrize(("question", "order"), [("GMV by city last month, largest first", "desc"),
+                                                 ("上月各渠道订单量从低到高排", "asc")])
+def test_an_order_said_without_a_number_sorts_every_member(question, order):
+    plan = ground(QueryPlan(measures=read(MODEL, question).measures, limit=10), MODEL, question).plan
+    assert (plan.order, plan.limit) == (order, None) and plan.dimensions

@@ -254,7 +254,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         "compare": m.compare, "share": share, "per": m.per if m.per != grain else None,
         "value_too": bool(share and (filters or bounds) and not dims and not grain and cue("amount", question)),
         "share_within": within if share else [],
-        "limit": (m.limit or plan.limit) if ranked else None,
+        "limit": (m.limit or (None if cue("ordered", question) else plan.limit)) if ranked else None,
         "order": oriented(m, model, order_by or measures[0]) if ranked else None,
         "order_by": order_by if ranked else None,
         "by_change": bool(m.by_change and ranked and not grain and m.compare != "none"),

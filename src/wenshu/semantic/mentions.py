@@ -67,7 +67,10 @@ CUES = {
             + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
             r"|排名|排行|垫底|(?<!at )\bmost(?! recent\b)|(?<!at )\b(highest|lowest|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest"
             r"|biggest|strongest|weakest|thinnest|slimmest|poorest|cheapest|top-selling|best-selling)\b",  # "at least one": a condition
-    "ascending": r"最(低|少|小|差)|倒数|垫底|排名靠后|后\s*" + _NUM + r"\s*(名|个|位|家|款|的)"
+    # an order said without a cut: "highest first", 从高到低 (every member, sorted)
+    "ordered": r"从(高|大|多)到(低|小|少)|从(低|小|少)到(高|大|多)|降序|升序|\b(descending|ascending)\b"
+               r"|\b(highest|largest|biggest|most|lowest|smallest|least|fewest)\s+(first|on top|at the top)\b",
+    "ascending": r"最(低|少|小|差)|倒数|垫底|排名靠后|从(低|小|少)到(高|大|多)|升序|\bascending\b|后\s*" + _NUM + r"\s*(名|个|位|家|款|的)"
                  r"|\b(lowest|(?<!at )least|fewest|bottom|smallest|worst|weakest|thinnest|slimmest|poorest|cheapest)\b",
     # ranked by how much a measure changed, not by its size: a fall ranks the largest fall first, a rise the largest
     # rise ("哪三个品类比上月掉得最厉害", "the regions that grew fastest year on year")
@@ -238,7 +241,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         compare = "previous"  # "fell the most last month": against the month before
     # "top line" is a name; "超过300单" a bound, not the top 300
     bounds = [(t.start, t.end) for t in thresholds(question)]
-    rank = cue("rank", _blank(question, metrics.spans() + bounds)) or by_change is not None
+    rank = cue("rank", _blank(question, metrics.spans() + bounds)) or by_change is not None or cue("ordered", question)
     # "monthly average order value": monthly is a grain here; "daily traffic" names the traffic records
     bare = _blank(question, metrics.spans() + records.spans())
     measure_words = {x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}
