@@ -55,3 +55,4 @@ def test_a_follow_up_leaving_out_a_value_of_the_previous_filter():
     question = "那除了华东以外呢"
     plan = edit(before, read(MODEL, question), None, question, MODEL)
     assert plan.dimensions == ["channel"] and _filters(plan) == [("region", "not_in", ["华东"])]
+

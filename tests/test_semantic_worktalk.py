@@ -140,3 +140,18 @@ def test_two_dimensions_joined_after_one_split_word_both_split(question):
 def test_an_order_said_without_a_number_sorts_every_member(question, order):
     plan = ground(QueryPlan(measures=read(MODEL, question).measures, limit=10), MODEL, question).plan
     assert (plan.order, plan.limit) == (order, None) and plan.dimensions
+
+
+@pytest.mark.parametrize(("question", "compare"), [("把去年8月的也放进来对比一下", "yoy"), ("compare it with July", "previous")])
+def test_a_follow_up_naming_the_earlier_period_to_compare_with(question, compare):
+    from datetime import date
+
+    from wenshu.semantic.plan import Window
+    from wenshu.semantic.windows import followup_window
+
+    from wenshu.semantic.edits import edit
+
+    before = QueryPlan(measures=["gmv"], window=Window(start=date(2026, 8, 1), end=date(2026, 9, 1)))
+    m = read(MODEL, question)
+    plan = edit(before, m, followup_window(question, before.window, m.compare), question, MODEL)
+    assert (plan.compare, plan.window) == (compare, before.window)

@@ -16,7 +16,7 @@ from wenshu.semantic.bounds import is_bound, moved_totals, rebound
 from wenshu.semantic.counting import asked, distinct_counts, rows_only
 from wenshu.semantic.paths import value_filters
 from wenshu.semantic.labels import label_words
-from wenshu.semantic.mentions import Mentions, oriented
+from wenshu.semantic.mentions import Mentions, cue, oriented
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import Filter, QueryPlan, Window
 
@@ -74,6 +74,10 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     if split:
         keep = [] if re.search(SWAP, question, re.I) else previous.dimensions
         update["dimensions"] = (keep + split)[-2:]
+    earlier = next((k for k in ("yoy", "previous") if window is not None and previous.window is not None and m.compare == "none"
+                    and cue("versus", question) and window == previous.window.shifted(k)), None)
+    if earlier:  # "拿去年9月的放一起对比下" after September: the same window, compared with that one
+        update["compare"], window = earlier, None
     if window is not None and window != previous.window:
         update["window"] = window
     if m.grain and m.grain != previous.grain:
