@@ -155,3 +155,11 @@ def test_a_follow_up_naming_the_earlier_period_to_compare_with(question, compare
     m = read(MODEL, question)
     plan = edit(before, m, followup_window(question, before.window, m.compare), question, MODEL)
     assert (plan.compare, plan.window) == (compare, before.window)
+
+
+def test_a_value_the_model_copied_as_written_is_the_one_the_value_index_pinned():
+    question = "paid orders to Hangzhou from male customers last week"
+    hits = [{"table": "cities", "column": "city_name", "value": "杭州", "label": "hangzhou"}]  # pinyin, as indexed
+    plan = QueryPlan(measures=["paid_orders"], filters=[Filter(dimension="city", values=["Hangzhou"])])
+    got = {f.dimension: f.values for f in ground(plan, MODEL, question, hits).plan.filters}
+    assert got["city"] == ["杭州"] and got["gender"] == ["M"]
