@@ -185,10 +185,10 @@ def test_the_answer_chart_and_chips_come_from_the_plan():
 
 
 def test_a_value_the_measures_cannot_be_filtered_by_sends_the_question_to_free_sql():
-    hit = [{"table": "refunds", "column": "reason", "value": "质量问题", "label": "质量问题", "matched": "质量问题"}]
-    assert grounded("质量问题的访客数", hits=hit) is None  # traffic has no refunds: no plan, not a silent drop
-    got = grounded("质量问题的退款金额", hits=hit)
-    assert got["filters"] == [{"dimension": "refund_reason", "values": ["质量问题"]}]
+    hit = [{"table": "refunds", "column": "reason", "value": "七天无理由", "label": "七天无理由", "matched": "七天无理由"}]
+    assert grounded("七天无理由的访客数", hits=hit) is None  # traffic has no refunds: no plan, not a silent drop
+    got = grounded("七天无理由的退款金额", hits=hit)
+    assert got["filters"] == [{"dimension": "refund_reason", "values": ["七天无理由"]}]
 
 
 def test_an_item_level_value_filters_orders_through_their_items():

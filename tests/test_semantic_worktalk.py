@@ -163,3 +163,14 @@ def test_a_value_the_model_copied_as_written_is_the_one_the_value_index_pinned()
     plan = QueryPlan(measures=["paid_orders"], filters=[Filter(dimension="city", values=["Hangzhou"])])
     got = {f.dimension: f.values for f in ground(plan, MODEL, question, hits).plan.filters}
     assert got["city"] == ["杭州"] and got["gender"] == ["M"]
+
+
+@pytest.mark.parametrize(("question", "reason"), [("refunds for quality issues last week: order id and amount", "商品质量问题"),
+                                                  ("上周因为物流慢退款的金额", "物流太慢")])
+def test_refund_reasons_said_in_english_or_for_short(question, reason):
+    plan = ground(QueryPlan(measures=["refund_amount"]), MODEL, question).plan
+    assert [(f.dimension, f.values) for f in plan.filters] == [("refund_reason", [reason])]
+
+
+def test_a_sum_said_as_its_total():
+    assert read(MODEL, "the 3 regions with the largest refund total last month").measures == ["refund_amount"]

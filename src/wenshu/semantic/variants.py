@@ -92,6 +92,8 @@ def _expanded(model: SemanticModel, entry: Entry) -> list[str]:
     words += [a for w in words for a in _abbreviated(w)]
     words += [a for w in words if getattr(entry, "agg", None) in ("count", "count_distinct") for a in _asked_count(w, rows)]
     words += [a for w in words if not w.startswith(("多少", "几")) for a in _totalled(w)] + _field_totals(model, entry)
+    if getattr(entry, "agg", None) == "sum":  # "the refund total": the refund amount
+        words += [f"{h.group(1)} {t}" for w in words if (h := re.fullmatch(r"(\w+) (?:amount|value)", w)) for t in ("total", "totals")]
     extra = []
     for d in model.dimensions:
         names = [w for w in d.words() if w]
