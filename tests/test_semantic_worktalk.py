@@ -118,12 +118,6 @@ def test_a_short_code_inside_a_word_is_not_said():
     assert read(MODEL, "M 客户有多少", hits).values == {"gender": ["M"]}
 
 
-@pytest.mark.parametrize("question", ["refund amount by customer city last month", "profit by product category this year"])
-def test_a_dimension_naming_which_of_another_is_no_split_of_its_own(question):
-    m = read(MODEL, question)
-    assert len(m.split) == 1 and m.split[0] in ("city", "category")
-
-
 @pytest.mark.parametrize(("question", "dimension"), [("rank the cities by AOV this month", "city"),
                                                      ("compare the channels on refund amount last week", "channel")])
 def test_the_object_of_rank_or_compare_is_the_split(question, dimension):
@@ -174,3 +168,11 @@ def test_refund_reasons_said_in_english_or_for_short(question, reason):
 
 def test_a_sum_said_as_its_total():
     assert read(MODEL, "the 3 regions with the largest refund total last month").measures == ["refund_amount"]
+
+
+def test_by_a_time_field_in_order_sorts_a_list_and_splits_nothing():
+    from wenshu.semantic.listing import detail
+
+    question = "上周取消的订单列一下，要订单号和下单时间，按下单时间先后排"
+    plan = detail(MODEL, read(MODEL, question), question).plan
+    assert (plan.records, plan.order_by, plan.order, plan.dimensions) == ("order", "order_time", "asc", [])

@@ -215,10 +215,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     named, split, counted = [], [], []
     if cue("each", question) or cue("versus", question):  # "北京上海广州深圳的GMV分别是多少", "app vs web"
         split += [d for d, codes in values.items() if len(codes) > 1]
-    starts = {(s, o) for o, spans in dims.hits.items() for s, _ in spans}
     for did in dims.ids():
-        if all(any(o != did and 0 <= s - e <= 1 and not question[e:s].strip() for s, o in starts) for _, e in dims.hits[did]):
-            continue  # "product category", 客户城市: the first names which category, the last is the dimension
         after_value = all(any(e <= s and not question[e:s].strip() for _, e in value_spans) for s, _ in dims.hits[did])
         split_word = any(SPLIT_BEFORE.search(question[:s]) for s, _ in dims.hits[did])
         asked = any(WHICH_BEFORE.search(question[:s]) for s, _ in dims.hits[did])
