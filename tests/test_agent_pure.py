@@ -53,6 +53,9 @@ def test_the_vocabulary_comes_from_the_catalog_and_the_semantic_model():
     acronyms = Vocabulary.of(None, SemanticModel.model_validate({"datasource": "shop", "measures": [
         {"id": "gmv", "zh": "销售额", "en": "GMV", "table": "orders", "agg": "sum", "expr": "amount"}]}))  # fmt: skip
     assert acronyms.mentioned("本月GMV和去年同期比怎么样") and not acronyms.mentioned("gmvx")
+    aliased = Vocabulary.of(None, SemanticModel.model_validate({"datasource": "shop", "dimensions": [
+        {"id": "area", "zh": "片区", "en": "area", "table": "areas", "column": "name", "aliases": {"江南片": ["South Bank"]}}]}))
+    assert aliased.mentioned("那江南片呢") and aliased.mentioned("what about South Bank")  # a value and its other name
 
 
 def test_followups_are_recognised_only_with_history():
@@ -60,6 +63,8 @@ def test_followups_are_recognised_only_with_history():
     assert classify_rules("那这周呢", has_history=True).followup
     assert classify_rules("按月拆开", has_history=True).query_type == "trend"
     assert classify_rules("和去年同期比呢", has_history=True).followup  # a comparison alone edits the last answer
+    assert classify_rules("除了华东以外呢？", has_history=True).followup  # leaving a value out edits it too
+    assert classify_rules("excluding the app channel?", has_history=True).followup
     assert classify_rules("what about compared with last year?", has_history=True).followup
     assert not classify_rules("上个月各大区的销售额和客单价分别是多少", has_history=True).followup  # a question of its own
     alone = classify_rules("和去年同期比呢", has_history=False)

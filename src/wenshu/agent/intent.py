@@ -54,8 +54,8 @@ DATA = _rx(
 )
 # openers that edit the last answer: narrow it, widen it, swap or split what it shows
 FOLLOWUP = _rx(
-    r"^\s*(only|just|what about|how about|and |instead|now |same|break it|split)",
-    r"^\s*(只看|只要|那|再|换成|改成|按|拆|其中|去掉|加上|如果)",
+    r"^\s*(only|just|what about|how about|and |instead|now |same|break it|split|excluding|except|leave out|without)",
+    r"^\s*(只看|只要|那|再|换成|改成|按|拆|其中|去掉|加上|如果|除了|除去|不含|不算|排除)",
 )
 # with a conversation going, a turn that names only a period or a comparison edits the last answer
 FOLLOWUP_ANYWHERE = _rx(
