@@ -44,7 +44,6 @@ class Vocabulary:
         for entry in semantic.entries() if semantic is not None else []:
             raw += [w for w in entry.words() if w]
             raw += [str(v) for v in (*getattr(entry, "labels", {}).values(), *getattr(entry, "labels_en", {}).values())]
-            raw += [str(w) for value, words in (getattr(entry, "aliases", None) or {}).items() for w in (value, *words)]
         words = set()
         for text in raw:
             for w in [text.strip().lower(), *_split(text)]:
