@@ -11,7 +11,9 @@ import pytest
 
 from wenshu.catalog import Catalog, TableInfo
 
+from wenshu.knowledge.documents import column_doc
 from wenshu.knowledge.introspect import load_catalog
+from wenshu.knowledge.value_index import ValueIndex
 from wenshu.knowledge.samples import SAMPLE_MAX_LEN
 
 REGIONS = ["华东", "华北", "华南", "西南", "东北", "华中", "西北"]
@@ -97,7 +99,21 @@ def test_row_counts_and_samples(shop):
     name = shop.table("customers").column("name")
     assert not name.low_cardinality and len(name.samples) == 2
     assert shop.table("customers").column("avatar").samples == []  # BLOB column skipped
-    assert shop.table("orders").column("status").samples == []  # enum-annotated: the enum says it all
+    assert region.names == []  # a small set's values are its samples
+
+
+def test_a_mid_cardinality_column_names_every_value_to_the_value_index_only(tmp_path):
+    teams = [f"{a}{b}队" for a in "东南西北中春夏秋冬金" for b in "龙虎豹狮鹰狼熊鹿马牛"]  # 100 distinct names
+    with sqlite3.connect(tmp_path / "league.db") as conn:
+        conn.execute("CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT)")
+        conn.executemany("INSERT INTO teams VALUES (?, ?)", list(enumerate(teams, 1)))
+    league = load_catalog("league", f"sqlite:///{tmp_path / 'league.db'}")
+    name = league.table("teams").column("name")
+    assert not name.low_cardinality and len(name.samples) == 2 and sorted(name.names) == sorted(teams)
+    rare = next(n for n in teams if n not in name.samples)
+    hits = ValueIndex.from_catalog(league).match(f"{rare}赢了几场")
+    assert [(h.table, h.column, h.value, h.score) for h in hits] == [("teams", "name", rare, 1.0)]
+    assert rare not in column_doc(league.table("teams"), name).text  # recall documents show the samples only
 
 
 def test_sqlite_statistics_are_used_for_big_tables_only(tmp_path):

@@ -90,3 +90,14 @@ def test_schema_hash_follows_content():
     assert schema_hash(a) == schema_hash(b)
     b.tables[0].columns[0].comment = "大区"
     assert schema_hash(a) != schema_hash(b)
+
+
+def test_words_of_the_schema_are_never_read_fuzzily_as_a_value():
+    airports = Catalog(datasource="flights", dialect="sqlite", tables=[TableInfo("airports", columns=[
+        ColumnInfo("AirportName", "TEXT", samples=["Ames", "Albuquerque"], low_cardinality=True)])])
+    idx = ValueIndex.from_catalog(airports)
+    assert idx.match("What are the airport names?") == []  # "names" is a column's word, near "Ames" by spelling only
+    assert [h.value for h in idx.match("flights from Ames")] == ["Ames"]
+    assert [h.value for h in idx.match("flights from Albuquerqe")] == ["Albuquerque"]  # a misspelt value still found
+    unguarded = ValueIndex(idx.exact["ames"])
+    assert [h.value for h in unguarded.match("What are the airport names?")] == ["Ames"]

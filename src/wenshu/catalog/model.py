@@ -44,6 +44,7 @@ class ColumnInfo:
     foreign_key: str | None = None  # "table.column", declared or inferred
     foreign_key_inferred: bool = False
     low_cardinality: bool = False  # `samples` then holds every distinct value
+    names: list[str] = field(default_factory=list)  # every value of a mid-cardinality column, for the value index only
     nullable: bool = True
 
 
@@ -96,9 +97,14 @@ def _pick(cls, data: dict) -> dict:
     return {k: v for k, v in data.items() if k in names}
 
 
+SAMPLING = 2  # what a sync reads of the data; a new value makes the next sync sample every table again (2: `names`)
+
+
 def structural_hash(table: TableInfo, extra: list | None = None) -> str:
-    """A hash of what a re-sync must notice: names, types, comments, enums, keys (not data)."""
+    """A hash of what a re-sync must notice: names, types, comments, enums, keys (not data), and the
+    `SAMPLING` version a stored table was sampled with."""
     shape = {
+        "sampling": SAMPLING,
         "name": table.name,
         "kind": table.kind,
         "comment": table.comment,

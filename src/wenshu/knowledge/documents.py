@@ -41,9 +41,10 @@ def clean_value(value: object) -> str | None:
     return text[:MAX_VALUE_CHARS]
 
 
-def column_values(col: ColumnInfo) -> list[str]:
-    """Sampled values and enum labels of a column (labels are what people type: 已支付, 金卡)."""
-    raw = list(col.enum.values()) + list(col.samples or []) + list(getattr(col, "values", None) or [])
+def column_values(col: ColumnInfo, *, names: bool = False) -> list[str]:
+    """Sampled values and enum labels of a column (labels are what people type: 已支付, 金卡); with `names`,
+    then the rest of a mid-cardinality column's values (the value index's, never a document's)."""
+    raw = list(col.enum.values()) + list(col.samples or []) + (list(col.names or []) if names else [])
     out: list[str] = []
     for v in raw:
         text = clean_value(v)
@@ -102,7 +103,7 @@ def schema_hash(catalog: Catalog) -> str:
         h.update(f"\x00{table.name}\x01{table.comment}".encode())
         for col in table.columns:
             h.update(f"\x02{col.name}\x03{col.type}\x03{col.comment}\x03{col.primary_key}\x03{col.foreign_key}"
-                     f"\x03{sorted(col.enum.items())}\x03{column_values(col)}".encode())
+                     f"\x03{sorted(col.enum.items())}\x03{column_values(col, names=True)}".encode())
         for fk in getattr(table, "foreign_keys", None) or []:
             h.update(f"\x04{fk.columns}{fk.ref_table}{fk.ref_columns}".encode())
     return h.hexdigest()

@@ -9,7 +9,9 @@ an exact `COUNT(*)` under the adapter's time limit for small ones, or when there
 
 Sample values: for text columns only (binary columns are skipped), from the first `SAMPLE_SCAN`
 rows; a low-cardinality column (at most `LOW_CARDINALITY` distinct values) keeps every value, a
-high-cardinality one two examples. Values are cut to `SAMPLE_MAX_LEN` characters; values that
+high-cardinality one two examples. A column of at most `NAMED_VALUES` distinct values (products, brands,
+teams: what questions name) also keeps them all in `names`, which only the value index reads: a question
+naming 戴森吹风机 finds its column, while prompts still show two examples. Values are cut to `SAMPLE_MAX_LEN` characters; values that
 are not valid text (bytes that are not UTF-8, control characters) are dropped. A table's sampling
 stops after `SAMPLE_BUDGET_S` seconds, so a 2,000-column table stays cheap.
 """
@@ -26,6 +28,7 @@ from wenshu.engines.registry import require
 
 SAMPLE_SCAN = 20_000
 LOW_CARDINALITY = 50
+NAMED_VALUES = 500
 HIGH_CARDINALITY_EXAMPLES = 2
 SAMPLE_MAX_LEN = 64
 SAMPLE_BUDGET_S = 5.0
@@ -77,25 +80,27 @@ def _probe(conn: sa.Connection, query) -> list | None:
         return None
 
 
-def column_samples(conn: sa.Connection, table: str, column: str) -> tuple[list[str], bool]:
-    """(values, low_cardinality) of one column; errors give no samples (the column stays usable)."""
+def column_samples(conn: sa.Connection, table: str, column: str) -> tuple[list[str], bool, list[str]]:
+    """(samples, low_cardinality, names) of one column; errors give no samples (the column stays usable)."""
     col = sa.column(ident(column))
     adapter = require(conn.dialect.name)
     value = adapter.sample_value(col)
     inner = (sa.select(value.label("v")).select_from(sa.table(ident(table)))
              .where(col.is_not(None)).limit(SAMPLE_SCAN).subquery("s"))
     n = sa.func.count().label("n")
-    query = sa.select(inner.c.v, n).group_by(inner.c.v).order_by(n.desc(), inner.c.v).limit(LOW_CARDINALITY + 1)
+    query = sa.select(inner.c.v, n).group_by(inner.c.v).order_by(n.desc(), inner.c.v).limit(NAMED_VALUES + 1)
     rows = _probe(conn, query)
     if rows is None:
-        return [], False
+        return [], False, []
     low = len(rows) <= LOW_CARDINALITY
     out: list[str] = []
     for v, _n in rows:
         text = clean_value(v)
         if text is not None and text not in out:
             out.append(text)
-    return (out if low else out[:HIGH_CARDINALITY_EXAMPLES]), low
+    if low:
+        return out, True, []
+    return out[:HIGH_CARDINALITY_EXAMPLES], False, (out if len(rows) <= NAMED_VALUES else [])
 
 
 def fill_samples(conn: sa.Connection, table: TableInfo, budget_s: float = SAMPLE_BUDGET_S) -> None:
@@ -106,7 +111,7 @@ def fill_samples(conn: sa.Connection, table: TableInfo, budget_s: float = SAMPLE
             break
         if col.enum or not is_text(col.type):
             continue
-        col.samples, col.low_cardinality = column_samples(conn, table.name, col.name)
+        col.samples, col.low_cardinality, col.names = column_samples(conn, table.name, col.name)
 
 
 def sample_rows(conn: sa.Connection, table: TableInfo, n: int = SAMPLE_ROWS) -> list[list[str | None]]:

@@ -81,7 +81,8 @@ def _bigrams(text: str) -> set[str]:
 
 
 class ValueIndex:
-    def __init__(self, entries: list[ValueEntry]):
+    def __init__(self, entries: list[ValueEntry], schema_words: frozenset[str] = frozenset()):
+        self.schema_words = schema_words  # stemmed words of table and column names: never read fuzzily as a value
         self.exact: dict[str, list[ValueEntry]] = defaultdict(list)
         for e in entries:
             key = _norm(e.label)
@@ -101,11 +102,12 @@ class ValueIndex:
         for table in catalog.tables:
             for col in table.columns:
                 codes = {label: code for code, label in col.enum.items()}
-                for label in column_values(col):
+                for label in column_values(col, names=True):
                     value = clean_value(codes.get(label, label)) or label
                     entries.append(ValueEntry(table.name, col.name, value, label))
                     entries += [ValueEntry(table.name, col.name, value, r, exact_only=True) for r in romanized(label)]
-        return cls(entries)
+        names = [t.name for t in catalog.tables] + [c.name for t in catalog.tables for c in t.columns]
+        return cls(entries, frozenset(w for n in names for w in english_words(n)))
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -128,6 +130,11 @@ class ValueIndex:
         found = process.extract(gram, candidates, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF, limit=5)
         return [(label, score / 100.0) for label, score, _ in found]
 
+    def _names_schema(self, gram: str) -> bool:
+        """"airport names": words of the schema's own names, near a value only by spelling ("Ames")."""
+        words = english_words(gram)
+        return bool(words) and all(w in self.schema_words for w in words)
+
     def match(self, question: str, limit: int = 20) -> list[ValueHit]:
         """Values named in the question, longest literal first; a value is reported once."""
         grams = sorted((_norm(g) for g in ngrams(question)), key=lambda g: (-len(g), g))
@@ -136,7 +143,7 @@ class ValueIndex:
             if not _matchable(gram):
                 continue
             found = [(gram, 1.0)] if gram in self.exact else []
-            if not found and len(gram) >= (3 if _CJK.search(gram) else 5):
+            if not found and len(gram) >= (3 if _CJK.search(gram) else 5) and not self._names_schema(gram):
                 found = self._fuzzy(gram)
             for label, score in found:
                 for e in self.exact[label]:
