@@ -158,7 +158,7 @@ def test_a_detail_list_answers_from_the_record_with_no_model_call_and_follow_ups
     resp = agent.ask(AgentRequest(message="上个月被取消的订单有哪些"))
     assert resp.error is None, resp.error
     assert step(resp, "plan").detail.startswith("plan: rows of order") and fake_model.calls == []
-    assert resp.columns == ["订单号", "下单时间", "城市", "渠道", "订单金额"] and resp.rows
+    assert resp.columns == ["订单号", "下单时间", "城市", "渠道", "商品总额"] and resp.rows
     assert f"共 {resp.row_count} 条订单" in resp.answer and resp.chart is None
     kinds = [c["kind"] for c in resp.plan["chips"]]
     assert kinds[0] == "records" and "filter" in kinds and "window" in kinds

@@ -40,11 +40,13 @@ class Compiler(SqlWriter):
             groups.append(self.engine.bucket(self.plan.grain, self.time_column(m, used)))
         keys = [f"{g} AS {'p' if self.plan.grain and i == len(groups) - 1 else f'd{i}'}" for i, g in enumerate(groups)]
         value = AGG[m.agg].format(e=self.qualify(m.expr, m.table, used) if m.expr else "*")
-        where = [f"({self.qualify(m.filter, m.table, used)})"] if m.filter else []
+        filters = self.plan.filters if whole_of is None else [f for f in self.plan.filters if f.dimension in whole_of]
+        default = self.default_filter(m, filters)
+        where = [f"({self.qualify(default, m.table, used)})"] if default else []
         if window is not None:
             t = self.time_column(m, used)
             where.append(f"{t} >= {literal(window.start.isoformat())} AND {t} < {literal(window.end.isoformat())}")
-        for f in self.plan.filters if whole_of is None else [f for f in self.plan.filters if f.dimension in whole_of]:
+        for f in filters:
             if f.dimension not in self.dims:  # a bound on a row value: orders over 5,000 yuan
                 where.append(self.bound(f, m.table, used))
                 continue

@@ -65,8 +65,8 @@ class DetailCompiler(Compiler):
             if getattr(me, "table", "").lower() != rec.table.lower():
                 raise self.fail(f"measure {me.id} is not on {rec.table}, so it cannot filter or rank its rows",
                                 f"度量 {me.id} 不在 {rec.table} 表上，不能筛选或排序其明细")
-            if me.filter:
-                where.append(f"({self.qualify(me.filter, me.table, used)})")
+            if default := self.default_filter(me, plan.filters):  # "cancelled orders": not the paid ones
+                where.append(f"({self.qualify(default, me.table, used)})")
         if plan.window is not None:
             if not rec.time:
                 raise self.fail(f"record {rec.id} has no time column, so it cannot take a time window",

@@ -1,7 +1,8 @@
 """A follow-up edits the previous turn's plan instead of regenerating SQL.
 
 "只看华东区" adds a filter, "换成按销量排" swaps the measure, "按城市拆开" adds a dimension ("换成按渠道看"
-swaps it), "那这周呢" moves the window, "和去年同期比" adds a comparison, "那超过1000的呢" moves a bound.
+swaps it), "那这周呢" moves the window, "和去年同期比" adds a comparison, "那超过1000的呢" moves a bound, "原因那列去掉吧"
+drops a list's column (`semantic.list_edits`).
 The edits are read from the follow-up with the same `semantic.mentions` as a first question; what the
 follow-up does not touch stays as it was.
 A follow-up that changes nothing the plan knows returns None: free SQL answers it with the history.
@@ -13,9 +14,10 @@ import re
 from dataclasses import replace
 
 from wenshu.semantic.bounds import is_bound, moved_totals, rebound
-from wenshu.semantic.counting import asked, distinct_counts, rows_only
+from wenshu.semantic.counting import asked, distinct_counts, own_filter, rows_only
 from wenshu.semantic.paths import value_filters
 from wenshu.semantic.labels import label_words
+from wenshu.semantic.list_edits import edited_columns
 from wenshu.semantic.mentions import Mentions, cue, oriented
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import Filter, QueryPlan, Window
@@ -34,6 +36,10 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     named = distinct_counts(model, m.counted, m.measures, previous.measures)  # "how many different customers"
     if not asked(question) and rows_only(model, named, m.measure_words, previous.measures):
         named = []  # "only the orders thru app": the rows the previous measure counts, filtered; no new count
+    m, named = _swapped_rows(previous, m, named, model)
+    columns = edited_columns(previous, record, model, question) if record else None
+    if columns is not None:  # "add the city each of those orders ships to": a column, no count, no split
+        update["columns"], named, m = columns, [], replace(m, split=[], measures=[])
     if m.rank and named and set(named) <= set(previous.measures):  # "the three whose margin was highest"
         update["order_by"] = named[0]
     elif named:
@@ -97,6 +103,23 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     if not update:
         return None
     return previous.model_copy(update=update)
+
+
+def _swapped_rows(previous: QueryPlan, m: Mentions, named: list[str], model: SemanticModel) -> tuple[Mentions, list[str]]:
+    """"And the cancelled ones?" after unpaid orders: a count whose own filter pins the column the previous plan
+    filters names other rows of the same answer (status 2 in place of 0), not a new measure."""
+    dims = {d.id: d for d in model.dimensions}
+    filtered = {(dims[f.dimension].table.lower(), dims[f.dimension].column.lower()): f.dimension
+                for f in previous.filters if f.dimension in dims and f.op == "in"}
+    values, kept = dict(m.values), []
+    for x in named:
+        me = next((e for e in model.measures if e.id == x and e.agg == "count"), None)
+        own = own_filter(me) if me is not None else None
+        if own and len(own) == 1 and (me.table.lower(), next(iter(own))) in filtered and x not in previous.measures:
+            values.setdefault(filtered[(me.table.lower(), next(iter(own)))], sorted(next(iter(own.values()))))
+        else:
+            kept.append(x)
+    return (replace(m, values=values), kept) if len(kept) < len(named) else (m, named)
 
 
 def _others(previous: QueryPlan, m: Mentions, question: str, model: SemanticModel) -> tuple[list[str], Mentions]:

@@ -28,6 +28,7 @@ from wenshu.semantic.counting import counted_keys, free_count, keyed_counts, not
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.listing import detail
 from wenshu.semantic.labels import label_words, not_the_measures_own
+from wenshu.knowledge.time_phrases import find_windows
 from wenshu.semantic.mentions import Mentions, cue, oriented, read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.money import money_of_rows, money_twins
@@ -144,7 +145,8 @@ def _filters(plan: QueryPlan, model: SemanticModel, m: Mentions, measures: list[
         elsewhere = {v for did, vs in m.values.items() if did != d.id for v in vs}  # 上海 is a city's, no region's
         values = [codes.get(_bare(str(v), d.words()).casefold(), str(v)) for v in f.values]  # 华东大区: 华东
         values = [v for v in values if v in named  # not 商品 inside 商品总额, a field's word; a code is no
-                  or not named and not v.strip().isdigit() and v not in elsewhere and said_outside_fields(model, question, v)]
+                  or not named and not v.strip().isdigit() and v not in elsewhere and said_outside_fields(model, question, v)
+                  and not find_windows(v)]  # "昨天" is the window, never a region
         # ("Shanghai" as written, when the value index pinned it to 上海: the stored value answers)
         if values and f.op in ("in", "not_in", "eq", "ne"):
             out[d.id] = f.model_copy(update={"values": values, "op": "not_in" if d.id in m.excluded else "in"})

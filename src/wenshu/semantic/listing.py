@@ -20,7 +20,7 @@ from wenshu.semantic.labels import label_words
 from wenshu.semantic.mentions import Mentions, cue, oriented
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.model import SemanticModel
-from wenshu.semantic.paths import value_filters
+from wenshu.semantic.paths import reachable, value_filters
 from wenshu.semantic.plan import Filter, QueryPlan
 
 
@@ -42,9 +42,10 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
         return None  # a ratio has no value per row: "the average spend per order" is no list of orders
     measures = {x.id: x for x in model.measures}
     counted = [measures[x].table for x in m.measures if x in measures and measures[x].agg == "count"]
-    said = [r for r in model.records if names_record(r, m, model, question) or _shared(r, m) or _shared(r, m, dims=True)]
-    record = min(said, key=lambda r: _first(r, question), default=None) or \
-        next((r for r in model.records if r.table in counted), None)  # the record the question names first
+    said = [r for r in model.records if names_record(r, m, model, question) or _shared(r, m) or _shared(r, m, dims=True, question=question)]
+    record = _head(said, model, question) or \
+        next((r for r in model.records if r.table in counted), None) or \
+        (_by_fields(model, question) if question and (m.listing or not m.measures) else None)
     if record is None or [d for d in m.split if not _own_name(d, record, model, m)]:
         return None
     named = [x for x in named_fields(model, record, question) if not _not_a_field(x, record, model, m, question)] \
@@ -57,8 +58,9 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     if fields and record.columns[0] not in fields and cue("attributes", question):
         fields.insert(0, record.columns[0])  # "products with their brand and price": each product by its name
     newest = newest_rows(question) if record.order else None  # "the 5 latest refunds": the five newest rows
-    if not (m.listing or m.rank and m.limit or newest or len(fields) >= 2 and not cue("count", question)):
-        return None
+    plain = not m.measures and not m.split and not cue("count", question) and names_record(record, m, model, question)
+    if not (m.listing or m.rank and m.limit or newest or len(fields) >= 2 and not cue("count", question) or plain):
+        return None  # ("华南区的退款记录发我一下": the records named, nothing measured, are listed: `plain`)
     own = [x for x in m.measures if x in measures and measures[x].table.lower() == record.table.lower()
            and not _shared(record, m, x)]  # "orders" names the records here, not the paid-orders count
     valued = [x for x in own if measures[x].agg != "count" and measures[x].expr]
@@ -68,22 +70,24 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     # "the 5 latest refunds" (最新的5笔) rank by time unless a value is named, other than as a column to show
     # ("最近20笔退款，要订单号、退款时间、退款金额": the amount is listed, the newest come first)
     ranked_by_said = any(measures[x].expr not in fields or len(fields) < 2 for x in valued)
-    filters = value_filters(model, m, own, {record.table.lower()})
+    filters = value_filters(model, m, own, {record.table.lower()}) | _counted_rows(model, record, foreign, m)
     own_value = record.value if _uncovered(model, record, filters) else None  # unpaid orders: no amount paid
     by_field = ranked_field(model, record, fields, question) if m.rank and not valued and len(fields) >= 2 else None
     by_field = by_field or (own_value if m.rank and not valued else None)
     if not valued and record.rank_by in measures and not foreign and not by_field:  # "the 5 largest orders": the record's own value
         valued = [record.rank_by]  # (a column rank_by only bounds: "products under 50 yuan" is by their price)
-    if m.rank and not valued and not by_field:
-        if backed(model, question):
-            return None  # "top 5 customers and how much each paid": a measure by customer, not customer rows
-        return Listed(None, f"a list of {record.id} ranked by nothing the semantic model measures per row")
     bounds = []
     for t in thresholds(question):
         target = target_of(t, named, record, model, question, own_value)
         if target is None:
             return Listed(None, f"the question bounds a value that {record.id} rows do not have")
         bounds.append(Filter(dimension=target, op=t.op, values=[t.value]))
+    if m.rank and not valued and not by_field and bounds and "." not in bounds[0].dimension:
+        by_field = bounds[0].dimension  # "products under 100 yuan, cheapest first": by the price it bounds
+    if m.rank and not valued and not by_field:
+        if backed(model, question):
+            return None  # "top 5 customers and how much each paid": a measure by customer, not customer rows
+        return Listed(None, f"a list of {record.id} ranked by nothing the semantic model measures per row")
     kept = {c.id for did in filters for c in model.conformed(did)}  # "App": the orders' channel, not the traffic's
     lost = [d for d in m.values if d not in kept and next(x for x in model.dimensions if x.id == d).kind != "time"]
     if lost:
@@ -103,6 +107,48 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
         order_by=order_by, order=order, limit=limit))
 
 
+def _counted_rows(model: SemanticModel, record, foreign: list[str], m: Mentions) -> dict[str, list[str]]:
+    """The rows a count on a table the record's rows look up keeps, as filters ("line items … from orders that
+    ended up refunded": the refunded orders' lines, status 3), unless the question names that dimension's values."""
+    near = reachable(model).get(record.table.lower(), set())
+    out: dict[str, list[str]] = {}
+    plain = {w.casefold().rstrip("s") for r in model.records for w in r.words()}  # "order" names rows, not paid ones
+    for me in (x for x in model.measures if x.id in foreign and x.agg == "count" and x.table.lower() in near
+               and any(w.casefold().rstrip("s") not in plain for w in m.measure_words.get(x.id, []))):
+        for column, codes in (own_filter(me) or {}).items():
+            d = next((d for d in model.dimensions if d.table.lower() == me.table.lower() and d.column.lower() == column), None)
+            if d is not None and d.id not in m.values:
+                out.setdefault(d.id, sorted(codes))
+    return out
+
+
+def _head(said: list, model: SemanticModel, question: str):
+    """Of the records the question names, the one more of whose own fields it names ("那些订单的退款明细：退款时间、
+    订单号、退款金额": the refunds; "退货的订单，要订单号、退款金额": the refunds too), else the one it names first."""
+    if not said:
+        return None
+    own = {r.id: len({f for f, _, _ in named_fields(model, r, question) if _own_field(f, r, model)}) for r in said}
+    return min(said, key=lambda r: (-own[r.id], _first(r, question)))
+
+
+def _by_fields(model: SemanticModel, question: str):
+    """The one record two or more of whose own fields the question names, when it names no record ("上周新注册的
+    钻石会员都有谁，给我姓名、性别和注册日期": the customers' name, gender and registration date)."""
+    own = {r.id: [f for f, _, _ in named_fields(model, r, question) if _own_field(f, r, model)] for r in model.records}
+    best = sorted(model.records, key=lambda r: -len(set(own[r.id])))
+    if best and len(set(own[best[0].id])) >= 2 and (len(best) == 1 or len(set(own[best[1].id])) < len(set(own[best[0].id]))):
+        return best[0]
+    return None
+
+
+def _own_field(f: str, record, model: SemanticModel) -> bool:
+    """A column of the record's own table, or a dimension on it (not a field its rows look up elsewhere)."""
+    if "." in f:
+        return False
+    d = next((x for x in model.dimensions if x.id == f), None)
+    return d.table.lower() == record.table.lower() if d is not None else True
+
+
 def _uncovered(model: SemanticModel, record, filters: dict[str, list[str]]) -> bool:
     """Whether the list keeps only rows its ranking measure's own filter leaves out (unpaid or cancelled orders,
     where GMV counts paid ones): their amount is then the record's `value`, not the measure's column."""
@@ -115,16 +161,22 @@ def _uncovered(model: SemanticModel, record, filters: dict[str, list[str]]) -> b
 
 
 def _not_a_field(hit: tuple[str, int, int], record, model: SemanticModel, m: Mentions, question: str) -> bool:
-    """A word that names the record itself ("products"), or a dimension right after one of its own values
-    ("the beauty & personal care category": a filter), is not a field the list shows."""
+    """A word that names the record itself ("products", or the dimension its rows are: 会员 in a list of
+    customers), or a dimension right after one of its own values ("the beauty & personal care category": a
+    filter), is not a field the list shows."""
     f, s, e = hit
-    if question[s:e].casefold().rstrip("s") in {w.casefold().rstrip("s") for w in record.words()}:
+    if question[s:e].casefold().rstrip("s") in {w.casefold().rstrip("s") for w in record.words()} \
+            or _inside_record(s, e, record, question):
         return True
     d = next((x for x in model.dimensions if x.id == f), None)
+    if d is not None and d.table.lower() == record.table.lower() and record.columns and d.column == record.columns[0] \
+            and question[s:e].casefold() in {w.casefold() for w in d.words()}:
+        return True  # "钻石会员都有谁": 会员 names the customers listed, not their name as a field (姓名 does)
     if d is None or f not in m.values:
         return False
     before = question[:s].rstrip().casefold()
-    return any(before.endswith(w.casefold()) for ws in label_words(d).values() for w in ws)
+    said = [w for ws in label_words(d).values() for w in ws] + [str(v) for v in m.values[f]]  # "小米 brand": a stored value
+    return any(before.endswith(w.casefold()) for w in said)
 
 
 def _names_its_value(hit: tuple[str, int, int], rest: list, model: SemanticModel, m: Mentions, question: str) -> bool:
@@ -161,15 +213,23 @@ def names_record(record, m: Mentions, model: SemanticModel, question: str) -> bo
         return False
     if not question:
         return True
-    taken = [(s, e) for _, s, e in named_fields(model, record, question)]
-    return record.id in Spans.find(question, {r.id: r.words() for r in model.records}, taken).hits  # longest first
+    words = {r.id: r.words() for r in model.records}
+    taken = [(s, e) for _, s, e in named_fields(model, record, question) if not _inside_record(s, e, record, question)]
+    return record.id in Spans.find(question, words, taken).hits  # longest first
 
 
-def _shared(record, m: Mentions, measure: str | None = None, dims: bool = False) -> bool:
+def _inside_record(s: int, e: int, record, question: str) -> bool:
+    """Whether a field's word lies inside a longer word of the record itself ("items" in "line items")."""
+    return any(a <= s and e <= b and b - a > e - s for a, b in Spans.find(question, {record.id: record.words()}).spans())
+
+
+def _shared(record, m: Mentions, measure: str | None = None, dims: bool = False, question: str = "") -> bool:
     """Whether a measure's word in the question (any measure's, or `measure`'s; with `dims`, a dimension's)
     is also the record's own word, singular or plural ("refunds" names refunded orders and the refund
     records; "商品" names the product dimension and the product records)."""
     own = {w.casefold().rstrip("s") for w in record.words()}
     said = m.dimension_words if dims else m.measure_words
     words = said.get(measure, []) if measure else [w for ws in said.values() for w in ws]
+    if dims and question:  # "Show customer name": the name of the orders' customer, a field, not the customers
+        words = [w for w in words if re.search(re.escape(w) + r"(?!\s*(?:'s\s+|’s\s+)?name\b|的?(?:姓名|名字|名称))", question, re.I)]
     return any(w.casefold().rstrip("s") in own for w in words)

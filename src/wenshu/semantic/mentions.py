@@ -69,7 +69,8 @@ CUES = {
             r"|biggest|strongest|weakest|thinnest|slimmest|poorest|cheapest|top-selling|best-selling)\b",  # "at least one": a condition
     # an order said without a cut: "highest first", 从高到低 (every member, sorted)
     "ordered": r"从(高|大|多)到(低|小|少)|从(低|小|少)到(高|大|多)|降序|升序|\b(descending|ascending)\b"
-               r"|\b(highest|largest|biggest|most|lowest|smallest|least|fewest)\s+(first|on top|at the top)\b",
+               r"|\b(highest|largest|biggest|most|lowest|smallest|least|fewest|cheapest|priciest|(most|least) expensive)"
+               r"\s+(first|on top|at the top)\b",
     "ascending": r"最(低|少|小|差)|倒数|垫底|排名靠后|从(低|小|少)到(高|大|多)|升序|\bascending\b|后\s*" + _NUM + r"\s*(名|个|位|家|款|的)"
                  r"|\b(lowest|(?<!at )least|fewest|bottom|smallest|worst|weakest|thinnest|slimmest|poorest|cheapest)\b",
     # ranked by how much a measure changed, not by its size: a fall ranks the largest fall first, a rise the largest
@@ -139,7 +140,7 @@ def top_n(question: str) -> int | None:
         m = re.search(pat, question, re.I)
         if m and (n := number(m.group(1))):
             return n
-    return 1 if cue("single", question) and cue("rank", question) else None
+    return 1 if cue("single", question) and cue("rank", question) and not cue("ordered", question) else None
 
 
 _ORDER_BY = re.compile(r"(?:^|[.;:,!?]\s*)(order|sort|rank)(?=(?:\s+[\w'-]+){1,5}\s+by\b)", re.I)
@@ -209,8 +210,11 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     named_at = {d: value_at.get(d, []) for d in values}
     excluded = left_out(question, named_at)  # "除了华东以外", "excluding the app channel"
     values = {d: v for d, v in values.items() if d not in the_rest(question, named_at, excluded)}  # 其他品类
-    dims = Spans.find(question, {d.id: d.words() for d in model.dimensions},
-                      metrics.spans() + value_spans + phrasing.spans(question))  # 按时间倒序: no split
+    dim_words = {d.id: d.words() for d in model.dimensions}
+    inside = Spans.find(question, dim_words).spans()  # "line items", 商品明细: the records, not the product ("items", 商品)
+    own = [(s, e) for k, v in joint.hits.items() if k.startswith("record:") for s, e in v
+           if any(s <= a and b <= e and b - a < e - s for a, b in inside)]
+    dims = Spans.find(question, dim_words, metrics.spans() + value_spans + phrasing.spans(question) + own)  # 按时间倒序: no split
     records = Spans.find(question, {r.id: r.words() for r in model.records}, metrics.spans() + value_spans + dims.spans())
     named, split, counted = [], [], []
     if cue("each", question) or cue("versus", question):  # "北京上海广州深圳的GMV分别是多少", "app vs web"

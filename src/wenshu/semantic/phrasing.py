@@ -26,9 +26,11 @@ from wenshu.semantic.spans import Spans
 from wenshu.semantic.variants import entry_words
 
 NEWEST_FIRST = re.compile(r"\b(most recent|newest|latest)( ones?)? first\b|\bin reverse (date|time|chronological) "
-                          r"order\b|最新的?(在前|排在?前|放前面)|按[^，。,\s]{0,4}(时间|日期)的?倒序|时间倒序|倒序排列|从新到旧|由新到旧|从近到远", re.I)
+                          r"order\b|最新的?(在前|排在?前|放前面)|按[^，。,\s]{0,6}(时间|日期)的?\s*(倒序|降序|从新到旧|由新到旧|从近到远|从晚到早)"
+                          r"|时间倒序|倒序排列|从新到旧|由新到旧|从近到远|从晚到早|由晚到早", re.I)
 OLDEST_FIRST = re.compile(r"\b(oldest|earliest)( ones?)? first\b|\bin (date|time|chronological) order\b"
-                          r"|按[^，。,\s]{0,4}(时间|日期)的?(正序|顺序|先后)|时间顺序|从旧到新|由旧到新|从早到晚|从远到近", re.I)
+                          r"|按[^，。,\s]{0,6}(时间|日期)的?\s*(正序|顺序|先后|升序|从旧到新|由旧到新|从早到晚|从远到近)|时间顺序|从旧到新|由旧到新"
+                          r"|从早到晚|由早到晚|从远到近", re.I)
 
 
 # after a counted unit, a period word makes it a span of time: 前一个月, 最近3个月 (also the rank readings')

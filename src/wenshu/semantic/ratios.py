@@ -29,8 +29,8 @@ def averaged(model: SemanticModel, question: str, measures: list[str], words: di
     if not _AVERAGE.search(question):
         return measures
     for r in model.ratios:
-        per = words.get(r.denominator, [])  # "per order", "on app orders": one word may come between
-        if r.denominator in measures and any(re.search(_PER + r"(?:[\w-]+\s+)?" + re.escape(w), question, re.I)
+        per = words.get(r.denominator, [])  # "per order", "on East China orders": up to three words between
+        if r.denominator in measures and any(re.search(_PER + r"(?:[\w-]+\s+){0,3}" + re.escape(w), question, re.I)
                                              for w in per) and \
                 (r.numerator in measures or _averages_field(model, r.numerator, question)):
             kept = [x for x in measures if x not in (r.numerator, r.denominator)]

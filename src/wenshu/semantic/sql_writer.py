@@ -65,6 +65,22 @@ class SqlWriter:
 
         return sqlglot.parse_one(sql, read=self.dialect).transform(qualified).sql(dialect=self.dialect)
 
+    def default_filter(self, m: Measure, filters: list) -> str | None:
+        """The measure's default filter without its conditions on a column the plan names values of ("已取消订单的
+        商品总额": the cancelled orders, not the paid ones the measure keeps by default); kept whole when it is no
+        plain AND of conditions."""
+        if not m.filter:
+            return None
+        named = {(d.table.lower(), d.column.lower()) for f in filters if f.op == "in" and f.dimension in self.dims
+                 for d in [self.dim(f.dimension)]}
+        tree = sqlglot.parse_one(m.filter, read=self.dialect)
+        conds = list(tree.flatten()) if isinstance(tree, exp.And) else [tree]
+        cols = [c.unnest().find(exp.Column) for c in conds]
+        if not named or any(c is None for c in cols):
+            return m.filter
+        kept = [c for c, col in zip(conds, cols) if ((col.table or m.table).lower(), col.name.lower()) not in named]
+        return " AND ".join(c.sql(dialect=self.dialect) for c in kept) or None
+
     def time_column(self, m: Measure, used: set[str]) -> str:
         if not m.time:
             raise self.fail(f"measure {m.id} has no time column, so it cannot take a time window or a trend",

@@ -1,0 +1,120 @@
+"""Which rows a detail list shows and how a follow-up edits it: the record its fields name, the head of two records,
+a field word that names the rows' customer, an order phrase after 按<time field>, a bound a cheapest-first list sorts
+by, the rows a count on a looked-up table keeps; follow-ups that add or drop a column or name other rows of the
+same answer; a status named in the question in place of a measure's default. Pure functions on the demo's bundled
+model; compiled SQL run on a real demo database. The questions are written here."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from wenshu.semantic.compile import compile_plan
+from wenshu.semantic.edits import edit
+from wenshu.semantic.grounding import ground
+from wenshu.semantic.library import bundled_text
+from wenshu.semantic.mentions import read
+from wenshu.semantic.model import parse_model
+from wenshu.semantic.plan import QueryPlan
+
+MODEL = parse_model(bundled_text("demo"))
+
+
+def listed(question: str, filled: dict | None = None, hits: list[dict] | None = None) -> QueryPlan:
+    plan = ground(QueryPlan.model_validate(filled or {"measures": ["pv"]}), MODEL, question, hits).plan
+    assert plan is not None
+    return plan
+
+
+def followed(previous: dict, question: str) -> QueryPlan | None:
+    return edit(QueryPlan.model_validate(previous), read(MODEL, question), None, question, MODEL)
+
+
+def test_the_fields_a_question_names_choose_the_record_it_lists():
+    plan = listed("本月注册的金卡会员有哪些人，要姓名、手机号和注册日期")
+    assert plan.records == "customers" and plan.columns == ["customer_name", "phone", "register_date"]
+    assert [(f.dimension, f.values) for f in plan.filters] == [("member_level", ["2"])]
+
+
+def test_of_two_records_named_the_one_whose_fields_are_asked_is_listed():
+    shanghai = [{"table": "cities", "column": "city_name", "value": "上海"}]  # the value index's hit
+    plan = listed("发往上海的那些订单的退款记录：退款时间、退款金额、退款原因", hits=shanghai)
+    assert plan.records == "refund" and plan.columns == ["refund_time", "refund_amount", "refund_reason"]
+    assert [(f.dimension, f.values) for f in plan.filters] == [("city", ["上海"])]
+
+
+def test_a_customer_name_asked_of_orders_is_a_field_of_the_orders():
+    plan = listed("the 3 largest paid orders yesterday, with customer name and channel")
+    assert plan.records == "order" and plan.columns == ["customer", "channel"] and plan.limit == 3
+
+
+def test_by_a_time_field_from_new_to_old_sorts_the_list_and_splits_nothing():
+    plan = listed("上周实付超过3000的订单，订单号、客户姓名、实付金额，按下单时间从旧到新")
+    assert plan.records == "order" and not plan.dimensions
+    assert (plan.order_by, plan.order) == ("order_time", "asc")
+    assert [(f.dimension, f.op, f.values) for f in plan.filters] == [("pay_amount", "gt", [3000])]
+
+
+def test_a_cheapest_first_list_sorts_by_the_price_it_bounds_and_keeps_every_row():
+    plan = listed("Which home appliance products are priced under 500 yuan? name and price, cheapest first")
+    assert plan.records == "products" and plan.limit is None
+    assert (plan.order_by, plan.order) == ("unit_price", "asc")
+
+
+def test_records_named_with_nothing_measured_are_listed():
+    plan = listed("上周华东区的退款记录")
+    assert plan.records == "refund" and [(f.dimension, f.values) for f in plan.filters] == [("region", ["华东"])]
+
+
+def test_a_count_said_of_the_orders_a_line_belongs_to_keeps_those_orders_lines(demo_db_file):
+    plan = listed("line items from refunded orders placed last month: order id, product, quantity")
+    assert plan.records == "order_line" and plan.columns == ["order_id", "product", "quantity"]
+    assert [(f.dimension, f.values) for f in plan.filters] == [("order_status", ["3"])]
+    sql = compile_plan(MODEL, plan.model_copy(update={"window": None}), "sqlite", "en").sql
+    got = sqlite3.connect(demo_db_file).execute(sql).fetchall()
+    want = sqlite3.connect(demo_db_file).execute(
+        "SELECT COUNT(*) FROM order_items i JOIN orders o ON o.order_id = i.order_id WHERE o.status = 3").fetchone()[0]
+    assert len(got) == want > 0
+
+
+def test_a_follow_up_drops_or_adds_a_column_of_the_list():
+    refunds = {"records": "refund", "columns": ["refund_time", "order_id", "refund_amount", "refund_reason"]}
+    assert followed(refunds, "退款原因那列不要了").columns == ["refund_time", "order_id", "refund_amount"]
+    lines = {"records": "order_line", "columns": ["order_id", "product", "quantity"]}
+    added = followed(lines, "please also add the city those orders were shipped to")
+    assert added.columns == ["order_id", "product", "quantity", "city"] and added.records == "order_line"
+    assert not added.dimensions and not added.measures
+    orders = {"records": "order"}  # the record's default columns, then one more
+    assert followed(orders, "再加上手机号").columns == [*next(r for r in MODEL.records if r.id == "order").columns,
+                                                         "customers.phone"]
+
+
+def test_a_follow_up_naming_other_rows_of_the_same_answer_swaps_the_value():
+    before = {"measures": ["paid_orders", "order_value"], "filters": [{"dimension": "order_status", "values": ["2"]}]}
+    after = followed(before, "what about the refunded orders?")
+    assert after.measures == ["paid_orders", "order_value"]
+    assert [(f.dimension, f.values) for f in after.filters] == [("order_status", ["3"])]
+
+
+def test_a_status_the_question_names_replaces_the_measures_default(demo_db_file):
+    plan = QueryPlan.model_validate({"measures": ["paid_orders", "order_value"],
+                                     "filters": [{"dimension": "order_status", "values": ["0"]}]})
+    sql = compile_plan(MODEL, plan, "sqlite", "zh").sql
+    got = sqlite3.connect(demo_db_file).execute(sql).fetchall()
+    want = sqlite3.connect(demo_db_file).execute(
+        "SELECT COUNT(*), ROUND(SUM(total_amount), 2) FROM orders WHERE status = 0").fetchall()
+    assert got == want and want[0][0] > 0
+    paid = compile_plan(MODEL, QueryPlan(measures=["order_value"]), "sqlite", "zh").sql
+    assert sqlite3.connect(demo_db_file).execute(paid).fetchone()[0] == sqlite3.connect(demo_db_file).execute(
+        "SELECT ROUND(SUM(total_amount), 2) FROM orders WHERE status = 1").fetchone()[0]
+
+
+def test_a_time_phrase_the_model_writes_as_a_value_is_no_member():
+    plan = ground(QueryPlan.model_validate({"measures": ["paid_orders"], "dimensions": ["region"],
+                                            "filters": [{"dimension": "region", "values": ["昨天"]}]}),
+                  MODEL, "昨天各个大区的订单各有几单").plan
+    assert plan.filters == [] and plan.dimensions == ["region"]
+
+
+def test_an_average_of_the_amount_paid_on_named_orders_is_the_order_value_average():
+    plan = listed("Average amount paid on South China orders last month?", {"measures": ["gmv"]})
+    assert plan.measures == ["aov"] and [(f.dimension, f.values) for f in plan.filters] == [("region", ["华南"])]
