@@ -63,6 +63,7 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
         return None  # ("华南区的退款记录发我一下": the records named, nothing measured, are listed: `plain`)
     own = [x for x in m.measures if x in measures and measures[x].table.lower() == record.table.lower()
            and not _shared(record, m, x)]  # "orders" names the records here, not the paid-orders count
+    own = _shown_only(model, record, own, fields, m)
     valued = [x for x in own if measures[x].agg != "count" and measures[x].expr]
     foreign = [x for x in m.measures if x not in measures or measures[x].table.lower() != record.table.lower()]
     if m.split and foreign:  # "which products sold the most units": a measure by product, not product rows
@@ -105,6 +106,18 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
         records=record.id, measures=own, columns=fields if len(fields) >= 2 else [],
         filters=[Filter(dimension=d, op="not_in" if d in m.excluded else "in", values=v) for d, v in filters.items()] + bounds,
         order_by=order_by, order=order, limit=limit))
+
+
+def _shown_only(model: SemanticModel, record, own: list[str], fields: list[str], m: Mentions) -> list[str]:
+    """`own` without the sums named only as a column to show whose default filter another named measure or value
+    overrides ("cancelled orders …: order id, time and order value": the order value is shown, and keeps no paid
+    orders only)."""
+    by_id = {x.id: x for x in model.measures}
+    dims = {d.id: d for d in model.dimensions}
+    pinned = {c for x in own if by_id[x].agg == "count" for c in (own_filter(by_id[x]) or {})} | \
+        {dims[d].column.lower() for d in m.values if d in dims and dims[d].table.lower() == record.table.lower()}
+    return [x for x in own if not (by_id[x].agg != "count" and by_id[x].expr in fields
+                                   and set(own_filter(by_id[x]) or {}) & pinned)]
 
 
 def _counted_rows(model: SemanticModel, record, foreign: list[str], m: Mentions) -> dict[str, list[str]]:
