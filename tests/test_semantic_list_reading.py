@@ -118,3 +118,11 @@ def test_a_time_phrase_the_model_writes_as_a_value_is_no_member():
 def test_an_average_of_the_amount_paid_on_named_orders_is_the_order_value_average():
     plan = listed("Average amount paid on South China orders last month?", {"measures": ["gmv"]})
     assert plan.measures == ["aov"] and [(f.dimension, f.values) for f in plan.filters] == [("region", ["华南"])]
+
+
+def test_of_the_models_choices_the_one_the_words_back_stays():
+    question = "上个月新注册的用户有多少"  # names no measure; "新注册 … 用户" says most of 新注册客户 / 注册用户数
+    for chosen in (["new_customers"], ["new_customers", "gmv"], ["gmv", "new_customers"]):
+        plan = ground(QueryPlan(measures=chosen), MODEL, question).plan
+        assert plan is not None and plan.measures == ["new_customers"]
+    assert ground(QueryPlan(measures=["gmv", "uv"]), MODEL, question).plan is None  # the words back neither

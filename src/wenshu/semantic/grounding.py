@@ -49,15 +49,17 @@ class Grounded:
 
 def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str) -> list[str]:
     """The named measures; for a word two measures share, the one the model chose, else the first declared.
-    When the question names none, the model's only choice stays if the question says most of one of its
-    names ("新注册用户" for 注册用户数, "customers ... bought" for customers who bought): the model read
-    it, and the words back it up."""
+    When the question names none, the one of the model's choices stays whose names the question says most
+    of ("新注册用户" for 注册用户数, "customers ... bought" for customers who bought): the model read it, and
+    the words back it up."""
     named = [next((x for x in plan.measures if x in m.alternatives.get(n, [])), n) for n in m.measures]
     named = named or money_of_rows(m, model, question) or [x for x in plan.measures if x in m.near_measures]
-    if not named and len(plan.measures) == 1:
-        entry = next((e for e in [*model.measures, *model.ratios] if e.id == plan.measures[0]), None)
-        if entry is not None and any(backs(w, question) for w in entry_words(model, entry)):
-            return _distinct_counts(list(plan.measures), m, model)
+    if not named:  # of the model's choices, the one the words back (it may have added one they do not)
+        entries = {e.id: e for e in [*model.measures, *model.ratios]}
+        backed_choices = [x for x in plan.measures
+                          if x in entries and any(backs(w, question) for w in entry_words(model, entries[x]))]
+        if len(backed_choices) == 1:
+            return _distinct_counts(backed_choices, m, model)
     named = named or counted_keys(model, m.counted, m.dimension_words, question)
     if not named and len(said := backed(model, question)) == 1:
         named = said  # "多少个客户付款下过单": the words back one measure only (buyers), whatever the model chose
