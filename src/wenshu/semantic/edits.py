@@ -2,7 +2,8 @@
 
 "只看华东区" adds a filter, "换成按销量排" swaps the measure, "按城市拆开" adds a dimension ("换成按渠道看"
 swaps it), "那这周呢" moves the window, "和去年同期比" adds a comparison, "那超过1000的呢" moves a bound, "原因那列去掉吧"
-drops a list's column (`semantic.list_edits`).
+drops a list's column and "再加上手机号" adds one (the fields it names, after or out of those the list shows; a
+list that showed its record's default columns starts from those).
 The edits are read from the follow-up with the same `semantic.mentions` as a first question; what the
 follow-up does not touch stays as it was.
 A follow-up that changes nothing the plan knows returns None: free SQL answers it with the history.
@@ -15,17 +16,19 @@ from dataclasses import replace
 
 from wenshu.semantic.bounds import is_bound, moved_totals, rebound
 from wenshu.semantic.counting import asked, distinct_counts, own_filter, rows_only
+from wenshu.semantic.fields import named_fields
 from wenshu.semantic.paths import value_filters
 from wenshu.semantic.labels import label_words
-from wenshu.semantic.list_edits import edited_columns
 from wenshu.semantic.mentions import Mentions, cue, oriented
-from wenshu.semantic.model import SemanticModel
+from wenshu.semantic.model import Record, SemanticModel
 from wenshu.semantic.plan import Filter, QueryPlan, Window
 
 ADD = r"加上|再加|还有|以及|同时|顺便|也看|也要|\balso\b|\bas well\b|\btoo\b|\badd\b"
 SWAP = r"换成|换为|改成|改为|改按|换按|而不是|替换|instead|rather than|switch to|change to|\bswap\b|\breplace\b"
 DROP_FILTERS = r"不限|所有|全部|全国|整体|\ball\b|\boverall\b|\bin total\b"
 OTHERS = r"(其他|其它|别的|其余|\bother|\bthe rest of(?: the)?|\ball the other)\s*(的)?\s*"  # "其他region也列出来"
+ADD_COLUMN = r"加上|再加|加一列|加个|添加|增加|补上|带上|也显示|\badd\b|\binclude\b|\balso show\b|\bshow also\b"
+DROP_COLUMN = r"去掉|删掉|删除|拿掉|不要|不用|不显示|隐藏|\bdrop\b|\bremove\b|\bwithout\b|\bhide\b|\bget rid of\b|\bleave out\b"
 
 
 def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str, model: SemanticModel) -> QueryPlan | None:
@@ -139,3 +142,18 @@ def _others(previous: QueryPlan, m: Mentions, question: str, model: SemanticMode
     values = {did: kept for did, codes in m.values.items()
               if (kept := [c for c in codes if not {w.casefold() for w in label_words(dims[did]).get(c, [])} & said])}
     return rest, replace(m, values=values)
+
+
+def edited_columns(previous: QueryPlan, record: Record, model: SemanticModel, question: str) -> list[str] | None:
+    """The list's columns after the follow-up adds or drops named fields; None when it does neither."""
+    named = list(dict.fromkeys(f for f, _, _ in named_fields(model, record, question)))
+    if not named:
+        return None
+    current = list(previous.columns or record.columns)
+    if re.search(DROP_COLUMN, question, re.I):
+        kept = [c for c in current if c not in named]
+        return kept if kept and kept != current else None
+    if re.search(ADD_COLUMN, question, re.I):
+        added = [f for f in named if f not in current]
+        return current + added if added else None
+    return None
