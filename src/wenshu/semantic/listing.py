@@ -42,7 +42,8 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
         return None  # a ratio has no value per row: "the average spend per order" is no list of orders
     measures = {x.id: x for x in model.measures}
     counted = [measures[x].table for x in m.measures if x in measures and measures[x].agg == "count"]
-    said = [r for r in model.records if names_record(r, m, model, question) or _shared(r, m) or _shared(r, m, dims=True, question=question)]
+    said = [r for r in model.records
+            if names_record(r, m, model, question) or _shared(r, m) or _shared(r, m, dims=True, question=question)]
     record = _head(said, model, question) or \
         next((r for r in model.records if r.table in counted), None) or \
         (_by_fields(model, question) if question and (m.listing or not m.measures) else None)
@@ -149,9 +150,8 @@ def _by_fields(model: SemanticModel, question: str):
     钻石会员都有谁，给我姓名、性别和注册日期": the customers' name, gender and registration date)."""
     own = {r.id: [f for f, _, _ in named_fields(model, r, question) if _own_field(f, r, model)] for r in model.records}
     best = sorted(model.records, key=lambda r: -len(set(own[r.id])))
-    if best and len(set(own[best[0].id])) >= 2 and (len(best) == 1 or len(set(own[best[1].id])) < len(set(own[best[0].id]))):
-        return best[0]
-    return None
+    counts = [len(set(own[r.id])) for r in best]
+    return best[0] if counts and counts[0] >= 2 and (len(counts) == 1 or counts[1] < counts[0]) else None
 
 
 def _own_field(f: str, record, model: SemanticModel) -> bool:
