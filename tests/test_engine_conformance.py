@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from datetime import date
 
 import pytest
 import sqlalchemy as sa
@@ -66,6 +67,7 @@ def test_the_adapter_is_complete(case):
     assert adapter.name and adapter.label and adapter.dialect and adapter.backends
     assert adapter.denied_functions, "no denied functions"
     assert set(adapter.buckets) == {"day", "week", "month", "quarter", "year"}
+    assert adapter.weekday, "no day of the week"
     for hook in ("estimate", "bounded_scalar"):
         assert getattr(type(adapter), hook) is not getattr(EngineAdapter, hook), f"{adapter.name} has no {hook}"
 
@@ -141,6 +143,19 @@ def test_period_buckets_read_the_same_on_every_engine(case, grain, sqlite_shop):
         return execute_readonly(url, sql, row_limit=1000, timeout_s=10).rows
 
     assert buckets(case.url) == buckets(sqlite_shop)
+
+
+@pytest.mark.parametrize("part", ["day_of_week", "day_type"])
+def test_date_parts_read_the_same_on_every_engine_as_the_iso_calendar(case, part, sqlite_shop):
+    days = execute_readonly(sqlite_shop, "SELECT created_at FROM orders", row_limit=100_000, timeout_s=10).rows
+    expected: dict[str, int] = {}
+    for (day,) in days:
+        iso = date.fromisoformat(str(day)[:10]).isoweekday()
+        code = str(iso) if part == "day_of_week" else "1" if iso >= 6 else "0"
+        expected[code] = expected.get(code, 0) + 1
+    label = case.adapter.date_part(part, "created_at")
+    sql = f"SELECT {label} AS p, COUNT(*) AS n FROM orders GROUP BY {label} ORDER BY p"
+    assert dict(run(case, sql, row_limit=1000, timeout_s=10).rows) == expected
 
 
 def test_a_url_whose_driver_is_missing_names_the_package_and_stores_nothing(home):

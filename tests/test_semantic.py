@@ -62,6 +62,10 @@ def test_the_demo_ships_a_reviewed_model_stored_on_first_use(store, demo_catalog
     (lambda d: d["records"][1].update(rank_by="gmv"), "record refund", "rank_by 'gmv' is not a measure of refunds"),
     (lambda d: d["dimensions"][2].update(aliases={"9": ["tier nine"]}), "dimension city_tier", "aliases has code '9'"),
     (lambda d: measure(d, "gmv").update(at_least=2), "measure gmv", "needs agg count_distinct"),
+    (lambda d: next(x for x in d["dimensions"] if x["id"] == "day_type").update(labels={"2": "周二"}),
+     "dimension day_type", "a day_type part is a category whose codes are 1, 0"),
+    (lambda d: next(x for x in d["dimensions"] if x["id"] == "weekday").update(kind="time", grains=["day"]),
+     "dimension weekday", "a day_of_week part is a category"),
 ])
 def test_a_bad_entry_is_named_with_the_reason(demo_catalog, change, entry, words):
     problems = check(parse_model(edited(change)), demo_catalog)

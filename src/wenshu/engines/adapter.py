@@ -90,6 +90,8 @@ class EngineAdapter:
     quoted_names_are_strings: ClassVar[bool] = False  # SQLite reads an unknown "name" as a string
     # The SQL it speaks: period labels (day, week, month, quarter, year) over a column `{c}`.
     buckets: ClassVar[dict[str, str]] = {}
+    # the ISO day of the week of a date `{c}` as text, "1" Monday .. "7" Sunday (date parts: weekend or weekday)
+    weekday: ClassVar[str | None] = None
     union_distinct: ClassVar[str] = "UNION"  # ClickHouse wants UNION DISTINCT spelled out
     now_dates: ClassVar[bool] = False  # time hints as SQLite's date('now', ...) (else today's date literals)
 
@@ -198,6 +200,13 @@ class EngineAdapter:
         if grain not in self.buckets:
             raise KeyError(f"no {grain} buckets for {self.label}")
         return self.buckets[grain].format(c=column_sql)
+
+    def date_part(self, part: str, column_sql: str) -> str:
+        """A part of a date as text codes: the ISO day of the week, or "1" for a weekend day and "0" else."""
+        if self.weekday is None or part not in ("day_of_week", "day_type"):
+            raise KeyError(f"no {part} for {self.label}")
+        day = self.weekday.format(c=column_sql)
+        return day if part == "day_of_week" else f"CASE WHEN {day} IN ('6', '7') THEN '1' ELSE '0' END"
 
     def round2(self, sql: str) -> str:
         return f"ROUND({sql}, 2)"

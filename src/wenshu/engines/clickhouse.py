@@ -95,6 +95,7 @@ class ClickHouseAdapter(EngineAdapter):
         "quarter": "formatDateTime(toDate32({c}), '%Y-Q%Q')",
         "year": "formatDateTime(toDate32({c}), '%Y')",
     }
+    weekday = "toString(toDayOfWeek(toDate32({c})))"  # Monday 1
 
     def check_driver(self, url: str) -> None:
         if sa.make_url(url).get_backend_name() == "chdb" and importlib.util.find_spec("chdb") is None:

@@ -71,6 +71,7 @@ class DuckDBAdapter(EngineAdapter):
         "quarter": "strftime(CAST({c} AS DATE), '%Y') || '-Q' || quarter(CAST({c} AS DATE))",
         "year": "strftime(CAST({c} AS DATE), '%Y')",
     }
+    weekday = "CAST(isodow(CAST({c} AS DATE)) AS VARCHAR)"
 
     def engine_options(self, url: sa.URL) -> dict:
         return {"connect_args": {"read_only": True, "config": dict(SAFE_CONFIG)}}

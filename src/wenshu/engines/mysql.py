@@ -53,6 +53,7 @@ class MySQLAdapter(EngineAdapter):
         "quarter": "CONCAT(YEAR({c}), '-Q', QUARTER({c}))",
         "year": "DATE_FORMAT({c}, '%Y')",
     }
+    weekday = "CAST(WEEKDAY({c}) + 1 AS CHAR)"  # WEEKDAY(): Monday 0
 
     def on_engine(self, engine: sa.Engine) -> None:
         event.listen(engine, "do_connect", _no_multi_statements)

@@ -60,6 +60,7 @@ class PostgresAdapter(EngineAdapter):
         "quarter": "to_char(CAST({c} AS DATE), 'YYYY-\"Q\"Q')",
         "year": "to_char(CAST({c} AS DATE), 'YYYY')",
     }
+    weekday = "to_char(CAST({c} AS DATE), 'ID')"  # ISO: Monday 1
 
     def prepare_transaction(self, conn: sa.Connection, timeout_s: float) -> None:
         ms = _ms(timeout_s)

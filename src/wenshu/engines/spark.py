@@ -154,6 +154,7 @@ class SparkAdapter(EngineAdapter):
         "quarter": f"concat(date_format({_DATE}, 'yyyy'), '-Q', CAST(quarter({_DATE}) AS STRING))",
         "year": f"date_format({_DATE}, 'yyyy')",
     }  # fmt: skip
+    weekday = f"CAST(weekday({_DATE}) + 1 AS STRING)"  # weekday(): Monday 0
 
     def prepare_session(self, conn: sa.Connection, timeout_s: float) -> None:
         conn.connection.driver_connection.timeout_s = timeout_s

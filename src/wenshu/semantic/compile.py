@@ -34,7 +34,7 @@ class Compiler(SqlWriter):
         the filters on those dimensions: the whole a share divides by)."""
         used: set[str] = {m.table}
         split = [self.reaching(d, m.table) for d in self.keys_dims]
-        groups = [self.col(d.table, d.key or d.column) for d in split]  # namesakes stay apart
+        groups = [self.ref(d, d.key) for d in split]  # namesakes stay apart
         used.update(d.table for d in split)
         if self.plan.grain:
             groups.append(self.engine.bucket(self.plan.grain, self.time_column(m, used)))

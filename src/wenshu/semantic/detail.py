@@ -31,7 +31,7 @@ class DetailCompiler(Compiler):
         for name in self.plan.columns or rec.columns:
             d = self.dims.get(name)
             if d is not None:
-                ref, header = self.shown(d, self.col(d.table, d.column)), self.name(d)
+                ref, header = self.shown(d, self.ref(d)), self.name(d)
                 used.add(d.table)
             else:
                 ref, header = self.qualify(name, rec.table, used), self.header(rec, name)

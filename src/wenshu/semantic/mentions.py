@@ -170,6 +170,11 @@ def _blank(question: str, spans: list[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
+def parts_of_days(model: SemanticModel, dims: Spans) -> list[tuple[int, int]]:
+    """Where the question names a part of a date ("星期几", "day of the week"): no trend's grain inside."""
+    return [sp for d in model.dimensions if d.part for sp in dims.hits.get(d.id, [])]
+
+
 def read(model: SemanticModel, question: str, value_hits: list[dict] | None = None) -> Mentions:
     # measures and records longest first together: "order lines" names the lines, not the orders count
     words = {**{e.id: entry_words(model, e) for e in [*model.measures, *model.ratios]},
@@ -196,7 +201,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         if any(re.search(CUES["counted"], question[:s], re.I) for s, _ in found.spans()):
             counted_values.append(d.id)  # "how many diamond members": the members of a value are counted
     values = not_the_measures_own(values, model, metrics.ids())
-    by_column = {(d.table, d.column): d.id for d in model.dimensions}
+    by_column = {(d.table, d.column): d.id for d in model.dimensions if not d.part}
     q = question.casefold()
     for hit in value_hits or []:
         did = by_column.get((hit.get("table"), hit.get("column")))
@@ -244,7 +249,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     bounds = [(t.start, t.end) for t in thresholds(question)]
     rank = cue("rank", _blank(question, metrics.spans() + bounds)) or by_change is not None or cue("ordered", question)
     # "monthly average order value": monthly is a grain here; "daily traffic" names the traffic records
-    bare = _blank(question, metrics.spans() + records.spans())
+    bare = _blank(question, metrics.spans() + records.spans() + parts_of_days(model, dims))  # "每个星期几": no week
     measure_words = {x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}
     measures = ratios.averaged(model, question, metrics.ids(), measure_words)  # "average spend per order"
     measures = ratios.rated_rows(model, question, measures, measure_words)  # "the refund rate on … orders"

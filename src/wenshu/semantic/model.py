@@ -6,7 +6,7 @@ two measures (客单价 = GMV / 订单量), each computed at its own grain, so n
 fan-out join. Relationships name both keys and the cardinality from the first table's side
 (`many_to_one`: many orders per customer), which is what tells fan-out apart from a safe lookup.
 Dimensions are columns a question groups or filters by, with labels for stored codes; time
-dimensions name their grains. Records are rows a question lists one by one (orders, refunds). Every entry has a Chinese and an English name and synonyms: the words a
+dimensions name their grains; a dimension may be a part of a date (`part: day_type`, weekend or weekday). Records are rows a question lists one by one (orders, refunds). Every entry has a Chinese and an English name and synonyms: the words a
 question uses, which the glossary keeps too — the glossary keeps the words, this model owns the math.
 
     datasource: demo
@@ -33,13 +33,18 @@ from __future__ import annotations
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from wenshu.errors import InputError
 
 FORMAT_VERSION = 1
 AGGREGATIONS = ("sum", "count", "count_distinct", "avg", "min", "max")
 GRAINS = ("day", "week", "month", "quarter", "year")
+# parts of a date a dimension may be (its `column` the date): the ISO day of the week ("1" Monday .. "7" Sunday),
+# and the kind of day ("1" a weekend day, "0" a weekday); the codes every engine's adapter computes alike
+PARTS = {"day_of_week": {str(i): (zh, en) for i, zh, en in zip(range(1, 8), "一二三四五六日", (
+    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"))},
+         "day_type": {"1": ("周末", "weekend"), "0": ("工作日", "weekday")}}
 
 
 class Entry(BaseModel):
@@ -92,6 +97,17 @@ class Dimension(Entry):
     # dimensions of other tables with the same members (the orders' channel and the traffic's channel):
     # a measure that cannot reach this one splits and filters by the one of them it reaches
     conforms: list[str] = Field(default_factory=list)
+    # a part of the date `column` holds ("周末和工作日", "by day of the week"), computed by each engine's
+    # adapter; its codes are PARTS' and labelled by default
+    part: Literal["day_of_week", "day_type"] | None = None
+
+    @model_validator(mode="after")
+    def _part_labels(self) -> "Dimension":
+        if self.part:
+            for code, (zh, en) in PARTS[self.part].items():
+                self.labels.setdefault(code, ("星期" + zh) if self.part == "day_of_week" else zh)
+                self.labels_en.setdefault(code, en)
+        return self
 
 
 class Record(Entry):

@@ -34,6 +34,17 @@ class SqlWriter:
     def col(self, table: str, column: str) -> str:
         return f"{self.q(table)}.{self.q(column)}"
 
+    def ref(self, d: Dimension, column: str | None = None) -> str:
+        """A dimension's stored value: its column, or the part of the date it is (周末 / 工作日)."""
+        ref = self.col(d.table, column or d.column)
+        if not d.part or column:
+            return ref
+        try:
+            return self.engine.date_part(d.part, ref)
+        except KeyError as exc:
+            raise self.fail(f"the semantic layer cannot compute {d.part} in {self.dialect} SQL yet",
+                            f"语义层暂不支持在 {self.dialect} 方言中计算 {d.part}") from exc
+
     def name(self, entry) -> str:
         name = entry.zh if self.lang == "zh" else entry.en
         if self.plan.per and isinstance(entry, Measure):
@@ -107,7 +118,7 @@ class SqlWriter:
         used.add(d.table)
         codes = {label: code for code, label in d.labels.items()}
         values = [literal(codes[v]) if isinstance(v, str) and v in codes else literal(v) for v in f.values]
-        column = self.col(d.table, d.column)
+        column = self.ref(d)
         if f.op in ("in", "not_in"):
             return f"{column} {'NOT IN' if f.op == 'not_in' else 'IN'} ({', '.join(values)})"
         return f"{column} {OPS[f.op]} {values[0]}"

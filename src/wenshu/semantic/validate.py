@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import sqlglot
 from sqlglot import exp
 
-from wenshu.semantic.model import InvalidSemanticModel, SemanticModel
+from wenshu.semantic.model import PARTS, InvalidSemanticModel, SemanticModel
 from wenshu.semantic.paths import reachable, tied_paths
 
 
@@ -127,6 +127,9 @@ class _Checker:
             for code in set(d.labels_en) - set(d.labels):
                 self.add(f"dimension {d.id}", f"labels_en has code '{code}' that labels does not",
                          f"labels_en 中的代码「{code}」不在 labels 中")
+            if d.part and (d.kind == "time" or set(d.labels) - set(PARTS[d.part])):
+                self.add(f"dimension {d.id}", f"a {d.part} part is a category whose codes are "
+                         f"{', '.join(PARTS[d.part])}", f"{d.part} 维度是分类维度，代码只能是 {'、'.join(PARTS[d.part])}")
             if d.kind == "time" and not d.grains:
                 self.add(f"dimension {d.id}", "a time dimension needs grains (day, week, month, quarter, year)",
                          "时间维度需要 grains（day、week、month、quarter、year）")

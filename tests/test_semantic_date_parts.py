@@ -1,0 +1,74 @@
+"""Dimensions that are a part of a date: weekend or weekday, the day of the week. The demo's bundled model reads
+them from a question's words, the compiler groups and filters by each engine's own expression, and the numbers
+agree with the same sums done in Python over the real demo database. The questions are written here."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from datetime import date
+
+import pytest
+
+from wenshu.semantic.compile import compile_plan
+from wenshu.semantic.grounding import ground
+from wenshu.semantic.library import bundled_text
+from wenshu.semantic.mentions import read
+from wenshu.semantic.model import parse_model
+from wenshu.semantic.plan import QueryPlan
+from wenshu.semantic.windows import plan_window
+
+MODEL = parse_model(bundled_text("demo"))
+
+
+def planned(question: str, filled: dict) -> QueryPlan:
+    plan = ground(QueryPlan.model_validate(filled), MODEL, question).plan
+    assert plan is not None
+    return plan.model_copy(update={"window": plan_window(question, plan.compare)})
+
+
+def paid_by_day(db: str, window) -> dict[date, tuple[float, int]]:
+    rows = sqlite3.connect(db).execute(
+        "SELECT order_date, SUM(pay_amount), COUNT(*) FROM orders WHERE status = 1 AND order_date >= ? "
+        "AND order_date < ? GROUP BY order_date", (window.start.isoformat(), window.end.isoformat())).fetchall()
+    return {date.fromisoformat(d[:10]): (s, n) for d, s, n in rows}
+
+
+def test_weekend_and_weekday_daily_averages_are_one_row_each_and_match_the_days(demo_db_file):
+    question = "过去四周里，周末和工作日平均每天的销售额各是多少"
+    plan = planned(question, {"measures": ["gmv"]})
+    assert plan.dimensions == ["day_type"] and plan.per == "day"
+    rows = dict(sqlite3.connect(demo_db_file).execute(compile_plan(MODEL, plan, "sqlite", "zh").sql).fetchall())
+    sums = defaultdict(list)
+    for day, (gmv, _) in paid_by_day(demo_db_file, plan.window).items():
+        sums["周末" if day.isoweekday() >= 6 else "工作日"].append(gmv)
+    assert set(rows) == {"周末", "工作日"}
+    for kind, values in sums.items():
+        assert rows[kind] == pytest.approx(sum(values) / len(values), abs=0.01)
+
+
+def test_the_day_of_the_week_splits_without_a_weekly_trend(demo_db_file):
+    question = "上个月每个星期几的订单量"
+    mentions = read(MODEL, question)
+    assert mentions.split == ["weekday"] and mentions.grain is None
+    plan = planned(question, {"measures": ["paid_orders"], "dimensions": ["weekday"]})
+    rows = dict(sqlite3.connect(demo_db_file).execute(compile_plan(MODEL, plan, "sqlite", "zh").sql).fetchall())
+    counts = defaultdict(int)
+    for day, (_, n) in paid_by_day(demo_db_file, plan.window).items():
+        counts["星期" + "一二三四五六日"[day.isoweekday() - 1]] += n
+    assert rows == counts
+
+
+def test_a_weekend_filter_reaches_the_traffic_through_its_conformed_part():
+    plan = planned("上个月周末的访客数", {"measures": ["uv"]})
+    assert [(f.dimension, f.values) for f in plan.filters] == [("day_type", ["1"])]
+    sql = compile_plan(MODEL, plan, "sqlite", "en").sql
+    assert "stat_date" in sql and "IN ('1')" in sql
+
+
+def test_an_english_answer_labels_the_kinds_of_day_in_english(demo_db_file):
+    plan = planned("orders on weekends vs weekdays last month", {"measures": ["paid_orders"]})
+    assert plan.dimensions == ["day_type"]
+    rows = sqlite3.connect(demo_db_file).execute(compile_plan(MODEL, plan, "sqlite", "en").sql).fetchall()
+    assert {r[0] for r in rows} == {"weekend", "weekday"}
+
