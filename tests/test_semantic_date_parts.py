@@ -72,3 +72,9 @@ def test_an_english_answer_labels_the_kinds_of_day_in_english(demo_db_file):
     rows = sqlite3.connect(demo_db_file).execute(compile_plan(MODEL, plan, "sqlite", "en").sql).fetchall()
     assert {r[0] for r in rows} == {"weekend", "weekday"}
 
+
+
+def test_two_kinds_of_day_asked_one_or_the_other_are_set_side_by_side():
+    plan = planned("Did paid orders in the last quarter come in more on weekends or on weekdays?",
+                   {"measures": ["paid_orders"]})
+    assert plan.dimensions == ["day_type"] and plan.measures == ["paid_orders"]

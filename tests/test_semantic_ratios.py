@@ -29,6 +29,7 @@ def grounded(question: str, window: dict | None = None) -> QueryPlan:
 @pytest.mark.parametrize(("question", "measures"), [
     ("the mean amount spent per order by channel", ["aov"]),  # not a list of each order's amount
     ("average units sold per order this quarter", ["units_per_order"]),
+    ("how much do shoppers spend per order in each channel this year", ["aov"]),  # the numerator, then "per"
 ])  # fmt: skip
 def test_an_average_of_a_numerator_per_its_denominators_rows_is_the_ratio(question, measures):
     plan = grounded(question)
@@ -37,6 +38,7 @@ def test_an_average_of_a_numerator_per_its_denominators_rows_is_the_ratio(questi
 
 def test_an_average_not_per_the_denominators_rows_is_not_the_ratio():
     assert "aov" not in grounded("average GMV of the orders by channel").measures  # no "per order"
+    assert "aov" not in grounded("paid orders per day and GMV last week").measures  # per a day, not an order
 
 
 @pytest.mark.parametrize(("question", "measures", "share"), [

@@ -92,7 +92,7 @@ CUES = {
     # two values set side by side ("app vs web", "华东和华南对比"): one row per value
     "versus": r"\bvs\.?\b|\bversus\b|\bcompar\w*\b|对比|相比|比较|(和|与|跟).{1,12}(比|相比|对比)"
               r"|\bside[- ]by[- ]side\b|\bnext to each other\b|\bhead[- ]to[- ]head\b|还是"
-              r"|\b(which|whether|does|do|did|is|are|was|were)\b.{0,40}\bor\b",  # "does 华南 or 华北 have …"
+              r"|\b(which|whether|does|do|did|is|are|was|were)\b.{0,60}\bor\b",  # "does 华南 or 华北 have …"
     # the fields a list shows are attributes of its rows ("products with their brand and price")
     "attributes": r"\bwith (their|its)\b|及其|连同|以及(它们|各自)的",
     # the amount itself asked beside a share ("how many paid orders …, and what percentage", "有多少单，占比多少")

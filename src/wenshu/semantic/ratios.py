@@ -1,7 +1,8 @@
 """A ratio asked for by its parts rather than its name: the semantic model's ratios say what each is made of.
 
 - An average of a ratio's numerator per its denominator's rows is the ratio: "the average spend per
-  order" is GMV / orders, the model's average order value, not a list of each order's amount.
+  order" is GMV / orders, the model's average order value, not a list of each order's amount; so is the
+  numerator "per" the denominator's own word ("spend more per order").
 - A share with nothing to split it by, of a measure that is a ratio's numerator, is the ratio: "what
   percentage of orders were cancelled" is cancelled orders / all orders, the model's cancellation rate,
   not cancelled orders as 100 % of themselves. Other counts of the same rows named with it ("orders")
@@ -26,16 +27,26 @@ def averaged(model: SemanticModel, question: str, measures: list[str], words: di
     """`measures` with a numerator averaged per its denominator ("average spend per order") as the ratio; the
     numerator may also be named by its row value's field ("the average amount paid on orders": the amount
     paid is what GMV sums)."""
-    if not _AVERAGE.search(question):
-        return measures
+    average = _AVERAGE.search(question)
     for r in model.ratios:
         per = words.get(r.denominator, [])  # "per order", "on East China orders": up to three words between
-        if r.denominator in measures and any(re.search(_PER + r"(?:[\w-]+\s+){0,3}" + re.escape(w), question, re.I)
-                                             for w in per) and \
+        if average and r.denominator in measures and any(
+                re.search(_PER + r"(?:[\w-]+\s+){0,3}" + re.escape(w), question, re.I) for w in per) and \
                 (r.numerator in measures or _averages_field(model, r.numerator, question)):
             kept = [x for x in measures if x not in (r.numerator, r.denominator)]
             return [r.id, *kept]
+        if not average and r.numerator in measures and r.denominator in measures and _per_after(question, r, words):
+            kept = [x for x in measures if x not in (r.numerator, r.denominator)]
+            return [r.id, *kept]
     return measures
+
+
+def _per_after(question: str, r, words: dict[str, list[str]]) -> bool:
+    """"do people spend more per order": the numerator named, then "per" and the denominator's word."""
+    said = [m.start() for w in words.get(r.numerator, []) for m in re.finditer(re.escape(w), question, re.I)]
+    per = [m.start() for w in words.get(r.denominator, [])
+           for m in re.finditer(r"\bper\s+" + re.escape(w) + r"\b", question, re.I)]
+    return bool(said and per) and min(said) < min(per)
 
 
 _PERCENT_OF = re.compile(r"(?:%|\bpercent(?:age)?)\s+of\s+(?:the\s+|total\s+|all\s+)*$|占\s*$", re.I)
