@@ -126,3 +126,24 @@ def test_of_the_models_choices_the_one_the_words_back_stays():
         plan = ground(QueryPlan(measures=chosen), MODEL, question).plan
         assert plan is not None and plan.measures == ["new_customers"]
     assert ground(QueryPlan(measures=["gmv", "uv"]), MODEL, question).plan is None  # the words back neither
+
+
+def test_sorted_by_a_time_field_lists_in_that_order_and_splits_nothing():
+    plan = listed("Refunds from last week, reason damaged items: refund id, refund amount and refund date, sorted by refund date")
+    assert plan.records == "refund" and not plan.dimensions
+    assert plan.columns == ["refund_id", "refund_amount", "refund_date"]  # where the date is shown, not where it sorts
+    assert plan.order == "asc"
+    newest = listed("上个月的已取消订单，列出订单号、渠道和下单时间，按下单时间排序，倒序")
+    assert newest.records == "order" and newest.order == "desc" and not newest.dimensions
+
+
+def test_three_fields_of_one_record_make_a_list_though_a_measure_is_named():
+    plan = listed("本周因为物流太慢退的款，按退款金额从高到低，要退款单号、退款日期和退款金额")
+    assert plan.records == "refund" and plan.columns == ["refund_id", "refund_date", "refund_amount"]
+    assert (plan.order_by, plan.order) == ("refund_amount", "desc")
+
+
+def test_a_field_word_is_no_count_and_a_ranked_list_of_three_fields_is_a_list():
+    plan = listed("Unpaid orders from this month, biggest order total first: order id, channel and order time")
+    assert plan.records == "order" and set(plan.columns) == {"total_amount", "order_id", "channel", "order_time"}
+    assert plan.order == "desc" and [(f.dimension, f.values) for f in plan.filters] == [("order_status", ["0"])]

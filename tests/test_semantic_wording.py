@@ -191,3 +191,49 @@ def test_money_asked_of_a_dimensions_rows_and_the_period_before_that_moves_the_w
     m = read(MODEL, q)
     after = edit(before, m, followup_window(q, before.window, m.compare), q, MODEL)
     assert after.compare == "none" and (after.window.start, after.window.end) == (date(2026, 4, 1), date(2026, 7, 1))
+
+
+@pytest.mark.parametrize(("question", "status"), [
+    ("上周发往华北的订单中，退款了的有几单", "3"), ("这个月已经取消的订单有多少", "2"),
+])  # fmt: skip
+def test_a_state_said_as_done_names_the_status(question, status):
+    assert read(MODEL, question).values.get("order_status") == [status]
+
+
+def test_an_amount_said_with_the_perfective_is_no_status():
+    assert "order_status" not in read(MODEL, "上个月一共退款了多少钱").values
+
+
+def test_complete_weeks_in_chinese_are_a_window_and_no_top_n():
+    m = read(MODEL, "过去6个完整周每周的订单量")
+    assert m.limit is None and not m.rank and m.grain == "week"
+    (w,) = find_windows("过去6个完整周每周的订单量")
+    first, end = evaluate(w)
+    assert (end - first).days == 42 and first.weekday() == 0 and end <= date.today()
+
+
+def test_which_customers_spent_the_most_is_a_split_by_customer():
+    m = read(MODEL, "本季度哪几位客户花得最多，前3名")
+    assert m.split == ["customer"] and m.measures == ["gmv"] and m.limit == 3
+
+
+@pytest.mark.parametrize(("question", "filled", "measures"), [
+    ("本周实付超过2000元的已支付订单有几单，合计金额多少", ["paid_orders"], ["paid_orders", "gmv"]),
+    ("North China refunds this quarter in yuan, against the previous quarter", ["refund_count"], ["refund_amount"]),
+    ("各退款原因的平均退款金额", ["refund_amount"], ["avg_refund"]),
+    ("Cancelled orders by channel this month: how many, and their order value", ["order_value", "cancelled_orders"],
+     ["cancelled_orders", "order_value"]),  # in the order the question asks them
+])  # fmt: skip
+def test_the_amounts_asked_are_the_measures(question, filled, measures):
+    assert grounded(question, {"measures": filled}).measures == measures
+
+
+def test_how_much_of_a_total_comes_from_bounded_rows_is_a_share_of_that_measure_alone():
+    plan = grounded("How much of this month's GMV came from orders paying over 2000, as a percentage?",
+                    {"measures": ["gmv", "paid_orders"]})
+    assert plan.measures == ["gmv"] and plan.share and [(f.op, f.values) for f in plan.filters] == [("gt", [2000])]
+
+
+def test_a_ranking_of_a_measure_named_with_a_dimension_ranks_that_dimensions_members():
+    m = read(MODEL, "家用电器品类本月的品牌销售额排行，前3")
+    assert m.split == ["brand"] and m.limit == 3

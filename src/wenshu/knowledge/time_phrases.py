@@ -116,15 +116,16 @@ _FIXED: list[tuple[str, tuple[str, str | None]]] = [
 ]
 # words between the number and the unit: "the previous six full calendar months", "8 complete Monday-to-Sunday weeks"
 _KIND = r"(?:(?:full|complete|whole|entire|finished|calendar|monday[\s-]to[\s-]sunday|monday[\s-]start(?:ing)?)\s+){0,2}"
+_ZH_KIND = r"(?:完整的?|整|自然)?"  # 过去8个完整周, 最近3个自然月: the complete periods, as without the word
 _LAST = r"\b(?:last|past|previous|prior|preceding)\s+"
 _BEFORE_NOW = r"\s+before\s+(?:this|the\s+current)\s+(?:one|week|month)"  # "the 12 full months before this one"
 _COUNTED: list[tuple[str, object]] = [
     (rf"(?:最近|近|过去|前){_NUM}\s*(?:天|日)", _days),
     (rf"{_LAST}{_EN_NUM}\s+{_KIND}days?\b", _days),
-    (rf"(?:最近|近|过去|前){_NUM}\s*(?:个)?(?:周|星期)", _weeks),
+    (rf"(?:最近|近|过去|前){_NUM}\s*(?:个)?{_ZH_KIND}(?:周|星期)", _weeks),
     (rf"{_LAST}{_EN_NUM}\s+{_KIND}(?:weeks?|wks?)\b", _weeks),  # "past 8 wks"
     (rf"\b{_EN_NUM}\s+{_KIND}weeks{_BEFORE_NOW}", _weeks),
-    (rf"(?:最近|近|过去|前){_NUM}\s*个月", _months),
+    (rf"(?:最近|近|过去|前){_NUM}\s*个{_ZH_KIND}月", _months),
     (rf"{_LAST}{_EN_NUM}\s+{_KIND}(?:months?|mos?|mths?)\b", _months),  # "last 6 mos"
     (rf"\b{_EN_NUM}\s+{_KIND}months{_BEFORE_NOW}", _months),
 ]

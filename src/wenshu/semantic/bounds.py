@@ -50,7 +50,8 @@ class Bounds:
         """The measures without those the question names only as the value it bounds ("实付金额超过5000元
         的订单有多少单" asks a count: 实付金额 is the bounded value) or as the rows it bounds ("GMV from
         orders above 3,000 yuan": "orders" are the rows, not their count, unless a count is asked)."""
-        counts = {x.id for x in model.measures if x.agg == "count"} if not cue("count", question) else set()
+        asked = cue("count", re.sub(r"\bhow much\b", " ", question, flags=re.I))  # "how much of the GMV": no count
+        counts = {x.id for x in model.measures if x.agg == "count"} if not asked else set()
 
         spots = measure_spots(m, question)
 

@@ -64,7 +64,8 @@ def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str)
     if not named and len(said := backed(model, question)) == 1:
         named = said  # "多少个客户付款下过单": the words back one measure only (buyers), whatever the model chose
     chosen = [x for x in plan.measures if x in named]
-    measures = list(dict.fromkeys(chosen + [x for x in named if x not in chosen]))[:3]
+    kept = (chosen + [x for x in named if x not in chosen])[:3]  # the model's choices first, in the question's order:
+    measures = [x for x in dict.fromkeys(named) if x in kept]  # "how many, and their order value": the count first
     measures = not_asked(money_twins(measures, model, question), m.measure_words, model, question, cue("money", question))
     return _distinct_counts(measures, m, model)
 

@@ -47,13 +47,16 @@ def coded(d: Dimension) -> bool:
 
 
 def label_words(d: Dimension) -> dict[str, list[str]]:
-    """stored code -> the words that name it (the code itself when it reads as a word, its labels, aliases)."""
+    """stored code -> the words that name it (the code itself when it reads as a word, its labels, aliases; a
+    state said as done, 已退款, also as 退款了的 and 已经退款; "退款了多少钱" asks an amount, no state)."""
     out: dict[str, list[str]] = {}
     for code in {*d.labels, *d.labels_en, *d.aliases}:
         words = [d.labels.get(code, ""), d.labels_en.get(code, ""), *d.aliases.get(code, [])]
         if not code.lstrip("-").isdigit() and len(code) > 1:
             words.append(code)
-        out[code] = [w for w in words if w]
+        done = [w[1:] for w in words if re.fullmatch(r"已[\u4e00-\u9fff]{2,}", w)]  # 已退款: 退款了的, 已经退款
+        words += [f"{w}了的" for w in done] + [f"已经{w}" for w in done]
+        out[code] = list(dict.fromkeys(w for w in words if w))
     return out
 
 

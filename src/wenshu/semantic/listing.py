@@ -16,8 +16,9 @@ from wenshu.semantic.counting import own_filter
 from wenshu.semantic.fields import named_fields, ranked_field, target_of
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.phrasing import backed, in_time_order, newest_rows
+from wenshu.semantic.phrasing import spans as phrasing_spans
 from wenshu.semantic.labels import label_words
-from wenshu.semantic.mentions import Mentions, cue, oriented
+from wenshu.semantic.mentions import Mentions, blank, cue, oriented
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.paths import reachable, value_filters
@@ -46,7 +47,7 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
             if names_record(r, m, model, question) or _shared(r, m) or _shared(r, m, dims=True, question=question)]
     record = _head(said, model, question) or \
         next((r for r in model.records if r.table in counted), None) or \
-        (_by_fields(model, question) if question and (m.listing or not m.measures) else None)
+        (_by_fields(model, question, 2 if m.listing or not m.measures else 3) if question else None)
     if record is None or [d for d in m.split if not _own_name(d, record, model, m)]:
         return None
     named = [x for x in named_fields(model, record, question) if not _not_a_field(x, record, model, m, question)] \
@@ -54,13 +55,17 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     named = [x for i, x in enumerate(named)  # "buyer's name", "客户的姓名": the name, not also the buyer
              if not (i + 1 < len(named) and re.fullmatch(r"\s*(的|'s|’s)\s*", question[x[2]:named[i + 1][1]]))]
     named = [x for i, x in enumerate(named) if not _names_its_value(x, named[i + 1:], model, m, question)]
-    last = {f: s for f, s, _ in named}  # a field named twice ("退款金额超过1000元 … 列出退款金额") is listed where it is last
+    ordered = phrasing_spans(question)  # "sorted by refund date": where a field orders the list, not where it is shown
+    shown = [x for x in named if not any(a <= x[1] and x[2] <= b for a, b in ordered)]
+    shown += [x for x in named if x[0] not in {f for f, _, _ in shown}]
+    last = {f: s for f, s, _ in shown}  # a field named twice ("退款金额超过1000元 … 列出退款金额") is listed where it is last
     fields = sorted(last, key=last.get)
     if fields and record.columns[0] not in fields and cue("attributes", question):
         fields.insert(0, record.columns[0])  # "products with their brand and price": each product by its name
     newest = newest_rows(question) if record.order else None  # "the 5 latest refunds": the five newest rows
-    plain = not m.measures and not m.split and not cue("count", question) and names_record(record, m, model, question)
-    if not (m.listing or m.rank and m.limit or newest or len(fields) >= 2 and not cue("count", question) or plain):
+    counts = cue("count", blank(question, [(s, e) for _, s, e in named]))  # "order total" is a field, no count
+    plain = not m.measures and not m.split and not counts and names_record(record, m, model, question)
+    if not (m.listing or m.rank and (m.limit or len(fields) >= 3) or newest or len(fields) >= 2 and not counts or plain):
         return None  # ("华南区的退款记录发我一下": the records named, nothing measured, are listed: `plain`)
     own = [x for x in m.measures if x in measures and measures[x].table.lower() == record.table.lower()
            and not _shared(record, m, x)]  # "orders" names the records here, not the paid-orders count
@@ -87,8 +92,8 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     if m.rank and not valued and not by_field and bounds and "." not in bounds[0].dimension:
         by_field = bounds[0].dimension  # "products under 100 yuan, cheapest first": by the price it bounds
     if m.rank and not valued and not by_field:
-        if backed(model, question):
-            return None  # "top 5 customers and how much each paid": a measure by customer, not customer rows
+        if foreign or backed(model, question):  # "top 5 customers and how much each paid", 哪几位客户花得最多:
+            return None  # a measure by customer, not customer rows
         return Listed(None, f"a list of {record.id} ranked by nothing the semantic model measures per row")
     kept = {c.id for did in filters for c in model.conformed(did)}  # "App": the orders' channel, not the traffic's
     lost = [d for d in m.values if d not in kept and next(x for x in model.dimensions if x.id == d).kind != "time"]
@@ -145,13 +150,14 @@ def _head(said: list, model: SemanticModel, question: str):
     return min(said, key=lambda r: (-own[r.id], _first(r, question)))
 
 
-def _by_fields(model: SemanticModel, question: str):
-    """The one record two or more of whose own fields the question names, when it names no record ("上周新注册的
-    钻石会员都有谁，给我姓名、性别和注册日期": the customers' name, gender and registration date)."""
+def _by_fields(model: SemanticModel, question: str, at_least: int = 2):
+    """The one record `at_least` of whose own fields the question names, when it names no record ("上周新注册的
+    钻石会员都有谁，给我姓名、性别和注册日期": the customers' name, gender and registration date; three when it names
+    a measure too: "…退的款，给我订单号、退款时间和退款金额")."""
     own = {r.id: [f for f, _, _ in named_fields(model, r, question) if _own_field(f, r, model)] for r in model.records}
     best = sorted(model.records, key=lambda r: -len(set(own[r.id])))
     counts = [len(set(own[r.id])) for r in best]
-    return best[0] if counts and counts[0] >= 2 and (len(counts) == 1 or counts[1] < counts[0]) else None
+    return best[0] if counts and counts[0] >= at_least and (len(counts) == 1 or counts[1] < counts[0]) else None
 
 
 def _own_field(f: str, record, model: SemanticModel) -> bool:

@@ -85,7 +85,9 @@ CUES = {
     # a rank by judgement, not by size: which end is "worst" depends on the measure (`Measure.better`)
     "judged": r"最(好|差)|\b(best|worst|strongest|weakest|poorest|better|worse)\b",
     # the question asks for money, not a count ("how much money went back in refunds")
-    "money": r"多少钱|\bmoney\b|\bcash\b",
+    # "refunds last month in yuan", "有几单，合计金额多少": the money of the rows counted
+    "money": r"多少钱|(?:合计|总|一共|总共)?金额(?:是|有|一共|合计|总共)?多少|多少金额|合计金额|\bmoney\b|\bcash\b"
+             r"|\bin (?:yuan|rmb|cny)\b",
     "list": r"哪些|有哪几|列出|列一下|列个|明细|清单|列表|详情|\blist\b|\bdetails?\b|\bwhich\b",
     "count": r"多少|几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
     "each": r"分别|各自|各是|各(占|贡献|有|卖|花|为|多少)|各[^，。？,.?\s各]{1,4}多少|\brespectively\b|\beach\b|\bseparately\b",
@@ -111,7 +113,7 @@ SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个
 
 _AND = re.compile(r"\s*(和|与|及|以及|、|,|，|&|\band\b|\bor\b)\s*", re.I)  # two dimensions split together
 # "which Apple product", "哪个一线城市": a question word before a value and its kind asks for one row per member
-WHICH_BEFORE = re.compile(r"\b(which|what)\s+(\w+\s+){1,2}$|(哪个|哪些|哪几个|哪一个)[^，。？,.?\s]{1,6}$", re.I)
+WHICH_BEFORE = re.compile(r"\b(which|what)\s+(\w+\s+){1,2}$|(哪[一几]?[个位家款种名]|哪些)[^，。？,.?\s]{0,6}$", re.I)
 
 
 def cue(kind: str, question: str) -> bool:
@@ -162,7 +164,7 @@ def _reciprocal(question: str) -> list[tuple[int, int]]:
     return [m.span() for m in re.finditer(r"\b(each other|one another)\b", question, re.I)]
 
 
-def _blank(question: str, spans: list[tuple[int, int]]) -> str:
+def blank(question: str, spans: list[tuple[int, int]]) -> str:
     """The question with the given stretches blanked out, so words inside a name are not read as operators."""
     chars = list(question)
     for s, e in spans:
@@ -247,16 +249,16 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         compare = "previous"  # "fell the most last month": against the month before
     # "top line" is a name; "超过300单" a bound, not the top 300
     bounds = [(t.start, t.end) for t in thresholds(question)]
-    rank = cue("rank", _blank(question, metrics.spans() + bounds)) or by_change is not None or cue("ordered", question)
+    rank = cue("rank", blank(question, metrics.spans() + bounds)) or by_change is not None or cue("ordered", question)
     # "monthly average order value": monthly is a grain here; "daily traffic" names the traffic records
-    bare = _blank(question, metrics.spans() + records.spans() + parts_of_days(model, dims))  # "每个星期几": no week
+    bare = blank(question, metrics.spans() + records.spans() + parts_of_days(model, dims))  # "每个星期几": no week
     measure_words = {x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}
     measures = ratios.averaged(model, question, metrics.ids(), measure_words)  # "average spend per order"
     measures = ratios.rated_rows(model, question, measures, measure_words)  # "the refund rate on … orders"
     measures, pct = (p := ratios.percent_of(model, question, measures, measure_words)), p != measures  # "as a % of sales"
-    if cue("share", question) and not pct:  # "品牌销售额构成": the shares are the brands' (unless a brand is named)
+    if cue("share", question) and not pct or rank and not split:  # "品牌销售额构成", "品牌销售额排行": the shares
         inside = [d for d in phrasing.split_inside(question, model, metrics.spans()) if d not in named + [*values]]
-        named, split = named + inside, split + inside
+        named, split = named + inside, split + inside  # and ranks are the brands' (unless a brand is named)
     kept = counting.qualified(model, measures, measure_words)  # "how many orders got cancelled"
     measure_words = {x: w for x, w in measure_words.items() if x in kept or x not in measures}
     measures = kept
@@ -272,7 +274,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         measure_words=measure_words, grain=explicit_grain(bare), per=per_period(bare),
         compare=compare, share=cue("share", question) and not pct,
         excluded=excluded, share_within=ratios.share_within(question, {d: value_at.get(d, []) for d in values}, CUES["share"]), trend=cue("trend", question), rank=rank,
-        limit=top_n(_blank(question, bounds)) if rank else None,
+        limit=top_n(blank(question, bounds)) if rank else None,
         order=("asc" if cue("ascending", question) else "desc") if rank else None, judged=rank and cue("judged", question),
         by_change=by_change,
     )

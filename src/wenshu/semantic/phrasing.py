@@ -6,7 +6,8 @@ set's):
   dimension's name, and after a split word (各, 按, by, per) that dimension is split as well;
 - a record's word for a column that is no dimension (商品总额, 实付金额) names that field, so no value is read
   inside it;
-- a list's order said in words: "most recent first", 按时间倒序 (newest first), "oldest first", 按时间顺序. Such
+- a list's order said in words: "most recent first", 按时间倒序 (newest first), "oldest first", 按时间顺序, "sorted
+  by refund date", 按下单时间排序 (oldest first unless the words say newest). Such
   a phrase orders a list by its record's time; it is no split ("按时间" before 顺序 groups by no date) and no
   rank. "The 5 latest refunds" (最新的5笔退款) also bounds the list: the five newest rows.
 
@@ -25,16 +26,22 @@ from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.variants import entry_words
 
-NEWEST_FIRST = re.compile(r"\b(most recent|newest|latest)( ones?)? first\b|\bin reverse (date|time|chronological) "
+NEWEST_FIRST = re.compile(r"\b(?:sorted|ordered|sort|order)\s+by\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:date|time)s?\s*,?\s*"
+                          r"(?:desc|descending)\b|按[^，。,\s]{0,6}(?:时间|日期)\s*排[序列]?\S{0,2}?(?:倒序|降序|从新到旧|由新到旧)"
+                          r"|\b(most recent|newest|latest)( ones?)? first\b|\bin reverse (date|time|chronological) "
                           r"order\b|最新的?(在前|排在?前|放前面)|按[^，。,\s]{0,6}(时间|日期)的?\s*(倒序|降序|从新到旧|由新到旧|从近到远|从晚到早)"
                           r"|时间倒序|倒序排列|从新到旧|由新到旧|从近到远|从晚到早|由晚到早", re.I)
-OLDEST_FIRST = re.compile(r"\b(oldest|earliest)( ones?)? first\b|\bin (date|time|chronological) order\b"
+# "sorted by refund date", 按下单时间排序: a list in its time's order, oldest first unless a newest-first word says
+_BY_TIME = r"\b(?:sorted|ordered|sort|order)\s+by\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:date|time)s?\b"
+OLDEST_FIRST = re.compile(_BY_TIME + r"(?!\s*,?\s*(?:desc|descending|newest|latest|most recent|from new))"
+                          r"|按[^，。,\s]{0,6}(时间|日期)(先后)?\s*排(序|列)?(?!\S{0,3}(倒|降|新到旧))"
+                          r"|\b(oldest|earliest)( ones?)? first\b|\bin (date|time|chronological) order\b"
                           r"|按[^，。,\s]{0,6}(时间|日期)的?\s*(正序|顺序|先后|升序|从旧到新|由旧到新|从早到晚|从远到近)|时间顺序|从旧到新|由旧到新"
                           r"|从早到晚|由早到晚|从远到近", re.I)
 
 
 # after a counted unit, a period word makes it a span of time: 前一个月, 最近3个月 (also the rank readings')
-CJK_NOT_PERIOD = r"(?!月|星期|季度|小时|周|工作日|年|天|日)"
+CJK_NOT_PERIOD = r"(?!(?:完整的?|整|自然)?(?:月|星期|季度|小时|周|工作日|年|天|日))"  # 8个完整周 too
 _EN_NOT_PERIOD = r"(?!\s*(?:days?|weeks?|months?|quarters?|years?|hours?)\b)"
 _ROWS = r"\s*(?:笔|条|单|个|位|次|件|名)" + CJK_NOT_PERIOD
 # "the 5 latest refunds", "the last ten orders", 最新的5笔退款, 最近10条订单: the N newest rows ("the last 7 days" is a
