@@ -78,3 +78,12 @@ def test_two_kinds_of_day_asked_one_or_the_other_are_set_side_by_side():
     plan = planned("Did paid orders in the last quarter come in more on weekends or on weekdays?",
                    {"measures": ["paid_orders"]})
     assert plan.dimensions == ["day_type"] and plan.measures == ["paid_orders"]
+
+
+@pytest.mark.parametrize(("question", "days"), [
+    ("paid orders in each of the previous six complete Monday-to-Sunday weeks", None),  # a window's words
+    ("GMV since last Friday", None), ("这个星期三的访客数", None),  # one day named as a date
+    ("paid orders on Fridays last quarter", ["5"]),  # every Friday
+])  # fmt: skip
+def test_a_day_of_the_week_is_a_member_only_when_it_is_no_date(question, days):
+    assert read(MODEL, question).values.get("weekday") == days

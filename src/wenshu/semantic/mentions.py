@@ -194,8 +194,9 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     value_spans: list[tuple[int, int]] = []
     value_at: dict[str, list[tuple[int, int]]] = {}
     counted_values: list[str] = []
+    dates = phrasing.dated(question)  # "Monday-to-Sunday weeks", "last Monday": no day of the week
     for d in model.dimensions:
-        found = Spans.find(question, label_words(d), metrics.spans() + _reciprocal(question))
+        found = Spans.find(question, label_words(d), metrics.spans() + _reciprocal(question) + (dates if d.part else []))
         for code in found.ids():
             values.setdefault(d.id, []).append(code)
         value_spans += found.spans()

@@ -22,7 +22,8 @@ import re
 from functools import lru_cache
 
 from wenshu.knowledge.time_phrases import _EN_NUM, _NUM, _number  # numbers read as the time phrases read them
-from wenshu.semantic.model import SemanticModel
+from wenshu.knowledge.time_phrases import find_windows
+from wenshu.semantic.model import PARTS, SemanticModel
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.variants import entry_words
 
@@ -160,3 +161,20 @@ def _parts(word: str) -> tuple[str, ...]:
 def backed(model: SemanticModel, question: str) -> list[str]:
     """The measures and ratios whose words the question backs (`backs`), in the model's order."""
     return [e.id for e in [*model.measures, *model.ratios] if any(backs(w, question) for w in entry_words(model, e))]
+
+
+_DAY_NAMES = "|".join(en for _, en in PARTS["day_of_week"].values())
+_DAY_DIGITS = "".join(zh for zh, _ in PARTS["day_of_week"].values()) + "天"
+# one day named as a date: "last Monday", "since this Friday", 上周一, 这个星期五 (not every Monday)
+_DATED_DAY = re.compile(rf"\b(?:last|this|next|previous|coming|since)\s+(?:{_DAY_NAMES})\b"
+                        rf"|[上本这下]个?(?:周|星期|礼拜)[{_DAY_DIGITS}]", re.I)
+
+
+def dated(question: str) -> list[tuple[int, int]]:
+    """Where the question says a time: its time phrases ("the previous eight complete Monday-to-Sunday weeks")
+    and a single day named as a date ("last Monday"); no member of a day-of-week dimension is read there."""
+    out = [m.span() for m in _DATED_DAY.finditer(question)]
+    for w in find_windows(question):
+        if (i := question.find(w.phrase)) >= 0:
+            out.append((i, i + len(w.phrase)))
+    return out
