@@ -147,3 +147,11 @@ def test_a_field_word_is_no_count_and_a_ranked_list_of_three_fields_is_a_list():
     plan = listed("Unpaid orders from this month, biggest order total first: order id, channel and order time")
     assert plan.records == "order" and set(plan.columns) == {"total_amount", "order_id", "channel", "order_time"}
     assert plan.order == "desc" and [(f.dimension, f.values) for f in plan.filters] == [("order_status", ["0"])]
+
+
+def test_a_bare_count_in_a_follow_up_keeps_the_rows_the_previous_answer_counted():
+    previous = {"measures": ["refunded_orders"], "filters": [{"dimension": "city", "values": ["上海"]},
+                                                             {"dimension": "order_status", "values": ["3"]}]}
+    plan = followed(previous, "再按渠道拆开，各有几单")
+    assert plan.dimensions == ["channel"]
+    assert [(f.dimension, f.values) for f in plan.filters] == [("city", ["上海"]), ("order_status", ["3"])]

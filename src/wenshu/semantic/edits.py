@@ -118,7 +118,8 @@ def _swapped_rows(previous: QueryPlan, m: Mentions, named: list[str], model: Sem
     for x in named:
         me = next((e for e in model.measures if e.id == x and e.agg == "count"), None)
         own = own_filter(me) if me is not None else None
-        if own and len(own) == 1 and (me.table.lower(), next(iter(own))) in filtered and x not in previous.measures:
+        if own and len(own) == 1 and (me.table.lower(), next(iter(own))) in filtered and x not in previous.measures \
+                and m.measure_words.get(x):  # named by its words ("cancelled ones"), not a bare count ("各有几单")
             values.setdefault(filtered[(me.table.lower(), next(iter(own)))], sorted(next(iter(own.values()))))
         else:
             kept.append(x)
