@@ -36,7 +36,7 @@ def add_arguments(p) -> None:
     p.add_argument("--set", required=True, help="spider_dev_200 (development) | spider_dev_zh (development, "
                    "Chinese) | spider_dk (validation) | spider_dev_test (test) | spider_dev | demo | demo_dev | "
                    "demo_test | biz_dev (development) | biz_val (validation) | biz | biz2, biz3, para_en (development) | "
-                   "biz4_dev (development) | biz4_val (validation) | biz4 | biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13 (development) | "
+                   "biz4_dev (development) | biz4_val (validation) | biz4 | biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14 (development) | "
                    "a Spider-format JSON file")
     p.add_argument("--db-dir", help="with a question file: the folder holding <db_id>/<db_id>.sqlite")
     p.add_argument("--tables", help="with a question file: its tables.json (optional)")
