@@ -50,7 +50,7 @@ def test_a_customer_name_asked_of_orders_is_a_field_of_the_orders():
 def test_by_a_time_field_from_new_to_old_sorts_the_list_and_splits_nothing():
     plan = listed("上周实付超过3000的订单，订单号、客户姓名、实付金额，按下单时间从旧到新")
     assert plan.records == "order" and not plan.dimensions
-    assert (plan.order_by, plan.order) == ("order_time", "asc")
+    assert (plan.order_by, plan.order) == ("order_date", "asc")  # by day, then by time (detail.py)
     assert [(f.dimension, f.op, f.values) for f in plan.filters] == [("pay_amount", "gt", [3000])]
 
 
@@ -155,3 +155,25 @@ def test_a_bare_count_in_a_follow_up_keeps_the_rows_the_previous_answer_counted(
     plan = followed(previous, "再按渠道拆开，各有几单")
     assert plan.dimensions == ["channel"]
     assert [(f.dimension, f.values) for f in plan.filters] == [("city", ["上海"]), ("order_status", ["3"])]
+
+
+def test_a_time_order_sorts_by_the_records_time_then_its_own_order(demo_db_file):
+    plan = listed("Who joined from 成都 in the last 30 days? id, name and sign-up date, oldest sign-up first",
+                  hits=[{"table": "cities", "column": "city_name", "value": "成都"}])
+    assert plan.records == "customers" and plan.columns == ["customer_id", "customer_name", "register_date"]
+    sql = compile_plan(MODEL, plan, "sqlite", "en").sql
+    assert " ".join(sql.split()).endswith('ORDER BY "customers"."register_date" ASC, "customers"."customer_id" ASC')
+    rows = sqlite3.connect(demo_db_file).execute(sql).fetchall()
+    assert rows == sorted(rows, key=lambda r: (r[2], r[0]))
+
+
+def test_three_fields_said_with_a_records_own_word_choose_it_over_the_record_named():
+    plan = listed("本月发往华北的订单里退了款的，按退款金额从高到低，要订单号、退款时间和退款金额")
+    assert plan.records == "refund" and plan.columns == ["order_id", "refund_time", "refund_amount"]
+    plain = listed("昨天取消的订单，按时间倒序，要订单号和下单时间")  # 时间 alone says no refund
+    assert plain.records == "order"
+
+
+def test_a_time_order_with_words_between_is_still_a_time_order():
+    plan = listed("refunds over 500 yuan on app orders this week, latest refund first - order id, amount, reason")
+    assert plan.records == "refund" and (plan.order_by, plan.order) == ("refund_date", "desc")

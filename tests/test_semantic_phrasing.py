@@ -76,7 +76,7 @@ def test_a_follow_up_counting_a_dimension_asks_its_distinct_count():
 ])  # fmt: skip
 def test_a_list_in_the_time_order_it_asks_for(question, order):
     listed = detail(MODEL, read(MODEL, question), question)
-    assert listed.plan.order_by == "refund_time" and listed.plan.order == order
+    assert listed.plan.order_by == "refund_date" and listed.plan.order == order
 
 
 @pytest.mark.parametrize(("question", "limit", "order"), [

@@ -237,3 +237,31 @@ def test_how_much_of_a_total_comes_from_bounded_rows_is_a_share_of_that_measure_
 def test_a_ranking_of_a_measure_named_with_a_dimension_ranks_that_dimensions_members():
     m = read(MODEL, "家用电器品类本月的品牌销售额排行，前3")
     assert m.split == ["brand"] and m.limit == 3
+
+
+@pytest.mark.parametrize(("question", "measures"), [
+    ("average refund on app orders by month this year", ["avg_refund"]),  # "orders": the rows refunds are of
+    ("for orders shipped to 华北, the top 3 refund reasons by amount refunded this quarter", ["refund_amount"]),
+    ("上季度退掉的钱里，各退款原因占多少", []),  # money of the rows: no measure named, money asked (grounding's)
+])  # fmt: skip
+def test_rows_said_as_the_scope_of_another_measure_are_no_count(question, measures):
+    m = read(MODEL, question)
+    assert m.measures == measures
+
+
+@pytest.mark.parametrize(("question", "share"), [
+    ("last quarter's units sold by category, with each category's percentage", True),
+    ("of all paid orders this month, how many went to 华南 and what fraction is that", True),
+])  # fmt: skip
+def test_a_fraction_or_each_members_percentage_is_a_share(question, share):
+    assert read(MODEL, question).share is share
+
+
+def test_money_asked_of_refunds_in_other_words_is_the_refund_amount():
+    assert grounded("上季度退掉的钱里，各退款原因占多少", {"measures": ["refund_count"]}).measures == ["refund_amount"]
+    assert grounded("How much did we refund this month on orders from 上海?",
+                    {"measures": ["refund_count"]}).measures == ["refund_amount"]
+
+
+def test_the_same_days_last_year_is_a_year_on_year_comparison():
+    assert read(MODEL, "跟去年同样的这几天比一下").compare == "yoy"

@@ -175,4 +175,4 @@ def test_by_a_time_field_in_order_sorts_a_list_and_splits_nothing():
 
     question = "上周取消的订单列一下，要订单号和下单时间，按下单时间先后排"
     plan = detail(MODEL, read(MODEL, question), question).plan
-    assert (plan.records, plan.order_by, plan.order, plan.dimensions) == ("order", "order_time", "asc", [])
+    assert (plan.records, plan.order_by, plan.order, plan.dimensions) == ("order", "order_date", "asc", [])

@@ -182,7 +182,8 @@ def bound_name(model: SemanticModel, ref: str, lang: str) -> str:
 def _records(model: SemanticModel, m: Mentions, question: str) -> list[Record]:
     """The records whose rows the question names: by their own words, or by a count measure it names, also
     as a ratio's denominator ("paid orders over 5,000 yuan" counts order rows; AOV is per order)."""
-    parts = [*m.measures, *(r.denominator for r in model.ratios if r.id in m.measures)]  # AOV: per order
+    parts = [*m.measures, *m.measure_words, *(r.denominator for r in model.ratios if r.id in m.measures)]  # AOV: per
+    # order; a count said as the rows another measure is of ("GMV by region from orders above 3,000") names them too
     counted = {x.table.lower() for x in model.measures if x.id in parts and x.agg == "count"}
     return [r for r in model.records if names_record(r, m, model, question) or r.table.lower() in counted]
 

@@ -83,7 +83,10 @@ class DetailCompiler(Compiler):
         order = ""
         if plan.order_by and plan.order_by.isidentifier() and not {plan.order_by} & {*self.measures, *self.ratios}:
             # a column of the record's own (a list bounded on its list price is sorted by it)
-            order = f" ORDER BY {self.qualify(plan.order_by, rec.table, used)} {(plan.order or 'desc').upper()}"
+            way = (plan.order or 'desc').upper()
+            order = f" ORDER BY {self.qualify(plan.order_by, rec.table, used)} {way}"
+            if plan.order_by == rec.time and rec.order and rec.order != rec.time:  # the same day: by the finer order
+                order += f", {self.qualify(rec.order, rec.table, used)} {way}"
         elif plan.order_by:
             ranked = self.metric(plan.order_by)
             value = self.qualify(ranked.expr, rec.table, used)

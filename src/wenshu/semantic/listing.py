@@ -45,6 +45,9 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     counted = [measures[x].table for x in m.measures if x in measures and measures[x].agg == "count"]
     said = [r for r in model.records
             if names_record(r, m, model, question) or _shared(r, m) or _shared(r, m, dims=True, question=question)]
+    fielded = _by_fields(model, question, 3) if question else None  # "发往华南的订单里…退了款的，要订单号、退款时间和退款金额":
+    if fielded is not None and fielded not in said and _says_itself(fielded, model, question):  # three of the refunds'
+        said.append(fielded)  # own fields, two of them by words that say 退款
     record = _head(said, model, question) or \
         next((r for r in model.records if r.table in counted), None) or \
         (_by_fields(model, question, 2 if m.listing or not m.measures else 3) if question else None)
@@ -57,7 +60,8 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     named = [x for i, x in enumerate(named) if not _names_its_value(x, named[i + 1:], model, m, question)]
     ordered = phrasing_spans(question)  # "sorted by refund date": where a field orders the list, not where it is shown
     shown = [x for x in named if not any(a <= x[1] and x[2] <= b for a, b in ordered)]
-    shown += [x for x in named if x[0] not in {f for f, _, _ in shown}]
+    if len({f for f, _, _ in shown}) < 2:  # "按时间倒序，要订单号和金额": the order's field is not shown
+        shown += [x for x in named if x[0] not in {f for f, _, _ in shown}]
     last = {f: s for f, s, _ in shown}  # a field named twice ("退款金额超过1000元 … 列出退款金额") is listed where it is last
     fields = sorted(last, key=last.get)
     if fields and record.columns[0] not in fields and cue("attributes", question):
@@ -104,8 +108,8 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     if not m.rank and bounds:  # "orders over 5,000 yuan": the largest first; "under 50 yuan": the cheapest
         order_by, order = bounds[0].dimension, "desc" if bounds[0].op in ("gt", "gte") else "asc"
     limit = m.limit if m.rank else None
-    if record.order and (by_time := in_time_order(question)):  # "most recent first" says the order itself
-        order_by, order = record.order, by_time
+    if (record.time or record.order) and (by_time := in_time_order(question)):  # "most recent first" says the order
+        order_by, order = record.time or record.order, by_time  # itself: by the record's time (its `order` breaks ties)
     if newest and not ranked_by_said:
         (limit, order), order_by = newest, record.order
     return Listed(QueryPlan(
@@ -158,6 +162,13 @@ def _by_fields(model: SemanticModel, question: str, at_least: int = 2):
     best = sorted(model.records, key=lambda r: -len(set(own[r.id])))
     counts = [len(set(own[r.id])) for r in best]
     return best[0] if counts and counts[0] >= at_least and (len(counts) == 1 or counts[1] < counts[0]) else None
+
+
+def _says_itself(record, model: SemanticModel, question: str) -> bool:
+    """Whether two of the fields the question names are said with the record's own word inside (退款时间, 退款金额)."""
+    words = [w.casefold() for w in record.words() if len(w) > 1]
+    said = {f for f, s, e in named_fields(model, record, question) if any(w in question[s:e].casefold() for w in words)}
+    return len(said) >= 2
 
 
 def _own_field(f: str, record, model: SemanticModel) -> bool:

@@ -38,7 +38,7 @@ _EN_NUM = r"(\d+|" + "|".join(_EN) + r")"
 _CN = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 CUES = {
     "trend": r"趋势|走势|变化趋势|trend|over time",
-    "yoy": r"同比|去年同一?个?(期|月|季度|周|星期|天|日|时期|时段)|上年同期|去年的同一|year[- ](over|on)[- ]year|\byoy\b"
+    "yoy": r"同比|去年同一?个?(期|月|季度|周|星期|天|日|时期|时段)|去年同样的?(这|那)?(几|些)?(天|日|时间|时期|时段|周|月)|上年同期|去年的同一|year[- ](over|on)[- ]year|\byoy\b"
            r"|(same|equivalent|comparable|corresponding) (period|day|week|month|quarter|time|point|stretch|days)"
            r" (of |in )?(last|the (previous|prior)) year"
            r"|\b(a|one) year (ago|earlier|before)|\b(with|to|against|than|vs\.?|versus) (the same \w+ )?last year\b",
@@ -62,6 +62,7 @@ CUES = {
              r"|\bwhat % of\b|% of (the )?total"
              r"|\bas (a )?percentages?\b|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent(age)?( terms)?\b"
              r"|\b(and|with|plus) (the |a |their |its )?percent(age)?s?\b(?! (change|growth|increase|decrease|drop|rise))"
+             r"|\b(each|every) \w+(?:'s|’s) (percentage|percent|share|fraction)\b|\bwhat fraction\b|\bfraction of\b"
              r"|\bslices?\b|\baccount(s|ed)? for\b|\bcontribut(e|es|ed|ion|ions)\b|\bmix\b|\bmakes? up\b",
     "rank": r"前\s*" + _NUM + r"\s*(名|个|位|家|款|大|的|是|$)" + _NOT_PERIOD + "|" + _NUM + _COUNTED
             + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
@@ -86,8 +87,8 @@ CUES = {
     "judged": r"最(好|差)|\b(best|worst|strongest|weakest|poorest|better|worse)\b",
     # the question asks for money, not a count ("how much money went back in refunds")
     # "refunds last month in yuan", "有几单，合计金额多少": the money of the rows counted
-    "money": r"多少钱|(?:合计|总|一共|总共)?金额(?:是|有|一共|合计|总共)?多少|多少金额|合计金额|\bmoney\b|\bcash\b"
-             r"|\bin (?:yuan|rmb|cny)\b",
+    "money": r"多少钱|(?:合计|总|一共|总共)?金额(?:是|有|一共|合计|总共)?多少|多少金额|合计金额|[了掉]的钱|\bmoney\b|\bcash\b"
+             r"|\bin (?:yuan|rmb|cny)\b|\bhow much (?:\w+\s+){0,3}?(?:refund(?:ed)?|spen[dt]|paid|pay)\b",
     "list": r"哪些|有哪几|列出|列一下|列个|明细|清单|列表|详情|\blist\b|\bdetails?\b|\bwhich\b",
     "count": r"多少|几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
     "each": r"分别|各自|各是|各(占|贡献|有|卖|花|为|多少)|各[^，。？,.?\s各]{1,4}多少|\brespectively\b|\beach\b|\bseparately\b",

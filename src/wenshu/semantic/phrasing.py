@@ -29,14 +29,14 @@ from wenshu.semantic.variants import entry_words
 
 NEWEST_FIRST = re.compile(r"\b(?:sorted|ordered|sort|order)\s+by\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:date|time)s?\s*,?\s*"
                           r"(?:desc|descending)\b|按[^，。,\s]{0,6}(?:时间|日期)\s*排[序列]?\S{0,2}?(?:倒序|降序|从新到旧|由新到旧)"
-                          r"|\b(most recent|newest|latest)( ones?)? first\b|\bin reverse (date|time|chronological) "
+                          r"|\b(most recent|newest|latest)(?:\s+[\w-]+){0,2}? first\b|\bin reverse (date|time|chronological) "
                           r"order\b|最新的?(在前|排在?前|放前面)|按[^，。,\s]{0,6}(时间|日期)的?\s*(倒序|降序|从新到旧|由新到旧|从近到远|从晚到早)"
                           r"|时间倒序|倒序排列|从新到旧|由新到旧|从近到远|从晚到早|由晚到早", re.I)
 # "sorted by refund date", 按下单时间排序: a list in its time's order, oldest first unless a newest-first word says
 _BY_TIME = r"\b(?:sorted|ordered|sort|order)\s+by\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:date|time)s?\b"
 OLDEST_FIRST = re.compile(_BY_TIME + r"(?!\s*,?\s*(?:desc|descending|newest|latest|most recent|from new))"
                           r"|按[^，。,\s]{0,6}(时间|日期)(先后)?\s*排(序|列)?(?!\S{0,3}(倒|降|新到旧))"
-                          r"|\b(oldest|earliest)( ones?)? first\b|\bin (date|time|chronological) order\b"
+                          r"|\b(oldest|earliest)(?:\s+[\w-]+){0,2}? first\b|\bin (date|time|chronological) order\b"
                           r"|按[^，。,\s]{0,6}(时间|日期)的?\s*(正序|顺序|先后|升序|从旧到新|由旧到新|从早到晚|从远到近)|时间顺序|从旧到新|由旧到新"
                           r"|从早到晚|由早到晚|从远到近", re.I)
 

@@ -71,15 +71,31 @@ _SCOPE = re.compile(r"\b(?:on|of|for|among|across|in|from)\s+(?:[\w'’-]+\s+){0
 
 
 def rated_rows(model: SemanticModel, question: str, measures: list[str], words: dict[str, list[str]]) -> list[str]:
-    """`measures` without a count of the rows a named ratio's parts count, when each of its words comes after
-    "on / of / for / among …" ("the refund rate on last quarter's orders")."""
+    """`measures` without a count of rows another named measure is of, when each of its words comes after "on /
+    of / for / among …": "the refund rate on last quarter's orders", "average refund on web orders", "for orders
+    going to 西北, the top refund reasons by amount refunded" (the refunds' table looks the orders up)."""
+    from wenshu.semantic.paths import reachable  # paths reads Mentions, which reads this module
+
     parts = {x.id: x for x in model.measures}
-    tables = {parts[p].table.lower() for r in model.ratios if r.id in measures
-              for p in (r.numerator, r.denominator) if p in parts}
+    near = reachable(model)
+    rated = {parts[p].table.lower() for r in model.ratios if r.id in measures for p in (r.numerator, r.denominator)
+             if p in parts}  # the rows a named ratio's parts count
+    rows = {w.casefold().rstrip("s") for r in model.records for w in r.words()}  # "orders": the rows, no qualifier
+
+    def of_others(x: str) -> set[str]:
+        """The tables of the other named measures (a sum, or a count of other rows) and the tables they look up."""
+        t = parts[x].table.lower()
+        own = {parts[y].table.lower() for y in measures if y != x and y in parts
+               and (parts[y].agg not in ("count", "count_distinct") or parts[y].table.lower() != t)}
+        return own | rated | {u for o in own | rated for u in near.get(o, set())}
+
     def scope(x: str) -> bool:
         said = words.get(x, [])
-        return x in parts and parts[x].agg == "count" and parts[x].table.lower() in tables and bool(said) and all(
-            any(_SCOPE.search(question[:m.start()]) for m in re.finditer(re.escape(w), question, re.I)) for w in said)
+        table = parts[x].table.lower() if x in parts else ""
+        return x in parts and parts[x].agg == "count" and bool(said) \
+            and (table in rated or table in of_others(x) and all(w.casefold().rstrip("s") in rows for w in said)) \
+            and all(any(_SCOPE.search(question[:m.start()]) for m in re.finditer(re.escape(w), question, re.I))
+                    for w in said)
     return [x for x in measures if not scope(x)]
 
 
