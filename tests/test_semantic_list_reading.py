@@ -177,3 +177,14 @@ def test_three_fields_said_with_a_records_own_word_choose_it_over_the_record_nam
 def test_a_time_order_with_words_between_is_still_a_time_order():
     plan = listed("refunds over 500 yuan on app orders this week, latest refund first - order id, amount, reason")
     assert plan.records == "refund" and (plan.order_by, plan.order) == ("refund_date", "desc")
+
+
+def test_the_month_before_a_list_moves_its_window_and_compares_nothing():
+    from wenshu.semantic.windows import followup_window, plan_window
+
+    first = "上个月发往华北的订单里退了款的，按退款金额从高到低列出来，要订单号、退款时间和退款金额"
+    previous = listed(first).model_copy(update={"window": plan_window(first)})
+    question = "那再往前一个月的呢"
+    m = read(MODEL, question)
+    plan = edit(previous, m, followup_window(question, previous.window, m.compare), question, MODEL)
+    assert plan.records == "refund" and plan.compare == "none" and plan.window == previous.window.shifted("previous")

@@ -16,7 +16,7 @@ from wenshu.semantic.plan import Window
 
 # "The period before" in a follow-up: the previous answer's window, one period earlier ("上周的销售额" ->
 # "那前一周呢" is the week before last week, not last week again).
-BEFORE = (r"前一(?:周|个?星期|个?月|天|日|个?季度|年)|再往前一?(?:周|个?星期|个?月|天|个?季度|年)|"
+BEFORE = (r"前一(?:周|个?星期|个?月|天|日|个?季度|年)|再往前推?一?(?:周|个?星期|个?月|天|个?季度|年)|"
           r"\bthe (?:week|month|day|quarter|year) before\b|\b(?:a|one) (?:week|month|day|quarter|year) (?:earlier|before)\b")
 
 
