@@ -265,3 +265,16 @@ def test_money_asked_of_refunds_in_other_words_is_the_refund_amount():
 
 def test_the_same_days_last_year_is_a_year_on_year_comparison():
     assert read(MODEL, "跟去年同样的这几天比一下").compare == "yoy"
+
+
+def test_up_or_down_from_the_period_before_compares_and_keeps_the_window():
+    from wenshu.semantic.windows import followup_window, plan_window
+
+    first = "How much did we refund last month on orders from 上海?"
+    previous = grounded(first, {"measures": ["refund_count"]}).model_copy(update={"window": plan_window(first)})
+    question = "up or down from the month before that?"
+    m = read(MODEL, question)
+    plan = edit(previous, m, followup_window(question, previous.window, m.compare), question, MODEL)
+    assert plan.compare == "previous" and plan.window == previous.window
+    moved = "and orders from the month before?"
+    assert followup_window(moved, previous.window, read(MODEL, moved).compare) == previous.window.shifted("previous")

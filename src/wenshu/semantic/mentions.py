@@ -56,6 +56,8 @@ CUES = {
                 r"|\b(mom|wow|qoq|dod)\b"
                 r"|\b(against|than|vs\.?|versus|to|with) the same (point|time|days?|period|stage) (of |in )?last (week|month|quarter)\b"
                 r"|(than|versus|vs\.?|compared (to|with)|against|with) the (week|month|day|quarter|year) (before|prior)"
+                r"|\b(up|down|rise|rose|grow|grew|change|changed|increase|decrease|fall|fell|drop|dropped)\b.{0,15}\bfrom the"
+                r" (week|month|day|quarter|year) (before|prior)"
                 r"|比再前|(比|和|跟|与|同|较)再往?前一个?(周|星期|月|天|日|季度|年)|再往?前一个?(周|星期|月|天|日|季度|年)的?(相?比|对比)"
                 r"|(vs\.?|versus)\s*(上个?月|上周|上星期|上季度|昨天|前一天|上期|[前上]一(周|个?星期|个?月|个?季度|年|天))",
     "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|占[^，。？,.?多少]{0,6}多少(?!钱)|\bshares?\b|percentage of|proportion|what percent"
