@@ -83,6 +83,7 @@ def test_two_kinds_of_day_asked_one_or_the_other_are_set_side_by_side():
 @pytest.mark.parametrize(("question", "days"), [
     ("paid orders in each of the previous six complete Monday-to-Sunday weeks", None),  # a window's words
     ("GMV since last Friday", None), ("这个星期三的访客数", None),  # one day named as a date
+    ("weekly GMV for the last 6 full weeks (Monday-start weeks)", None),  # a week's first day
     ("paid orders on Fridays last quarter", ["5"]),  # every Friday
 ])  # fmt: skip
 def test_a_day_of_the_week_is_a_member_only_when_it_is_no_date(question, days):

@@ -165,8 +165,11 @@ def backed(model: SemanticModel, question: str) -> list[str]:
 
 _DAY_NAMES = "|".join(en for _, en in PARTS["day_of_week"].values())
 _DAY_DIGITS = "".join(zh for zh, _ in PARTS["day_of_week"].values()) + "天"
-# one day named as a date: "last Monday", "since this Friday", 上周一, 这个星期五 (not every Monday)
+# one day named as a date: "last Monday", "since this Friday", 上周一, 这个星期五 (not every Monday); a week's
+# first day ("Monday-start weeks", "weeks starting on Sunday")
 _DATED_DAY = re.compile(rf"\b(?:last|this|next|previous|coming|since)\s+(?:{_DAY_NAMES})\b"
+                        rf"|\b(?:{_DAY_NAMES})[\s-](?:start(?:ing)?|to[\s-]\w+|based|first)\b"  # "Monday-start weeks"
+                        rf"|\bweeks?\s+(?:starting|beginning)\s+(?:on\s+)?(?:{_DAY_NAMES})\b"
                         rf"|[上本这下]个?(?:周|星期|礼拜)[{_DAY_DIGITS}]", re.I)
 
 
