@@ -182,6 +182,7 @@ def test_a_queued_answer_is_acknowledged_at_once_and_reports_its_wait(server_fac
             assert next(parse_sse(b_lines)) == ("node", {"node": "queue", "status": "started", "ahead": 0})
             assert next(parse_sse(c_lines)) == ("node", {"node": "queue", "status": "started", "ahead": 1})
             assert live.state.runner.active_count() == 3
+            time.sleep(0.15)  # b waits this long behind a at least, however fast the asserts above ran
             t0 = time.monotonic()
             assert http.post(f"/api/conversations/{a}/stop").json() == {"stopped": True}
             live.model.delay_s = 0
