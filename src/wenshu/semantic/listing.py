@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from wenshu.semantic.counting import own_filter
 from wenshu.semantic.fields import named_fields, ranked_field, target_of
 from wenshu.semantic.thresholds import thresholds
-from wenshu.semantic.phrasing import backed, in_time_order, newest_rows
-from wenshu.semantic.phrasing import spans as phrasing_spans
+from wenshu.semantic.phrasing import backed, in_time_order, newest_rows, spans as phrasing_spans
 from wenshu.semantic.labels import label_words
 from wenshu.semantic.mentions import Mentions, blank, cue, oriented
 from wenshu.semantic.spans import Spans
@@ -50,7 +49,7 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
         said.append(fielded)  # own fields, two of them by words that say 退款
     record = _head(said, model, question) or \
         next((r for r in model.records if r.table in counted), None) or \
-        (_by_fields(model, question, 2 if m.listing or not m.measures else 3) if question else None)
+        (_by_fields(model, question, 2) if question and (m.listing or not m.measures) else fielded)
     if record is None or [d for d in m.split if not _own_name(d, record, model, m)]:
         return None
     named = [x for x in named_fields(model, record, question) if not _not_a_field(x, record, model, m, question)] \

@@ -197,7 +197,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     value_spans: list[tuple[int, int]] = []
     value_at: dict[str, list[tuple[int, int]]] = {}
     counted_values: list[str] = []
-    dates = phrasing.dated(question)  # "Monday-to-Sunday weeks", "last Monday": no day of the week
+    # "Monday-to-Sunday weeks", "last Monday": no day of the week (read only where the model has date parts)
+    dates = phrasing.dated(question) if any(d.part for d in model.dimensions) else []
     for d in model.dimensions:
         found = Spans.find(question, label_words(d), metrics.spans() + _reciprocal(question) + (dates if d.part else []))
         for code in found.ids():
