@@ -59,8 +59,12 @@ def test_a_named_table_keeps_its_join(catalog, question):
     "JOIN festival f ON af.festival_id = f.festival_id WHERE f.theme = 'summer'",
     "SELECT * FROM artist a JOIN artist_in_festival af ON a.artist_id = af.artist_id",
     "SELECT a.name FROM artist a LEFT JOIN artist_in_festival af ON a.artist_id = af.artist_id",
+    # a count or an average over the join: the joined rows are what is counted
+    "SELECT a.name FROM artist a JOIN artist_in_festival af ON a.artist_id = af.artist_id "
+    "GROUP BY a.name ORDER BY COUNT(*) DESC LIMIT 1",
+    "SELECT AVG(a.age) FROM artist a JOIN artist_in_festival af ON a.artist_id = af.artist_id",
 ])
-def test_a_join_that_is_read_bridges_or_is_outer_stays(catalog, sql):
+def test_a_join_that_is_read_bridges_is_outer_or_counted_stays(catalog, sql):
     assert not drop_unused_joins(sql, catalog, "sqlite", "Show the oldest artist's name").changed
 
 

@@ -19,6 +19,7 @@ from wenshu.guard.guard import guard_check
 from wenshu.guard.outcome import ValidationOutcome
 from wenshu.engines.execute import data_version
 from wenshu.sql.repair import repair_sql
+from wenshu.sql.repeated_rows import once_per_row
 from wenshu.sql.unused_joins import drop_unused_joins
 
 
@@ -62,13 +63,16 @@ class CheckedRun:
         return cls(ctx.validator, catalog, ctx.datasource_url, datasource=datasource, row_limit=ctx.settings.row_limit,
                    timeout_s=ctx.settings.statement_timeout_s, policy=ctx.policy, cache=ctx.cache)
 
-    def check(self, sql: str, *, repair: bool = True, question: str | None = None, drop_joins: bool = True) -> Checked:
-        """`question`, when given, lets the unused-join repair judge which joins the question names."""
+    def check(self, sql: str, *, repair: bool = True, question: str | None = None, drop_joins: bool = True,
+              once: bool = False) -> Checked:
+        """`question`, when given, lets the unused-join repair judge which joins the question names; `once`
+        lists or aggregates once the rows a join only repeats (the model's SQL, not a compiled plan's)."""
         notes: list[str] = []
         fired: list[str] = []
         steps = [("schema_repair", repair, lambda s: repair_sql(s, self.catalog, self.catalog.dialect)),
                  ("unused_join", drop_joins and bool(question),
-                  lambda s: drop_unused_joins(s, self.catalog, self.catalog.dialect, question or ""))]  # fmt: skip
+                  lambda s: drop_unused_joins(s, self.catalog, self.catalog.dialect, question or "")),
+                 ("repeated_rows", once, lambda s: once_per_row(s, self.catalog, self.catalog.dialect))]  # fmt: skip
         for check_id, enabled, step in steps:
             fixed = step(sql) if enabled else None
             if fixed is not None and fixed.changed:

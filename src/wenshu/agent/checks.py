@@ -14,7 +14,9 @@ Stages, in the order an answer meets them:
   it fired on 2 of 45 questions and changed no answer.
 - `repair`: `schema_repair` fixes in code what the catalog can (a column on the wrong table, a table
   used but not joined) before the guard reads the SQL (`sql/repair.py`); `unused_join` drops an inner
-  join the query reads nothing from and the question does not name (`sql/unused_joins.py`).
+  join the query reads nothing from and the question does not name (`sql/unused_joins.py`);
+  `repeated_rows` lists once (DISTINCT), or averages and adds once (a semi-join), the rows a join to a
+  table nothing is selected from only repeats (`sql/repeated_rows.py`; not on a compiled plan).
 - `generate`: `plain_reading` asks a plain prompt (the schema as `CREATE TABLE`, the question) once when
   the first SQL is refused, fails or returns no rows, and keeps its SQL if that returns rows
   (`agent/plain_reading.py`); `plain_values` shows that prompt the stored values the question names.
@@ -111,6 +113,7 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
     Check("near_words", "plan"),
     Check("schema_repair", "repair"),
     Check("unused_join", "repair"),
+    Check("repeated_rows", "repair"),
     Check("plain_reading", "generate"),
     Check("plain_preferred", "generate"),
     Check("plain_values", "generate"),

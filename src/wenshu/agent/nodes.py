@@ -179,7 +179,7 @@ def validate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str,
     off = ctx.disabled_checks
     checked = CheckedRun.for_agent(ctx, state["query"]["datasource"]).check(
         part["sql"], repair="schema_repair" not in off, question=state["query"]["question"],
-        drop_joins="unused_join" not in off)
+        drop_joins="unused_join" not in off, once="repeated_rows" not in off and part.get("path") != "plan")
     if checked.repairs:
         part.update(repairs=[*part.get("repairs", []), *checked.repairs])
     part["validation"] = checked.outcome.to_dict()

@@ -9,7 +9,8 @@ the table apart from the query's other tables, the join can only change the row 
 What keeps a join: any use of its columns; a bridge (its columns link a later join); a name the
 question says ("dogs that had treatments" keeps `Treatments`); `SELECT *`; an outer join; a table
 whose name has no word of its own; a question not written in the schema's script (a Chinese
-question on English names says nothing either way).
+question on English names says nothing either way); a count, total or average in the same SELECT
+("the city with the most arriving flights" counts the joined flights: there the row count is the answer).
 """
 
 from __future__ import annotations
@@ -55,8 +56,17 @@ def _used_outside(select: exp.Select, join: exp.Join, alias: str, columns: set[s
                for e in select.expressions)  # fmt: skip
 
 
+def _counts_rows(select: exp.Select) -> bool:
+    """Whether this SELECT (not a subquery of it) counts, adds or averages rows, where a join's row count
+    is the answer."""
+    return any(agg.find_ancestor(exp.Select) is select
+               for agg in select.find_all(exp.Count, exp.Sum, exp.Avg, exp.GroupConcat))
+
+
 def _prune(select: exp.Select, catalog: Catalog, said: set[str]) -> list[str]:
-    notes = []
+    notes: list[str] = []
+    if _counts_rows(select):
+        return notes
     sources = [select.args.get("from_")] + list(select.args.get("joins") or [])
     tables = [s.this for s in sources if s is not None and isinstance(s.this, exp.Table)]
     if len(tables) != len([s for s in sources if s is not None]):
