@@ -19,7 +19,9 @@ Stages, in the order an answer meets them:
   table nothing is selected from only repeats (`sql/repeated_rows.py`; not on a compiled plan).
 - `generate`: `plain_reading` asks a plain prompt (the schema as `CREATE TABLE`, the question) once when
   the first SQL is refused, fails or returns no rows, and keeps its SQL if that returns rows
-  (`agent/plain_reading.py`); `plain_values` shows that prompt the stored values the question names.
+  (`agent/plain_reading.py`); `unkeyed_join` asks it also when the first SQL runs but joins on columns no
+  key links, and keeps its SQL when that returns other rows through keyed joins (`sql/join_keys.py`);
+  `plain_values` shows that prompt the stored values the question names.
 - `retry`: `retry` sends a statement the guard refused, or that failed to run, back to the model with
   the reason (the graph's validate/execute loops).
 - `result`: rules on the rows that came back; the first one that fails speaks (`agent/result_checks.py`).
@@ -116,6 +118,7 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
     Check("repeated_rows", "repair"),
     Check("plain_reading", "generate"),
     Check("plain_preferred", "generate"),
+    Check("unkeyed_join", "generate"),
     Check("plain_values", "generate"),
     Check("retry", "retry"),
     Check("empty_result", "result", rc.empty_result),

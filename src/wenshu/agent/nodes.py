@@ -17,7 +17,7 @@ from wenshu.agent.checked_run import CheckedRun
 from wenshu.agent.context import AgentContext
 from wenshu.agent.checks import Answer, run_checks
 from wenshu.agent.generate import GenerateInput, Turn, build_messages
-from wenshu.agent.plain_reading import reread
+from wenshu.agent.plain_reading import guessed_join, reread
 from wenshu.agent.intent import IntentAnswer, IntentResult, classify_rules, from_model, query_type_of
 from wenshu.agent.plan_answer import planned_answer
 from wenshu.prompts import render
@@ -153,10 +153,12 @@ def generate_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str,
 def _plain(sql: str, inp: GenerateInput, schema: dict, q: dict, ctx: AgentContext) -> tuple[str, dict | None, list]:
     off = ctx.disabled_checks
     prefer = "plain_preferred" not in off and not inp.glossary  # a glossary term: only the first prompt knows it
-    if "plain_reading" in off and not prefer:
+    guessed = "unkeyed_join" not in off and not inp.glossary and guessed_join(sql, ctx.catalog(q["datasource"]))
+    if "plain_reading" in off and not prefer and not guessed:
         return sql, None, []
-    chosen, note = reread(sql, schema, q, ctx, prefer)
-    return chosen, note, ([] if note is None else ["plain_preferred" if note["first_ran"] else "plain_reading"])
+    chosen, note = reread(sql, schema, q, ctx, prefer or guessed, keyed=guessed and not prefer)
+    ran = "plain_preferred" if prefer else "unkeyed_join"
+    return chosen, note, ([] if note is None else [ran if note["first_ran"] else "plain_reading"])
 
 
 def _vote(first: str, inp: GenerateInput, q: dict, ctx: AgentContext) -> tuple[str, dict]:

@@ -13,6 +13,10 @@ usual retry with feedback. Check id `plain_reading`; only on a first turn withou
 window (a follow-up's meaning lives in the earlier turns, and "last month" in today's date, neither of
 which a plain prompt carries).
 
+`unkeyed_join` asks the plain prompt also when the first SQL runs but joins on columns no key links (it
+guessed how two tables relate, `sql/join_keys.py`), and keeps the plain SQL when it returns other rows
+and its own joins are keyed.
+
 `plain_preferred` (off by default: live on spider_dev_200 it lost 0.5 points and tripled the median time)
 asks the plain prompt on every such first turn without a glossary term, and keeps its SQL when both return
 rows and disagree. `plain_values` (off by default: it lost where it fires) shows the plain prompt the stored
@@ -33,6 +37,8 @@ from wenshu.errors import WenshuError
 from wenshu.knowledge.schema_block import table_block
 from wenshu.prompts import render
 from wenshu.sql.extract import extract_sql
+from wenshu.sql.join_keys import unkeyed_conditions
+from wenshu.sql.repair import repair_sql
 
 
 def plain_schema(catalog: Catalog, tables: list[str] | None = None) -> str:
@@ -53,24 +59,33 @@ def plain_messages(question: str, dialect_label: str, schema: str, prefix_cache:
     return [SystemMessage(system, additional_kwargs=kwargs), HumanMessage(user.strip())]
 
 
-def second_reading(first: str, run: Runner, write: Callable[[], str | None],
-                   prefer_plain: bool = False) -> tuple[str, dict | None]:
+def guessed_join(sql: str, catalog: Catalog) -> bool:
+    """Whether `sql`, once repaired, joins on columns no key links (`sql/join_keys.py`, check `unkeyed_join`)."""
+    return bool(unkeyed_conditions(repair_sql(sql, catalog, catalog.dialect).sql, catalog, catalog.dialect))
+
+
+def second_reading(first: str, run: Runner, write: Callable[[], str | None], prefer_plain: bool = False,
+                   accept: Callable[[str], bool] | None = None) -> tuple[str, dict | None]:
     """The SQL to continue with, and a note when the plain reading was asked ({first_ran, plain_ran,
-    agree, chosen}). `prefer_plain`: asked even when the first SQL runs, and kept when the two disagree."""
+    agree, chosen}). `prefer_plain`: asked even when the first SQL runs, and kept when the two disagree;
+    `accept`: what the plain SQL must also pass to replace a first SQL that ran."""
     first_sig = run(first)
     if first_sig is not None and not prefer_plain:
         return first, None
     plain = write()
-    plain_sig = run(plain) if plain and plain.strip() != first.strip() else None
+    fits = accept is None or first_sig is None or accept(plain or "")  # a first SQL that ran is left only for a fitting one
+    plain_sig = run(plain) if plain and plain.strip() != first.strip() and fits else None
     chosen = "plain" if plain_sig is not None and plain_sig != first_sig else "first"
     note = {"first_ran": first_sig is not None, "plain_ran": plain_sig is not None,
             "agree": plain_sig is not None and plain_sig == first_sig, "chosen": chosen}
     return (plain if chosen == "plain" else first), note
 
 
-def reread(first: str, schema: dict, q: dict, ctx, prefer_plain: bool = False) -> tuple[str, dict | None]:
+def reread(first: str, schema: dict, q: dict, ctx, prefer_plain: bool = False,
+           keyed: bool = False) -> tuple[str, dict | None]:
     """`second_reading` for the agent: the plain prompt over the schema recall showed (its own cached
-    prefix when that is the whole schema), candidates run through the one checked run path."""
+    prefix when that is the whole schema), candidates run through the one checked run path; `keyed`: the
+    plain SQL is kept only if its joins are keyed (asked because the first one's are not)."""
 
     def write() -> str | None:  # the plain prompt is built only when it is asked
         catalog = ctx.catalog(q["datasource"])
@@ -84,4 +99,6 @@ def reread(first: str, schema: dict, q: dict, ctx, prefer_plain: bool = False) -
         except WenshuError:  # a second opinion that fails (a timeout) leaves the first SQL to its retry
             return None
 
-    return second_reading(first, make_runner(CheckedRun.for_agent(ctx, q["datasource"])), write, prefer_plain)
+    catalog = ctx.catalog(q["datasource"])
+    accept = (lambda sql: not guessed_join(sql, catalog)) if keyed else None
+    return second_reading(first, make_runner(CheckedRun.for_agent(ctx, q["datasource"])), write, prefer_plain, accept)

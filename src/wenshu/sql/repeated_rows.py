@@ -23,25 +23,9 @@ import sqlglot
 from sqlglot import exp
 
 from wenshu.catalog import Catalog
+from wenshu.sql.query_tables import column_table as _owner
+from wenshu.sql.query_tables import source_tables as _sources
 from wenshu.sql.repair import Repair
-
-
-def _sources(select: exp.Select) -> dict[str, str] | None:
-    """alias (lower case) -> table name of the FROM and JOIN tables, or None for a derived table."""
-    out: dict[str, str] = {}
-    for source in [select.args.get("from_"), *(select.args.get("joins") or [])]:
-        if source is None or not isinstance(source.this, exp.Table):
-            return None
-        out[source.this.alias_or_name.lower()] = source.this.name
-    return out
-
-
-def _owner(col: exp.Column, sources: dict[str, str], catalog: Catalog) -> str | None:
-    """The table a column reads, by its qualifier or, unqualified, as the only source that has it."""
-    if col.table:
-        return sources.get(col.table.lower())
-    owners = {t for t in sources.values() if (info := catalog.table(t)) and info.column(col.name)}
-    return owners.pop() if len(owners) == 1 else None
 
 
 def _selected_tables(select: exp.Select, sources: dict[str, str], catalog: Catalog) -> set[str] | None:
