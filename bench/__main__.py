@@ -15,6 +15,7 @@ COMMANDS = {
     "perf": "latency, peak RSS and time outside the model on demo questions",
     "sql": "execution accuracy: the pipeline and a one-prompt baseline, same model",
     "replay": "two runs' stored SQL replayed without the model: each alone, the oracle, and two ways to combine them",
+    "rewrite": "a SQL rewrite replayed on a run's stored answers without the model: changed, gained, lost",
     "report": "Markdown tables of accuracy results for the README",
     "guard": "SQL guard validation time (layers 1-3) over the Spider dev gold queries",
     "readonly": "overhead of the read-only connection (layer 4) versus a plain connection, Spider dev gold queries",
