@@ -120,3 +120,20 @@ def test_a_label_that_is_a_common_word_is_not_read_inside_each_other():
 def test_a_count_that_only_names_the_rows_money_is_asked_of_is_dropped(question, filled, measures):
     got = ground(QueryPlan.model_validate({"measures": filled}), MODEL, question)
     assert got.plan is not None and got.plan.measures == measures, got.reason
+
+
+@pytest.mark.parametrize("measure, status, lang, header", [
+    ("refunded_orders", "2", "zh", "取消订单数"),  # 退款订单有多少 -> 那已取消的呢: the count of cancelled orders
+    ("refunded_orders", "2", "en", "cancelled orders"),
+    ("paid_orders", "3", "zh", "退款订单数"),
+    ("refunded_orders", "0", "zh", "退款订单数"),  # no measure counts pending orders: the name stays
+    ("refunded_orders", "3", "zh", "退款订单数"),  # its own value
+])
+def test_a_count_whose_status_is_replaced_is_headed_by_the_measure_that_counts_it(demo_db_file, measure, status,
+                                                                                  lang, header):
+    plan = QueryPlan.model_validate({"measures": [measure], "filters": [{"dimension": "order_status", "values": [status]}]})
+    compiled = compile_plan(MODEL, plan, "sqlite", lang)
+    assert compiled.columns == [header]
+    with sqlite3.connect(demo_db_file) as conn:
+        assert conn.execute(compiled.sql).fetchone()[0] == \
+            conn.execute("SELECT COUNT(*) FROM orders WHERE status = ?", (int(status),)).fetchone()[0]

@@ -12,6 +12,7 @@ from sqlglot import exp
 
 from wenshu.engines.registry import adapter_for
 from wenshu.semantic.compiled import OPS, PlanNotCompilable, literal
+from wenshu.semantic.counting import own_filter
 from wenshu.semantic.labels import PER, coded
 from wenshu.semantic.model import Dimension, Measure, Ratio, SemanticModel
 from wenshu.semantic.paths import Unreachable, reachable, semi_join
@@ -46,6 +47,7 @@ class SqlWriter:
                             f"语义层暂不支持在 {self.dialect} 方言中计算 {d.part}") from exc
 
     def name(self, entry) -> str:
+        entry = self.named_as(entry) if isinstance(entry, Measure) else entry
         name = entry.zh if self.lang == "zh" else entry.en
         if self.plan.per and isinstance(entry, Measure):
             return PER[self.lang][self.plan.per].format(name)
@@ -91,6 +93,25 @@ class SqlWriter:
             return m.filter
         kept = [c for c, col in zip(conds, cols) if ((col.table or m.table).lower(), col.name.lower()) not in named]
         return " AND ".join(c.sql(dialect=self.dialect) for c in kept) or None
+
+    def named_as(self, m: Measure) -> Measure:
+        """The measure whose name says what `m` counts once the plan's values replace a condition of its default
+        filter ("退款订单有多少" then "那已取消的呢": 取消订单数, not 退款订单数): one of the same rows and expression
+        whose filter keeps the plan's values on that column and the rest of `m`'s; else `m`."""
+        kept = self.default_filter(m, self.plan.filters)
+        if kept == m.filter:
+            return m
+        values = {d.column.lower(): {str(v) for v in f.values} for f in self.plan.filters
+                  if f.op == "in" and f.dimension in self.dims for d in [self.dim(f.dimension)]
+                  if d.table.lower() == m.table.lower()}
+        for twin in self.model.measures:
+            if twin is m or (twin.table, twin.agg, twin.expr, twin.time) != (m.table, m.agg, m.expr, m.time):
+                continue
+            own = own_filter(twin) or {}
+            if values and self.default_filter(twin, self.plan.filters) == kept and \
+                    all(own.get(c) == v for c, v in values.items()):
+                return twin
+        return m
 
     def time_column(self, m: Measure, used: set[str]) -> str:
         if not m.time:
