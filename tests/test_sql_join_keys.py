@@ -10,7 +10,7 @@ import pytest
 from wenshu.agent.plain_reading import second_reading
 from wenshu.contracts import AgentRequest
 from wenshu.knowledge.introspect import load_catalog
-from wenshu.settings import OFF_BY_DEFAULT
+from wenshu.settings import OFF_BY_DEFAULT, Settings
 from wenshu.sql.join_keys import unkeyed_conditions
 
 
@@ -64,8 +64,9 @@ def agent_with(settings, store, fake_model):
     from wenshu.agent.service import Agent
     from wenshu.providers.base import ModelClient
 
-    def make(*off: str):
-        s = settings.model_copy(update={"disabled_checks": [*OFF_BY_DEFAULT, *off], "semantic_path": False})
+    def make(*off: str):  # the defaults with unkeyed_join switched on (off by default: no gain on Spider-DK)
+        on = [c for c in OFF_BY_DEFAULT if c != "unkeyed_join"]
+        s = settings.model_copy(update={"disabled_checks": [*on, *off], "semantic_path": False})
         return Agent(s, store, models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
 
     return make
@@ -91,6 +92,18 @@ def test_a_plain_reading_that_guesses_too_or_a_switched_off_check_keeps_the_firs
     fake_model.queue(GUESSED)
     resp = agent_with("unkeyed_join").ask(AgentRequest(message=QUESTION))
     assert resp.sql.startswith(GUESSED) and resp.usage.llm_calls == 1 and not generate_checks(resp)
+
+
+def test_off_by_default(settings, store, fake_model):
+    from wenshu.agent.service import Agent
+    from wenshu.providers.base import ModelClient
+
+    assert "unkeyed_join" in Settings.model_fields["disabled_checks"].default_factory()
+    agent = Agent(settings.model_copy(update={"disabled_checks": list(OFF_BY_DEFAULT), "semantic_path": False}), store,
+                  models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
+    fake_model.queue(GUESSED)
+    resp = agent.ask(AgentRequest(message=QUESTION))
+    assert resp.sql.startswith(GUESSED) and resp.usage.llm_calls == 1
 
 
 def test_keyed_joins_are_never_read_again(agent_with, fake_model):

@@ -31,10 +31,11 @@ def wenshu_home() -> Path:
 
 # Checks whose ablation on the validation set (Spider-DK; `near_words`: biz_val) showed no gain,
 # `plain_preferred` (measured live on spider_dev_200: 0.5 points lower, median 1.8 -> 5.6 s) and
-# `plain_values` (where the plain reading fires: dev 15 -> 14, Spider-DK 11 -> 10 of the first 19):
+# `plain_values` (where the plain reading fires: dev 15 -> 14, Spider-DK 11 -> 10 of the first 19) and
+# `unkeyed_join` (live on Spider-DK: fired on 20, 3 right with it and without it, one more model call each):
 # they stay available by id.
 OFF_BY_DEFAULT = ("raw_rows", "ranking_order", "value_filter", "crosslingual_values", "near_words",
-                  "plain_preferred", "plain_values")
+                  "plain_preferred", "plain_values", "unkeyed_join")
 
 
 class Settings(BaseSettings):

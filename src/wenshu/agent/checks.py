@@ -20,7 +20,8 @@ Stages, in the order an answer meets them:
 - `generate`: `plain_reading` asks a plain prompt (the schema as `CREATE TABLE`, the question) once when
   the first SQL is refused, fails or returns no rows, and keeps its SQL if that returns rows
   (`agent/plain_reading.py`); `unkeyed_join` asks it also when the first SQL runs but joins on columns no
-  key links, and keeps its SQL when that returns other rows through keyed joins (`sql/join_keys.py`);
+  key links, and keeps its SQL when that returns other rows through keyed joins (`sql/join_keys.py`; off by
+  default: no gain on Spider-DK);
   `plain_values` shows that prompt the stored values the question names.
 - `retry`: `retry` sends a statement the guard refused, or that failed to run, back to the model with
   the reason (the graph's validate/execute loops).
