@@ -9,11 +9,10 @@ direction, or when both columns have the same name (many schemas leave such keys
 
 from __future__ import annotations
 
-import sqlglot
 from sqlglot import exp
 
 from wenshu.catalog import Catalog
-from wenshu.sql.query_tables import column_table, source_tables
+from wenshu.sql.query_tables import column_table, one_statement, source_tables
 
 
 def _key_pairs(catalog: Catalog) -> set[tuple[tuple[str, str], tuple[str, str]]]:
@@ -29,9 +28,8 @@ def _key_pairs(catalog: Catalog) -> set[tuple[tuple[str, str], tuple[str, str]]]
 
 def unkeyed_conditions(sql: str, catalog: Catalog, dialect: str) -> list[str]:
     """The JOIN ... ON equalities of `sql` that no key links (see the module's docstring), as SQL text."""
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect or None)
-    except Exception:  # noqa: BLE001 - unparseable SQL is the guard's to explain
+    tree = one_statement(sql, dialect)
+    if tree is None:
         return []
     pairs, out = _key_pairs(catalog), []
     for select in tree.find_all(exp.Select):

@@ -1,14 +1,24 @@
 """Which table each part of a SELECT reads: its FROM and JOIN tables by alias, and the owner of a column.
 
-Shared by the rewrites that reason about joins (`repeated_rows`, `join_keys`). A derived table in FROM
+Shared by the rewrites that reason about joins (`repeated_rows`, `join_keys`, `unused_joins`). A derived table in FROM
 or JOIN makes the sources unknown (None): its columns are not in the catalog.
 """
 
 from __future__ import annotations
 
+import sqlglot
 from sqlglot import exp
 
 from wenshu.catalog import Catalog
+
+
+def one_statement(sql: str, dialect: str) -> exp.Expression | None:
+    """The one statement of `sql`, or None when it does not parse or holds several (the guard explains those)."""
+    try:
+        trees = sqlglot.parse(sql, read=dialect or None)
+    except Exception:  # noqa: BLE001 - unparseable SQL is the guard's to explain
+        return None
+    return trees[0] if len(trees) == 1 else None
 
 
 def source_tables(select: exp.Select) -> dict[str, str] | None:

@@ -19,11 +19,11 @@ question's to say), and joins that can only look one row up (on the joined table
 
 from __future__ import annotations
 
-import sqlglot
 from sqlglot import exp
 
 from wenshu.catalog import Catalog
 from wenshu.sql.query_tables import column_table as _owner
+from wenshu.sql.query_tables import one_statement
 from wenshu.sql.query_tables import source_tables as _sources
 from wenshu.sql.repair import Repair
 
@@ -89,13 +89,9 @@ def _as_semi_join(select: exp.Select, sources: dict[str, str], read: set[str], c
 
 def once_per_row(sql: str, catalog: Catalog, dialect: str) -> Repair:
     """`sql` with the rows a join only repeats listed or aggregated once (see the module's docstring)."""
-    try:
-        trees = sqlglot.parse(sql, read=dialect or None)
-    except Exception:  # noqa: BLE001 - unparseable SQL is the guard's to explain
+    select = one_statement(sql, dialect)
+    if not isinstance(select, exp.Select):
         return Repair(sql)
-    if len(trees) != 1 or not isinstance(trees[0], exp.Select):
-        return Repair(sql)
-    select = trees[0]
     if any(select.args.get(k) for k in ("distinct", "group", "having", "order")) or not select.args.get("joins"):
         return Repair(sql)
     sources = _sources(select)

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import re
 
-import sqlglot
 from sqlglot import exp
 
 from wenshu.catalog import Catalog
+from wenshu.sql.query_tables import one_statement
 from wenshu.sql.repair import Repair
 
 _STOP = {"in", "of", "the", "has", "have", "and", "to", "for", "by", "on", "at", "with", "a", "an", "is", "ref"}
@@ -96,13 +96,10 @@ def drop_unused_joins(sql: str, catalog: Catalog, dialect: str, question: str) -
     """`sql` without the inner joins it does not need for `question` (see the module's docstring)."""
     if not question or not question.isascii():
         return Repair(sql)
-    try:
-        trees = sqlglot.parse(sql, read=dialect or None)
-    except Exception:  # noqa: BLE001 - unparseable SQL is the guard's to explain
+    tree = one_statement(sql, dialect)
+    if not isinstance(tree, exp.Query):
         return Repair(sql)
-    if len(trees) != 1 or not isinstance(trees[0], exp.Query):
-        return Repair(sql)
-    tree, said = trees[0], _question_words(question)
+    said = _question_words(question)
     notes: list[str] = []
     for select in list(tree.find_all(exp.Select)):
         notes += _prune(select, catalog, said)
