@@ -78,6 +78,13 @@
   two named values side by side) and shares with a filter, detail lists sorted by a named field, trends by week
   and month, top N and averages (AOV, average refund); 20 Chinese, 20 English, written by another helper
   (`bench/data/biz14_questions.yaml`), for development.
+- `biz15`: 40 business questions written in the style of the demo gold set's development half, weighted toward
+  questions worded unlike the textbook metric names, the way managers type: measures by synonyms and everyday
+  words (营业额, 流水, 进账, 单量, 下单人数, turnover, takings, average basket, biggest spenders), time said in varied
+  ways (上上个月, 本季度至今, 上周末, named months, "since January", "the last two full weeks"), the ask implied
+  (拖后腿, "doing worst", "are app sales growing") and filters said indirectly; eight two-turn conversations typed
+  the way people chat, with totals, splits, top and bottom N, shares, 环比 / 同比, trends, averages and detail
+  lists; 20 Chinese, 20 English, written by another helper (`bench/data/biz15_questions.yaml`), for development.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -110,7 +117,7 @@ DEMO_SETS = {"demo": ("gold", None), "demo_dev": ("gold", "dev"), "demo_test": (
              "biz8": ("biz8", None), "biz9": ("biz9", None),
              "biz10": ("biz10", None), "biz11": ("biz11", None),
              "biz12": ("biz12", None), "biz13": ("biz13", None),
-             "biz14": ("biz14", None)}
+             "biz14": ("biz14", None), "biz15": ("biz15", None)}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
          "biz_dev": "development", "biz2": "development", "biz3": "development", "para_en": "development",
          "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
@@ -119,7 +126,7 @@ ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_
          "biz5": "development", "biz6": "development", "biz7": "development",
          "biz8": "development", "biz9": "development", "biz10": "development",
          "biz11": "development", "biz12": "development", "biz13": "development",
-         "biz14": "development"}
+         "biz14": "development", "biz15": "development"}
 
 
 def role_of(set_name: str) -> str:
@@ -244,7 +251,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, half, source)
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, para_en or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, para_en or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)
