@@ -88,3 +88,9 @@ def test_two_kinds_of_day_asked_one_or_the_other_are_set_side_by_side():
 ])  # fmt: skip
 def test_a_day_of_the_week_is_a_member_only_when_it_is_no_date(question, days):
     assert read(MODEL, question).values.get("weekday") == days
+
+
+def test_the_same_weekday_an_earlier_week_is_a_comparison_not_working_days():
+    m = read(MODEL, "Order volume yesterday versus the same weekday a week earlier?")
+    assert m.values == {} and m.compare == "week"
+    assert read(MODEL, "weekday orders last month").values.get("day_type") == ["0"]

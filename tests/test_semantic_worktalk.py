@@ -176,3 +176,24 @@ def test_by_a_time_field_in_order_sorts_a_list_and_splits_nothing():
     question = "上周取消的订单列一下，要订单号和下单时间，按下单时间先后排"
     plan = detail(MODEL, read(MODEL, question), question).plan
     assert (plan.records, plan.order_by, plan.order, plan.dimensions) == ("order", "order_date", "asc", [])
+
+
+@pytest.mark.parametrize(("question", "values", "split"), [
+    ("把男性会员也拉进来并排比一比", ["F", "M"], ["gender"]), ("male members too, side by side", ["F", "M"], ["gender"]),
+    ("add male members too", ["F", "M"], []), ("男性会员呢", ["M"], []), ("换成男性会员也行", ["M"], []),
+])  # fmt: skip
+def test_a_value_added_also_keeps_the_one_filtered_and_compared_splits_by_it(question, values, split):
+    from wenshu.semantic.edits import edit
+
+    before = QueryPlan(measures=["buyers"], filters=[Filter(dimension="gender", values=["F"])])
+    plan = edit(before, read(MODEL, question), None, question, MODEL)
+    assert [(f.dimension, f.values) for f in plan.filters] == [("gender", values)] and plan.dimensions == split
+
+
+@pytest.mark.parametrize(("question", "grain"), [
+    ("Are app sales growing month over month? Show me the last 6 full months", "month"),
+    ("week-over-week GMV for the last 8 weeks", "week"), ("GMV year over year", None),
+])  # fmt: skip
+def test_a_period_over_the_period_is_a_trend_by_it_compared_with_the_one_before(question, grain):
+    m = read(MODEL, question)
+    assert m.grain == grain and m.compare != "none"

@@ -119,9 +119,30 @@ def test_named_shopping_and_public_days_resolve_to_their_dates(question, today, 
     ("sales Dec 20 to Jan 4", "2026-01-10", "2025-12-20", "2026-01-04"),  # across New Year
     ("上周末的订单量", "2026-12-02", "2026-11-28", "2026-11-29"),  # last week's Saturday and Sunday
     ("GMV last weekend", "2026-11-30", "2026-11-28", "2026-11-29"),
+    ("去年上半年各品牌的销售额", "2026-12-01", "2025-01-01", "2025-06-30"),  # half years
+    ("下半年的GMV", "2026-12-01", "2026-07-01", "2026-12-31"),  # alone: the latest one that has started
+    ("下半年的GMV", "2026-03-15", "2025-07-01", "2025-12-31"),
+    ("turnover in the first half of this year", "2026-12-01", "2026-01-01", "2026-06-30"),
+    ("the second half of 2025", "2026-12-01", "2025-07-01", "2025-12-31"),
+    ("GMV for H1 last year", "2026-12-01", "2025-01-01", "2025-06-30"),
+    ("今年头三个月每个月的成交额", "2026-12-01", "2026-01-01", "2026-03-31"),  # the first months of a named year
+    ("2025年前两个月的订单", "2026-12-01", "2025-01-01", "2025-02-28"),
+    ("the first 4 months of last year", "2026-12-01", "2025-01-01", "2025-04-30"),
 ])
 def test_named_months_quarters_years_and_dates_resolve_to_their_dates(question, today, first, last):
     assert first_and_last_day(question, today) == (first, last)
+
+
+@pytest.mark.parametrize("question, today, first", [
+    ("Since January, how many orders went to tier-1 cities?", "2026-12-01", "2026-01-01"),
+    ("sales since the beginning of October last year", "2026-12-01", "2025-10-01"),
+    ("3月以来的退款金额", "2026-12-01", "2026-03-01"), ("自11月至今", "2026-03-15", "2025-11-01"),
+])
+def test_a_month_up_to_today_starts_on_its_first_day_and_stays_open(question, today, first):
+    (w,) = find_windows(question)
+    conn = sqlite3.connect(":memory:")
+    assert conn.execute(f"SELECT {w.start}".replace("'now'", f"'{today}'")).fetchone() == (first,) and w.end is None
+    assert [p.phrase for p in find_windows("orders from May")] == ["May"]  # "from May" alone is May
 
 
 @pytest.mark.parametrize("question", ["最近三个月的订单", "每月的销售额", "上一季度的GMV", "May I see sales by city?",

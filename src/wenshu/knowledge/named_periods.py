@@ -4,7 +4,9 @@
   year) before or after them, else the latest one up to today.
 - Dates: "11月11日", "Nov 11th"; day ranges: "11月1号到11号", "Nov 1-10", "between Oct 1 and Oct 7". Months: "10月", "十月份", "2025年10月", "去年10月", "October",
   "Oct 2025", "October last year", "2025-10"; month ranges: "1到10月", "1月至3月", "from January to
-  March". Quarters: "三季度", "去年第一季度", "2025年Q3", "Q3 2025". Years: "2025年", "in 2025", "FY2025".
+  March"; from a month up to today: "since January", "3月以来", "从1月到现在". Quarters: "三季度", "去年第一季度",
+  "2025年Q3", "Q3 2025". Half years: "上半年", "去年下半年", "the first half of last year", "H1 2025". The first
+  months of a year: "今年头三个月", "去年前两个月", "the first 3 months of this year". Years: "2025年", "in 2025", "FY2025".
   A month or quarter without a year is the latest one that has started by today (in December, "10月"
   is this year's October; in March, last year's); with a year it is that year's.
 All bounds are half-open `[start, end)`; a period still running ends today (the caller's `end`).
@@ -164,7 +166,50 @@ def _years(question: str) -> Found:
     return found
 
 
+_HALVES = (_CN_YEAR + r"(?P<h>上|下)半年",
+           r"\b(?:the\s+)?(?P<h>first|second)\s+half(?:\s+of\s+(?:the\s+year|(?P<yw>this year|last year)|(?P<y>"
+           + _YEAR + r")))?(?:\s+(?P<yw2>this year|last year))?\b",
+           rf"(?:(?P<y>{_YEAR})\s*年?\s*|(?P<yw>今年|去年|前年)\s*(?:的)?\s*)?(?<![A-Za-z])(?P<h>H[12])\b" + _EN_YEAR)
+_HALF_FIRST = {"上": 1, "first": 1, "h1": 1, "下": 7, "second": 7, "h2": 7}
+# the first N months of a named year: "今年头三个月", "2025年前两个月", "the first 3 months of last year"
+_LEADING = (rf"(?:(?P<y>{_YEAR})\s*年\s*|(?P<yw>今年|去年|前年|本年)\s*(?:的)?\s*)(?:头|前|最初)(?P<n>\d{{1,2}}|[一二两三四五六七八九十]|十一)\s*个?月",
+            r"\b(?:the\s+)?first\s+(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|eleven)\s+months\s+of\s+"
+            rf"(?:(?P<yw>this year|last year)|(?P<y>{_YEAR})|the\s+year)\b")
+_N = {"两": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+      "eleven": 11}
+# from the start of a month up to today: "since January", "1月以来", "自3月至今"
+_SINCE = (rf"\b(?:since(?:\s+the\s+(?:start|beginning)\s+of)?|from\s+the\s+(?:start|beginning)\s+of)\s+(?P<m>{_MONTH_NAMES})\b(?!\.?\s+\d{{1,2}}\b)(?!\.?\s+(?:to|through|till|until|and)\b)" + _EN_YEAR,
+          _CN_YEAR + rf"(?:从|自)?{_NOT_AFTER}(?P<m>{_CN_NUM})\s*月份?(?:初)?(?:以来|至今|到现在|到今天)")
+
+
+def _halves(question: str) -> Found:
+    found = []
+    for pattern in _HALVES:
+        for m in re.finditer(pattern, question, flags=re.I):
+            start = _start(m, _HALF_FIRST[m.group("h").lower()])
+            found.append((m.start(), m.end(), start, f"date({start}, '+6 months')"))
+    for pattern in _LEADING:
+        for m in re.finditer(pattern, question, flags=re.I):
+            n = _N.get(m.group("n").lower()) or _month_of(m.group("n"))
+            if n:
+                start = _start(m, 1)
+                found.append((m.start(), m.end(), start, f"date({start}, '+{n} months')"))
+    return found
+
+
+def _since(question: str) -> list[tuple[int, int, str, str | None]]:
+    """From the first day of a month (the latest one that has started, or of the year named) up to today."""
+    found = []
+    for pattern in _SINCE:
+        for m in re.finditer(pattern, question, flags=re.I):
+            month = _month_of(m.group("m"))  # after "since", "May" is the month
+            if month:
+                found.append((m.start(), m.end(), _start(m, month), None))
+    return found
+
+
 def named_periods(question: str) -> Found:
-    """Named days, months, quarters and years of the question (possibly overlapping; the caller keeps the
-    longest at each position)."""
-    return named_days(question) + _ranges(question) + _dates(question) + _months(question) + _quarters(question) + _years(question)
+    """Named days, months, quarters, half years and years of the question, and periods from a named month up to
+    today (end None); possibly overlapping: the caller keeps the longest at each position."""
+    return (named_days(question) + _ranges(question) + _dates(question) + _months(question) + _quarters(question)
+            + _halves(question) + _since(question) + _years(question))

@@ -25,6 +25,7 @@ from wenshu.semantic.plan import Filter, QueryPlan, Window
 
 ADD = r"加上|再加|还有|以及|同时|顺便|也看|也要|\balso\b|\bas well\b|\btoo\b|\badd\b"
 SWAP = r"换成|换为|改成|改为|改按|换按|而不是|替换|instead|rather than|switch to|change to|\bswap\b|\breplace\b"
+JOIN_IN = r"也(?!不|没)|一起|一并|\balso\b|\btoo\b|\bas well\b|\balong with\b|\btogether with\b|\bincluding\b"  # a value added
 DROP_FILTERS = r"不限|所有|全部|全国|整体|\ball\b|\boverall\b|\bin total\b"
 OTHERS = r"(其他|其它|别的|其余|\bother|\bthe rest of(?: the)?|\ball the other)\s*(的)?\s*"  # "其他region也列出来"
 ADD_COLUMN = r"加上|再加|加一列|加个|添加|增加|补上|带上|也显示|\badd\b|\binclude\b|\balso show\b|\bshow also\b"
@@ -64,8 +65,13 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
         filters = {}
     kinds = {d.id: d.kind for d in model.dimensions}
     tables = {record.table.lower()} if record else None
+    joined: list[str] = []  # "把男性会员也拉进来并排比一比" after female members: both, split when compared
     for did, values in value_filters(model, m, update.get("measures", previous.measures), tables).items():
-        filters.pop(next((c.id for c in model.conformed(did) if c.id in filters), did), None)
+        had = filters.pop(next((c.id for c in model.conformed(did) if c.id in filters), did), None)
+        if had is not None and had.dimension == did and had.op == "in" and did not in m.excluded \
+                and re.search(JOIN_IN, question, re.I) and not re.search(SWAP, question, re.I):
+            values = [*had.values, *(v for v in values if v not in had.values)]
+            joined += [did] * (cue("versus", question) or cue("each", question))
         filters[did] = Filter(dimension=did, op="not_in" if did in m.excluded else "in", values=values)
     totals = moved_totals(previous, question)  # "那超过300万的呢" after cities whose GMV passed 2.5 million
     if totals is not None:
@@ -79,7 +85,7 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     if rest:  # "其他region也都列出来": the filter on one member goes, every member is shown
         filters = {did: f for did, f in filters.items() if did not in rest}
         update["filters"] = [*filters.values(), *bounds]
-    split = [d for d in [*m.split, *rest] if kinds.get(d) == "category" and d not in previous.dimensions]
+    split = [d for d in [*m.split, *rest, *joined] if kinds.get(d) == "category" and d not in previous.dimensions]
     if split:
         keep = [] if re.search(SWAP, question, re.I) else previous.dimensions
         update["dimensions"] = (keep + split)[-2:]

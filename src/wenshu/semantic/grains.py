@@ -14,11 +14,11 @@ PER_WORDS = {
 }
 GRAIN_WORDS = {
     "day": r"每天|每日|按天|按日|逐日|哪天|哪一天|daily|per day|by day|each day|which day|what day|day[\s-](to|by)[\s-]day",
-    "week": r"每周|每个?星期|按周|逐周|哪周|哪一周|weekly|per week|by week|each week|which week|week[\s-](to|by)[\s-]week",
+    "week": r"每周|每个?星期|按周|逐周|哪周|哪一周|weekly|per week|by week|each week|which week|week[\s-](to|by|over)[\s-]week",
     "month": r"每月|每个月|按月|逐月|月度|各月|哪个月|哪月|monthly|per month|by month|each month|which month"
-             r"|month[\s-](to|by)[\s-]month",
+             r"|month[\s-](to|by|over)[\s-]month",
     "quarter": r"每个?季度|按季度|各季度|季度趋势|[四4]个季度|quarterly|per quarter|by quarter|each quarter"
-               r"|(four|4|each of the) quarters|quarter[\s-](to|by)[\s-]quarter",
+               r"|(four|4|each of the) quarters|quarter[\s-](to|by|over)[\s-]quarter",
     "year": r"每年|按年|各年|逐年|年度趋势|yearly|annual|per year|by year|each year",
 }
 

@@ -150,6 +150,7 @@ def _filters(plan: QueryPlan, model: SemanticModel, m: Mentions, measures: list[
         values = [v for v in values if v in named  # not 商品 inside 商品总额, a field's word; a code is no
                   or not named and not v.strip().isdigit() and v not in elsewhere and said_outside_fields(model, question, v)
                   and not find_windows(v)]  # "昨天" is the window, never a region
+        values = named if d.id in m.ranged and values else values  # "金卡及以上": every level from gold up
         # ("Shanghai" as written, when the value index pinned it to 上海: the stored value answers)
         if values and f.op in ("in", "not_in", "eq", "ne"):
             out[d.id] = f.model_copy(update={"values": values, "op": "not_in" if d.id in m.excluded else "in"})

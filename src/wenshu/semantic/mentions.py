@@ -24,6 +24,7 @@ from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.grains import explicit_grain, per_period
 from wenshu.semantic.labels import label_words, not_the_measures_own
 from wenshu.semantic.exclusions import left_out, the_rest
+from wenshu.semantic.ordinal import ranged
 from wenshu.semantic.mentioned import Mentions
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.spans import Spans
@@ -60,7 +61,7 @@ CUES = {
                 r" (week|month|day|quarter|year) (before|prior)"
                 r"|比再前|(比|和|跟|与|同|较)再往?前一个?(周|星期|月|天|日|季度|年)|再往?前一个?(周|星期|月|天|日|季度|年)的?(相?比|对比)"
                 r"|(vs\.?|versus)\s*(上个?月|上周|上星期|上季度|昨天|前一天|上期|[前上]一(周|个?星期|个?月|个?季度|年|天))",
-    "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比)|占[^，。？,.?多少]{0,6}多少(?!钱)|\bshares?\b|percentage of|proportion|what percent"
+    "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比|百分之几|几成)|占[^，。？,.?多少]{0,6}多少(?!钱)|\bshares?\b|percentage of|proportion|what percent"
              r"|\bwhat % of\b|% of (the )?total"
              r"|\bas (a )?percentages?\b|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent(age)?( terms)?\b"
              r"|\b(and|with|plus) (the |a |their |its )?percent(age)?s?\b(?! (change|growth|increase|decrease|drop|rise))"
@@ -95,7 +96,7 @@ CUES = {
     "count": r"多少|几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
     "each": r"分别|各自|各是|各(占|贡献|有|卖|花|为|多少)|各[^，。？,.?\s各]{1,4}多少|\brespectively\b|\beach\b|\bseparately\b",
     # two values set side by side ("app vs web", "华东和华南对比"): one row per value
-    "versus": r"\bvs\.?\b|\bversus\b|\bcompar\w*\b|对比|相比|比较|(和|与|跟).{1,12}(比|相比|对比)"
+    "versus": r"\bvs\.?\b|\bversus\b|\bcompar\w*\b|\bside[- ]by[- ]side\b|对比|相比|比较|并排|比一比|(和|与|跟).{1,12}(比|相比|对比)"
               r"|\bside[- ]by[- ]side\b|\bnext to each other\b|\bhead[- ]to[- ]head\b|还是"
               r"|\b(which|whether|does|do|did|is|are|was|were)\b.{0,60}\bor\b",  # "does 华南 or 华北 have …"
     # the fields a list shows are attributes of its rows ("products with their brand and price")
@@ -222,6 +223,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     named_at = {d: value_at.get(d, []) for d in values}
     excluded = left_out(question, named_at)  # "除了华东以外", "excluding the app channel"
     values = {d: v for d, v in values.items() if d not in the_rest(question, named_at, excluded)}  # 其他品类
+    values, ranged_ids = ranged(question, model, values, value_at)  # "金卡及以上": the levels from gold up
     dim_words = {d.id: d.words() for d in model.dimensions}
     inside = Spans.find(question, dim_words).spans()  # "line items", 商品明细: the records, not the product ("items", 商品)
     own = [(s, e) for k, v in joint.hits.items() if k.startswith("record:") for s, e in v
@@ -278,7 +280,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         dimension_words={d: [question[s:e] for s, e in spans] for d, spans in dims.hits.items()},
         measure_words=measure_words, grain=explicit_grain(bare), per=per_period(bare),
         compare=compare, share=cue("share", question) and not pct,
-        excluded=excluded, share_within=ratios.share_within(question, {d: value_at.get(d, []) for d in values}, CUES["share"]), trend=cue("trend", question), rank=rank,
+        excluded=excluded, ranged=ranged_ids, share_within=ratios.share_within(question, {d: value_at.get(d, []) for d in values}, CUES["share"]), trend=cue("trend", question), rank=rank,
         limit=top_n(blank(question, bounds)) if rank else None,
         order=("asc" if cue("ascending", question) else "desc") if rank else None, judged=rank and cue("judged", question),
         by_change=by_change,

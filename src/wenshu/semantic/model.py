@@ -90,6 +90,8 @@ class Dimension(Entry):
     # a column of `table` that tells members apart when `column` does not (customer_id: two customers may
     # share a name): splits group by it and show `column`
     key: str | None = None
+    # its codes rank its members (member levels 0-3): "金卡及以上" / "gold or higher" names the code and those above
+    ordered: bool = False
 
     def label(self, code: str, lang: str) -> str | None:
         return (self.labels_en.get(code) if lang == "en" else None) or self.labels.get(code)

@@ -170,7 +170,8 @@ _DAY_DIGITS = "".join(zh for zh, _ in PARTS["day_of_week"].values()) + "天"
 _DATED_DAY = re.compile(rf"\b(?:last|this|next|previous|coming|since)\s+(?:{_DAY_NAMES})\b"
                         rf"|\b(?:{_DAY_NAMES})[\s-](?:start(?:ing)?|to[\s-]\w+|based|first)\b"  # "Monday-start weeks"
                         rf"|\bweeks?\s+(?:starting|beginning)\s+(?:on\s+)?(?:{_DAY_NAMES})\b"
-                        rf"|[上本这下]个?(?:周|星期|礼拜)[{_DAY_DIGITS}]", re.I)
+                        rf"|[上本这下]个?(?:周|星期|礼拜)[{_DAY_DIGITS}]"
+                        r"|\b(?:the\s+)?same\s+(?:weekday|day\s+of\s+(?:the\s+)?week)\b|同一个?(?:星期几|工作日)", re.I)
 
 
 def dated(question: str) -> list[tuple[int, int]]:
