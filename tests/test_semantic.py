@@ -66,6 +66,7 @@ def test_the_demo_ships_a_reviewed_model_stored_on_first_use(store, demo_catalog
      "dimension day_type", "a day_type part is a category whose codes are 1, 0"),
     (lambda d: next(x for x in d["dimensions"] if x["id"] == "weekday").update(kind="time", grains=["day"]),
      "dimension weekday", "a day_of_week part is a category"),
+    (lambda d: d.update(headline="sales"), "headline", "'sales' is not a measure or ratio"),
 ])
 def test_a_bad_entry_is_named_with_the_reason(demo_catalog, change, entry, words):
     problems = check(parse_model(edited(change)), demo_catalog)

@@ -66,7 +66,7 @@ def test_the_models_one_measure_stays_when_the_question_says_most_of_its_name():
     assert grounded("今年以来新注册用户按月统计", {"measures": ["new_customers"]}) == {
         "measures": ["new_customers"], "grain": "month"}  # 注册用户数
     assert grounded("本月支付订单的数量", {"measures": ["paid_orders"]}) == {"measures": ["paid_orders"]}
-    assert grounded("上个月进账多少", {"measures": ["gmv"]}) is None  # nothing of GMV's names: free SQL
+    assert grounded("上个月入账多少", {"measures": ["gmv"]}) is None  # nothing of GMV's names: free SQL
     assert grounded("How many customers bought something last week?", {"measures": ["buyers"]}) == {
         "measures": ["buyers"]}  # customers who bought, in other words
     assert grounded("How many customers are there?", {"measures": ["buyers"]}) is None  # one word is not enough

@@ -197,3 +197,19 @@ def test_a_value_added_also_keeps_the_one_filtered_and_compared_splits_by_it(que
 def test_a_period_over_the_period_is_a_trend_by_it_compared_with_the_one_before(question, grain):
     m = read(MODEL, question)
     assert m.grain == grain and m.compare != "none"
+
+
+@pytest.mark.parametrize(("question", "split", "order"), [
+    ("上个月哪个渠道卖得最好？", ["channel"], "desc"), ("上个月华东这边有哪三个城市在拖后腿？", ["city"], "asc"),
+    ("Which region is doing worst this month?", ["region"], "asc"),
+])  # fmt: skip
+def test_a_ranking_that_names_no_measure_is_judged_by_the_headline(question, split, order):
+    from wenshu.semantic.edits import edit
+    from wenshu.semantic.mentions import headlined
+
+    m = headlined(MODEL, read(MODEL, question), question)
+    assert (m.measures, m.split, m.order) == ([MODEL.headline], split, order) and MODEL.headline == "gmv"
+    unranked = MODEL.model_copy(update={"headline": None})
+    assert read(MODEL, question).measures == headlined(unranked, read(unranked, question), question).measures == []
+    before = QueryPlan(measures=["refund_rate"], dimensions=["region"])  # a follow-up keeps its plan's measure
+    assert edit(before, read(MODEL, "worst two only"), None, "worst two only", MODEL).measures == ["refund_rate"]

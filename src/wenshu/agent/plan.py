@@ -28,7 +28,7 @@ from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.edits import edit
 from wenshu.semantic.grounding import ground, prefer_finer, unanswerable, unpinned
 from wenshu.semantic.listing import detail
-from wenshu.semantic.mentions import read
+from wenshu.semantic.mentions import headlined, read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import QueryPlan
 from wenshu.semantic.schema import plan_schema
@@ -67,7 +67,7 @@ def fill_schema(model: SemanticModel) -> dict:
 
 def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel,
                 question: str) -> tuple[QueryPlan, list[dict], str]:
-    mentions = read(model, question, state["schema"].get("values"))
+    mentions = headlined(model, read(model, question, state["schema"].get("values")), question)
     listed = detail(model, mentions, question)
     if listed is not None:  # a detail list: the question's words say it all, no model call
         if listed.plan is None:

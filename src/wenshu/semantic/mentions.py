@@ -18,6 +18,7 @@ reconciled with it (`semantic.grounding`), and a follow-up's edits are read from
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from wenshu.semantic import counting, phrasing, ratios
 from wenshu.semantic.thresholds import thresholds
@@ -69,13 +70,13 @@ CUES = {
              r"|\bslices?\b|\baccount(s|ed)? for\b|\bcontribut(e|es|ed|ion|ions)\b|\bmix\b|\bmakes? up\b",
     "rank": r"前\s*" + _NUM + r"\s*(名|个|位|家|款|大|的|是|$)" + _NOT_PERIOD + "|" + _NUM + _COUNTED
             + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
-            r"|排名|排行|垫底|(?<!at )\bmost(?! recent\b)|(?<!at )\b(highest|lowest|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest"
+            r"|排名|排行|垫底|拖后腿|(?<!at )\bmost(?! recent\b)|(?<!at )\b(highest|lowest|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest"
             r"|biggest|strongest|weakest|thinnest|slimmest|poorest|cheapest|top-selling|best-selling)\b",  # "at least one": a condition
     # an order said without a cut: "highest first", 从高到低 (every member, sorted)
     "ordered": r"从(高|大|多)到(低|小|少)|从(低|小|少)到(高|大|多)|降序|升序|\b(descending|ascending)\b"
                r"|\b(highest|largest|biggest|most|lowest|smallest|least|fewest|cheapest|priciest|(most|least) expensive)"
                r"\s+(first|on top|at the top)\b",
-    "ascending": r"最(低|少|小|差)|倒数|垫底|排名靠后|从(低|小|少)到(高|大|多)|升序|\bascending\b|后\s*" + _NUM + r"\s*(名|个|位|家|款|的)"
+    "ascending": r"最(低|少|小|差)|倒数|垫底|拖后腿|排名靠后|从(低|小|少)到(高|大|多)|升序|\bascending\b|后\s*" + _NUM + r"\s*(名|个|位|家|款|的)"
                  r"|\b(lowest|(?<!at )least|fewest|bottom|smallest|worst|weakest|thinnest|slimmest|poorest|cheapest)\b",
     # ranked by how much a measure changed, not by its size: a fall ranks the largest fall first, a rise the largest
     # rise ("哪三个品类比上月掉得最厉害", "the regions that grew fastest year on year")
@@ -87,7 +88,7 @@ CUES = {
             r"|\b(biggest|largest|strongest|fastest|sharpest) (growth|increases?|gains?|jumps?|rises?|risers?)\b"
             r"|\bfastest[- ]growing\b",
     # a rank by judgement, not by size: which end is "worst" depends on the measure (`Measure.better`)
-    "judged": r"最(好|差)|\b(best|worst|strongest|weakest|poorest|better|worse)\b",
+    "judged": r"最(好|差)|拖后腿|\b(best|worst|strongest|weakest|poorest|better|worse)\b",
     # the question asks for money, not a count ("how much money went back in refunds")
     # "refunds last month in yuan", "有几单，合计金额多少": the money of the rows counted
     "money": r"多少钱|(?:合计|总|一共|总共)?金额(?:是|有|一共|合计|总共)?多少|多少金额|合计金额|[了掉]的钱|\bmoney\b|\bcash\b"
@@ -158,6 +159,14 @@ def oriented(m: Mentions, model: SemanticModel, measure: str | None) -> str | No
     if m.order and m.judged and entry is not None and entry.better == "lower":
         return "desc" if m.order == "asc" else "asc"
     return m.order
+
+
+def headlined(model: SemanticModel, m: Mentions, question: str) -> Mentions:
+    """A question (not a follow-up, which keeps its plan's measure) that ranks by judgement and names no measure
+    ("哪个渠道卖得最好", "which region is doing worst"): ranked by the model's headline measure."""
+    if m.measures or not m.rank or not m.judged or not model.headline or m.near_measures:
+        return m
+    return replace(m, measures=[model.headline], measure_words={model.headline: []})
 
 
 _WHOLE = re.compile(r"\bacross\s+all\s+(the\s+)?$", re.I)

@@ -151,6 +151,8 @@ class SemanticModel(BaseModel):
     ratios: list[Ratio] = Field(default_factory=list)
     dimensions: list[Dimension] = Field(default_factory=list)
     records: list[Record] = Field(default_factory=list)
+    # the measure a ranking that names none is judged by ("哪个渠道卖得最好", "which region is doing worst")
+    headline: str | None = None
 
     def entries(self) -> list[Entry]:
         return [*self.measures, *self.ratios, *self.dimensions, *self.records]

@@ -133,6 +133,8 @@ class _Checker:
             if d.kind == "time" and not d.grains:
                 self.add(f"dimension {d.id}", "a time dimension needs grains (day, week, month, quarter, year)",
                          "时间维度需要 grains（day、week、month、quarter、year）")
+        if m.headline and m.headline not in measures | {ra.id for ra in m.ratios}:
+            self.add("headline", f"'{m.headline}' is not a measure or ratio", f"「{m.headline}」不是已定义的度量或比率")
         self.records()
         return self.problems
 
