@@ -213,3 +213,23 @@ def test_a_ranking_that_names_no_measure_is_judged_by_the_headline(question, spl
     assert read(MODEL, question).measures == headlined(unranked, read(unranked, question), question).measures == []
     before = QueryPlan(measures=["refund_rate"], dimensions=["region"])  # a follow-up keeps its plan's measure
     assert edit(before, read(MODEL, "worst two only"), None, "worst two only", MODEL).measures == ["refund_rate"]
+
+
+def test_a_tier_number_before_its_kind_is_a_value_not_a_count_of_rows():
+    from wenshu.semantic.listing import detail
+
+    question = ("Show me last week's refunds bigger than 2000 on orders going to tier-1 cities, largest first - order id,"
+                " city, refund time, amount, reason")
+    m = read(MODEL, question)
+    assert m.split == [] and read(MODEL, "GMV of the top 5 cities").split == ["city"]
+    plan = detail(MODEL, m, question).plan
+    assert plan.records == "refund" and plan.columns[:2] == ["order_id", "city"] and plan.order_by == "refund_amount"
+
+
+def test_a_customer_name_among_the_fields_of_an_orders_list_is_a_field_not_the_customers():
+    from wenshu.semantic.listing import detail
+
+    question = "钻石会员最近7天付了款的单子里，实付2000以上的，按下单时间从新到旧排，给我订单号、客户名、收货城市和实付金额"
+    plan = detail(MODEL, read(MODEL, question), question).plan
+    assert plan.records == "order" and plan.columns == ["order_id", "customer", "city", "pay_amount"]
+    assert ("pay_amount", "gte", [2000]) in [(f.dimension, f.op, f.values) for f in plan.filters]

@@ -259,6 +259,6 @@ def _shared(record, m: Mentions, measure: str | None = None, dims: bool = False,
     own = {w.casefold().rstrip("s") for w in record.words()}
     said = m.dimension_words if dims else m.measure_words
     words = said.get(measure, []) if measure else [w for ws in said.values() for w in ws]
-    if dims and question:  # "Show customer name": the name of the orders' customer, a field, not the customers
-        words = [w for w in words if re.search(re.escape(w) + r"(?!\s*(?:'s\s+|’s\s+)?name\b|的?(?:姓名|名字|名称))", question, re.I)]
+    if dims and question:  # "Show customer name", 客户名: the name of the orders' customer, a field, not the customers
+        words = [w for w in words if re.search(re.escape(w) + r"(?!\s*(?:'s\s+|’s\s+)?name\b|的?(?:姓名|名字|名称|名(?![单次])))", question, re.I)]
     return any(w.casefold().rstrip("s") in own for w in words)

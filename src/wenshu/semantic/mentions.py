@@ -111,9 +111,9 @@ CUES = {
 }
 SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + _NUM
                           + r"\s*[个名大家款位]|前\s*" + _NUM + r"\s*[个名大家款位]?的?)\s*$"
-                          r"|\b(by|per|each|every|for each|across(?!\s+all\b)|which|what|rank|ranking|sort|compare|top\s*" + _EN_NUM + r"|(?!one\b)" + _EN_NUM
+                          r"|\b(by|per|each|every|for each|across(?!\s+all\b)|which|what|rank|ranking|sort|compare|top\s*" + _EN_NUM + r"|(?<!-)(?!one\b)" + _EN_NUM
                           + r")\s+([\w-]+\s+)?$", re.I)  # "5 cities", "top 3 best-performing products" split; "at least one item",
-# "across all channels" (the total of all) do not
+# "across all channels" (the total of all) and "tier-1 cities" (a value's name) do not
 
 
 _AND = re.compile(r"\s*(和|与|及|以及|、|,|，|&|\band\b|\bor\b)\s*", re.I)  # two dimensions split together
