@@ -183,6 +183,9 @@ class Settings(BaseSettings):
                                  "says whether one answers the question; when none does, the answer is 'not in the "
                                  "documents' with no citation (assistant/graph.py). Off: it refused no more "
                                  "unanswerable validation questions (docs/kb.md).")
+    kb_key_sentences: int = Field(0, description="After the passages it shows, the documents tool names this many of "
+                                  "their sentences closest to the question (kb/sentences.py); 0: none. Off: two "
+                                  "grounded no more development answers (docs/kb.md).")
     kb_translate_queries: bool = Field(True, description="Search the documents for the question in the other "
                                        "language too (Chinese <-> English), translated by the chat model once a turn.")
 

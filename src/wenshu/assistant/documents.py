@@ -20,6 +20,7 @@ from wenshu.assistant.tools import Tool, text_params
 from wenshu.kb.errors import KbNothingFound
 from wenshu.kb.followup import rewrite
 from wenshu.kb.library import DEFAULT_COLLECTION
+from wenshu.kb.sentences import closest_sentences
 from wenshu.knowledge.tokenize import tokens
 from wenshu.prompts import render
 
@@ -60,11 +61,12 @@ def closest(lists: list[list]) -> list:
 
 
 def search_documents_tool(kb, collection: str, found: list, earlier: tuple[str, ...] = (), request: str = "",
-                          translate: Callable[[str], str] | None = None) -> Tool:
+                          translate: Callable[[str], str] | None = None, key_sentences: int = 0) -> Tool:
     """Search the collection for the model's query and the request it answers (search_both), and for the
     request in the other language when `translate` is given (kb/crosslingual.py); every passage returned is
     appended to `found` for the citations. A follow-up is searched as rewritten with the conversation's
-    earlier questions (kb/followup.py)."""
+    earlier questions (kb/followup.py). `key_sentences`: after the passages, name that many of their
+    sentences closest to the request, its translation and the query (kb/sentences.py)."""
 
     def run(args: dict) -> str:
         translated = translate(request) if translate is not None and request else ""
@@ -72,8 +74,12 @@ def search_documents_tool(kb, collection: str, found: list, earlier: tuple[str, 
         if not passages:
             return NOT_FOUND
         found.extend(passages)
-        return "\n\n".join(f"[{n}] {p.document}" + (f" · {p.where}" if p.where else "") + f"\n{p.text}"
-                           for n, p in enumerate(passages, 1))
+        shown = "\n\n".join(f"[{n}] {p.document}" + (f" · {p.where}" if p.where else "") + f"\n{p.text}"
+                            for n, p in enumerate(passages, 1))
+        asked = [rewrite(q, earlier) for q in (request, translated, args["query"]) if q]
+        key = closest_sentences(getattr(kb, "embedder", None), passages, asked, key_sentences)
+        lines = "\n".join(f"- {s}" for s in key)
+        return shown + ("\n\n" + render("kb_key_sentences", sentences=lines).strip() if key else "")
 
     return Tool("search_documents", "Search the uploaded documents (policies, handbooks, plans, manuals) for passages "
                 "that answer a question. 检索知识库文档。",
@@ -172,17 +178,19 @@ def open_documents(settings, engine, embedder):
 
 
 def offer_documents(kb, request: str, collection: str = DEFAULT_COLLECTION, earlier: tuple[str, ...] = (),
-                    translate: Callable[[str], str] | None = None) -> DocumentsOffer:
+                    translate: Callable[[str], str] | None = None, key_sentences: int = 0) -> DocumentsOffer:
     """Nothing when the collection holds no searchable document; else the tool, context line and hint.
     `earlier`: the conversation's earlier user questions, oldest first (a follow-up is read with them);
-    `translate`: the request into the other language, for the search (kb/crosslingual.py)."""
+    `translate`: the request into the other language, for the search (kb/crosslingual.py); `key_sentences`:
+    how many of the passages' closest sentences the tool names after them (0: none)."""
     if kb is None or not kb.has_documents(collection):
         return DocumentsOffer()
     match = documents_match(kb, collection, rewrite(request, earlier))
     listing = document_lines(kb, collection)
     offer = DocumentsOffer(context=render("kb_context", documents=listing).strip(), strong=match.strong,
                            found=match.found, listing=listing, nearest=match.nearest)
-    offer.tools.append(search_documents_tool(kb, collection, offer.passages, tuple(earlier), request, translate))
+    offer.tools.append(search_documents_tool(kb, collection, offer.passages, tuple(earlier), request, translate,
+                                             key_sentences))
     return offer
 
 

@@ -109,7 +109,8 @@ class Assistant:
         earlier = self.turns.earlier(conversation_id, user_id)
         models = self.agent.models()
         translated = Translation()  # made below when the first step searches the documents
-        documents = offer_documents(self.kb, request, earlier=tuple(t.question for t in earlier), translate=translated)
+        documents = offer_documents(self.kb, request, earlier=tuple(t.question for t in earlier), translate=translated,
+                                    key_sentences=self.settings.kb_key_sentences)
         vocabulary, tables = self._datasource_words(ds)
         context = f"The database holds the tables: {', '.join(tables)}." if tables else ""
         semantic = self.agent.semantic_model(ds)

@@ -48,6 +48,7 @@ class KnowledgeBase:
         self.ingestor = Ingestor(self.docs, embedder, index, Path(files_dir), max_bytes, summaries, hooks or Hooks())
         self.searcher = Searcher(self.docs, embedder, index)
         self.index = index
+        self.embedder = embedder
 
     # -- documents ---------------------------------------------------------------------------------
     def add(self, paths: Iterable[Path], collection: str = DEFAULT_COLLECTION,
