@@ -233,3 +233,14 @@ def test_a_customer_name_among_the_fields_of_an_orders_list_is_a_field_not_the_c
     plan = detail(MODEL, read(MODEL, question), question).plan
     assert plan.records == "order" and plan.columns == ["order_id", "customer", "city", "pay_amount"]
     assert ("pay_amount", "gte", [2000]) in [(f.dimension, f.op, f.values) for f in plan.filters]
+
+
+def test_order_value_by_category_is_the_lines_at_their_deal_price(demo_db_file):
+    from wenshu.semantic.grounding import prefer_finer
+
+    plan, notes = prefer_finer(QueryPlan(measures=["order_value"], dimensions=["category"]), MODEL)
+    assert plan.measures == ["item_sales"] and notes[0]["instead_of"] == "order_value"
+    with sqlite3.connect(demo_db_file) as conn:
+        split = sum(v for _, v in conn.execute(compile_plan(MODEL, plan, "sqlite", "en").sql))
+        whole = conn.execute(compile_plan(MODEL, QueryPlan(measures=["order_value"]), "sqlite", "en").sql).fetchone()[0]
+    assert abs(split - whole) < 1  # an order's total is the sum of its lines
