@@ -193,6 +193,7 @@ def test_a_value_added_also_keeps_the_one_filtered_and_compared_splits_by_it(que
 @pytest.mark.parametrize(("question", "grain"), [
     ("Are app sales growing month over month? Show me the last 6 full months", "month"),
     ("week-over-week GMV for the last 8 weeks", "week"), ("GMV year over year", None),
+    ("last month's paid orders, month over month", None),  # one month: that month against the one before
 ])  # fmt: skip
 def test_a_period_over_the_period_is_a_trend_by_it_compared_with_the_one_before(question, grain):
     m = read(MODEL, question)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from wenshu.knowledge.time_phrases import evaluate, find_windows
+
 # an average per period: the measure per day (week, month), averaged over the window's periods
 PER_WORDS = {
     "day": r"日均|平均每[天日]|每[天日]平均|daily average|average daily|average per day|avg daily|per day on average",
@@ -14,11 +16,11 @@ PER_WORDS = {
 }
 GRAIN_WORDS = {
     "day": r"每天|每日|按天|按日|逐日|哪天|哪一天|daily|per day|by day|each day|which day|what day|day[\s-](to|by)[\s-]day",
-    "week": r"每周|每个?星期|按周|逐周|哪周|哪一周|weekly|per week|by week|each week|which week|week[\s-](to|by|over)[\s-]week",
+    "week": r"每周|每个?星期|按周|逐周|哪周|哪一周|weekly|per week|by week|each week|which week|week[\s-](to|by)[\s-]week",
     "month": r"每月|每个月|按月|逐月|月度|各月|哪个月|哪月|monthly|per month|by month|each month|which month"
-             r"|month[\s-](to|by|over)[\s-]month",
+             r"|month[\s-](to|by)[\s-]month",
     "quarter": r"每个?季度|按季度|各季度|季度趋势|[四4]个季度|quarterly|per quarter|by quarter|each quarter"
-               r"|(four|4|each of the) quarters|quarter[\s-](to|by|over)[\s-]quarter",
+               r"|(four|4|each of the) quarters|quarter[\s-](to|by)[\s-]quarter",
     "year": r"每年|按年|各年|逐年|年度趋势|yearly|annual|per year|by year|each year",
 }
 
@@ -39,4 +41,20 @@ def explicit_grain(question: str) -> str | None:
         if re.search(words, question, re.I):
             return grain
     each = _EACH_OF.search(question)
-    return each.group(1).lower() if each else None
+    return each.group(1).lower() if each else over_grain(question)
+
+
+_OVER = re.compile(r"\b(week|month|quarter)[\s-]over[\s-]\1\b", re.I)
+_DAYS = {"week": 7, "month": 28, "quarter": 89}
+
+
+def over_grain(question: str) -> str | None:
+    """"Are app sales growing month over month? the last 6 full months": a trend by month, each month against
+    the one before, when the question's window holds two such periods or more; over one month ("last month's
+    GMV, month over month") it is a comparison of that month with the one before, no trend."""
+    said = _OVER.search(question)
+    if said is None:
+        return None
+    grain = said.group(1).lower()
+    spans = [evaluate(w) for w in find_windows(question)]
+    return grain if any((end - start).days >= 2 * _DAYS[grain] for start, end in spans) else None
