@@ -245,3 +245,12 @@ def test_order_value_by_category_is_the_lines_at_their_deal_price(demo_db_file):
         split = sum(v for _, v in conn.execute(compile_plan(MODEL, plan, "sqlite", "en").sql))
         whole = conn.execute(compile_plan(MODEL, QueryPlan(measures=["order_value"]), "sqlite", "en").sql).fetchone()[0]
     assert abs(split - whole) < 1  # an order's total is the sum of its lines
+
+
+def test_a_city_filter_holding_the_city_tiers_label_is_dropped():
+    from wenshu.semantic.grounding import ground
+
+    chosen = QueryPlan(measures=["paid_orders"], filters=[Filter(dimension="city", values=["一线城市"]),
+                                                          Filter(dimension="city_tier", values=["1"])])
+    plan = ground(chosen, MODEL, "上个月一线城市一共有多少笔已支付订单？").plan
+    assert [f.dimension for f in plan.filters if f.dimension.startswith("city")] == ["city_tier"]

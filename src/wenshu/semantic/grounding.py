@@ -148,9 +148,12 @@ def _filters(plan: QueryPlan, model: SemanticModel, m: Mentions, measures: list[
         codes = {w.casefold(): c for c, words in label_words(d).items() for w in words}
         named = m.values.get(d.id, [])
         elsewhere = {v for did, vs in m.values.items() if did != d.id for v in vs}  # 上海 is a city's, no region's
+        labelled = {w.casefold() for did, vs in m.values.items() if did != d.id and did in dims  # 一线城市 holds
+                    for c in vs for w in label_words(dims[did]).get(c, []) if len(w) > 1}  # the tier's 一线: no city
         values = [codes.get(_bare(str(v), d.words()).casefold(), str(v)) for v in f.values]  # 华东大区: 华东
         values = [v for v in values if v in named  # not 商品 inside 商品总额, a field's word; a code is no
-                  or not named and not v.strip().isdigit() and v not in elsewhere and said_outside_fields(model, question, v)
+                  or not named and not v.strip().isdigit() and v not in elsewhere
+                  and not any(w in v.casefold() for w in labelled) and said_outside_fields(model, question, v)
                   and not find_windows(v)]  # "昨天" is the window, never a region
         values = named if d.id in m.ranged and values else values  # "金卡及以上": every level from gold up
         # ("Shanghai" as written, when the value index pinned it to 上海: the stored value answers)
