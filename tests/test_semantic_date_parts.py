@@ -91,6 +91,6 @@ def test_a_day_of_the_week_is_a_member_only_when_it_is_no_date(question, days):
 
 
 def test_the_same_weekday_an_earlier_week_is_a_comparison_not_working_days():
-    m = read(MODEL, "Order volume yesterday versus the same weekday a week earlier?")
+    m = read(MODEL, "Paid orders today against the same weekday one week before")
     assert m.values == {} and m.compare == "week"
     assert read(MODEL, "weekday orders last month").values.get("day_type") == ["0"]
