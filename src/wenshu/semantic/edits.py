@@ -65,7 +65,7 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
         filters = {}
     kinds = {d.id: d.kind for d in model.dimensions}
     tables = {record.table.lower()} if record else None
-    joined: list[str] = []  # "把男性会员也拉进来并排比一比" after female members: both, split when compared
+    joined: list[str] = []  # "男性会员也加上，放一起比" after female members: both, split when compared
     for did, values in value_filters(model, m, update.get("measures", previous.measures), tables).items():
         had = filters.pop(next((c.id for c in model.conformed(did) if c.id in filters), did), None)
         if had is not None and had.dimension == did and had.op == "in" and did not in m.excluded \
