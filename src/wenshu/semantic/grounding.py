@@ -22,7 +22,6 @@ language's operator words):
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field, replace
 
 from wenshu.semantic.bounds import bound_table, carried, row_bounds
