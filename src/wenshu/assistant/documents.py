@@ -76,8 +76,8 @@ def search_documents_tool(kb, collection: str, found: list, earlier: tuple[str, 
         found.extend(passages)
         shown = "\n\n".join(f"[{n}] {p.document}" + (f" · {p.where}" if p.where else "") + f"\n{p.text}"
                             for n, p in enumerate(passages, 1))
-        asked = [rewrite(q, earlier) for q in (request, translated, args["query"]) if q]
-        key = closest_sentences(getattr(kb, "embedder", None), passages, asked, key_sentences)
+        asked = [rewrite(q, earlier) for q in (request, translated, args["query"]) if q] if key_sentences else []
+        key = closest_sentences(getattr(kb, "embedder", None), passages, asked, key_sentences) if asked else []
         lines = "\n".join(f"- {s}" for s in key)
         return shown + ("\n\n" + render("kb_key_sentences", sentences=lines).strip() if key else "")
 

@@ -3,21 +3,21 @@
 A dimension whose codes rank its members (`ordered: true` in the semantic model: member levels 0 普通 … 3
 钻石, a city tier counted the other way is not declared so) reads "金卡及以上", "银卡以上的会员", "gold level or
 higher", "gold members and above" as the codes from the named one up, and "银卡及以下", "silver or lower" as the
-codes up to it. The words between the value and the range word may only be the dimension's own ("gold level or
-higher", "金卡会员及以上"). Nothing is read for a dimension the model does not declare ranked, so an order status
-named "已支付及以上" stays the one status.
+codes up to it. The words between the value and the range word may only be the words of the dimension's names
+("gold level or higher", "银卡会员以上"). Nothing is read for a dimension the model does not declare ranked, so
+an order status named "已支付及以上" stays the one status.
 """
 
 from __future__ import annotations
 
 import re
 
+from wenshu.knowledge.tokenize import tokens
 from wenshu.semantic.model import SemanticModel
 
 _UP = re.compile(r"(?:及|或|和|以及)?以上|\bor\s+(?:higher|above|better|more)\b|\band\s+(?:above|up|higher|over)\b|\+|\bplus\b",
                  re.I)
 _DOWN = re.compile(r"(?:及|或|和|以及)?以下|\bor\s+(?:lower|below|less)\b|\band\s+(?:below|under|lower)\b", re.I)
-_GAP = r"(?:\s|会员|级别|等级|级|member(?:s|ship)?|level|tier|customers?)*"
 
 
 def _rank(code: str) -> float | None:
@@ -36,7 +36,8 @@ def ranged(question: str, model: SemanticModel, values: dict[str, list[str]],
         codes = values.get(d.id) or []
         if not d.ordered or len(codes) != 1 or _rank(codes[0]) is None:
             continue
-        gap = re.compile(_GAP + "(?:" + "|".join(re.escape(w) for w in d.words() if w) + ")?" + _GAP, re.I)
+        own = sorted({t for w in d.words() for t in tokens(w) if len(t) > 1}, key=len, reverse=True)  # 会员, level
+        gap = re.compile(r"(?:\s|" + "|".join(re.escape(t) + "s?" for t in own) + ")*", re.I) if own else re.compile(r"\s*")
         after = [question[gap.match(question, e).end():] for _, e in value_at.get(d.id, [])]
         up, down = any(_UP.match(a) for a in after), any(_DOWN.match(a) for a in after)
         if up == down:
