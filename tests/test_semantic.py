@@ -129,15 +129,18 @@ def test_a_draft_from_the_catalog_validates_and_proposes_keys_measures_and_time(
     db = tmp_path / "shop.sqlite"
     with sqlite3.connect(db) as conn:
         conn.executescript("""
-            CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, city_id INTEGER REFERENCES cities(id));
+            CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, city_id INTEGER REFERENCES cities(id),
+                                    member_level INTEGER, city_tier INTEGER);
             CREATE TABLE cities (id INTEGER PRIMARY KEY, city_name TEXT);
             CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customers(id),
                                  city_id INTEGER REFERENCES cities(id), amount REAL, created_date TEXT);
             INSERT INTO cities VALUES (1, 'Paris');
-            INSERT INTO customers VALUES (1, 'Ann', 1);
+            INSERT INTO customers VALUES (1, 'Ann', 1, 2, 1);
             INSERT INTO orders VALUES (1, 1, 1, 9.5, '2026-11-02');
         """)
     catalog = load_catalog("shop", f"sqlite:///{db}")
+    for col in catalog.table("customers").columns:  # codes labelled, as a glossary or the column comments give them
+        col.enum = {"member_level": {"1": "silver", "2": "gold"}, "city_tier": {"1": "tier 1", "2": "tier 2"}}.get(col.name, {})
     model = draft_model(catalog)
     assert check(model, catalog) == []
     assert parse_model(model.to_yaml()) == model  # the YAML round-trips
@@ -148,6 +151,8 @@ def test_a_draft_from_the_catalog_validates_and_proposes_keys_measures_and_time(
     assert (amount.agg, amount.expr, amount.time) == ("sum", "amount", "created_date")
     assert any(d.kind == "time" and d.column == "created_date" for d in model.dimensions)
     assert any(d.column == "city_name" for d in model.dimensions)
+    assert model.headline == "orders_amount_sum"  # the fact table (timed, looking up the most others): its sum
+    assert [d.column for d in model.dimensions if d.ordered] == ["member_level"]  # a tier's code falls as it rises
 
 
 def test_the_cli_validates_imports_exports_and_lists_versions(home, tmp_path):
