@@ -41,6 +41,20 @@ def test_an_average_not_per_the_denominators_rows_is_not_the_ratio():
     assert "aov" not in grounded("paid orders per day and GMV last week").measures  # per a day, not an order
 
 
+@pytest.mark.parametrize(("question", "measures"), [
+    ("上个月各个渠道平均每单大概花多少钱", ["aov"]),  # 单: the orders' unit; 多少钱: the numerator is money
+    ("上周平均每笔退了多少钱", ["avg_refund"]),  # 笔: the refunds' unit
+    ("今年平均每单能卖出几件", ["units_per_order"]),  # 几件: the numerator's unit, not a count of units beside it
+])  # fmt: skip
+def test_an_average_per_a_denominator_unit_is_the_ratio_whose_numerator_unit_is_asked(question, measures):
+    assert grounded(question).measures == measures
+
+
+def test_a_unit_after_每_without_an_average_names_no_ratio():
+    assert read(MODEL, "每单金额列出来").measures != ["aov"]  # each order's amount: no average asked
+    assert read(MODEL, "平均每单").measures == []  # neither money nor a numerator unit asked: no ratio chosen
+
+
 @pytest.mark.parametrize(("question", "measures", "share"), [
     ("what share of all orders placed this week got cancelled?", ["cancel_rate"], False),
     ("what proportion of settled orders were refunded orders last month", ["refund_rate"], False),

@@ -123,7 +123,8 @@ def with_counts(model: SemanticModel, question: str, values: dict[str, list[str]
         return measures, alternatives
     # in the order the question names them: "paid purchase count and revenue" is the count first
     said = [s for r in model.records if r.table.lower() == count.table.lower() for s, _ in records.get(r.id, [])]
-    if not said and count.unit in {x.unit for x in model.measures if x.id in measures}:
+    parts = {r.numerator for r in model.ratios if r.id in measures}  # "平均每单几件": 件 of the ratio's numerator
+    if not said and count.unit in {x.unit for x in model.measures if x.id in measures or x.id in parts}:
         return measures, alternatives  # "新客有多少人", "访客有多少人": 人 is the unit of the measure named
     said += [m.start() for m in re.finditer(_HOW_MANY + r"\s*(\S)", question) if m.group(1) == count.unit]
     at = min(said, default=len(question))

@@ -270,6 +270,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     bare = blank(question, metrics.spans() + records.spans() + parts_of_days(model, dims))  # "每个星期几": no week
     measure_words = {x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}
     measures = ratios.averaged(model, question, metrics.ids(), measure_words)  # "average spend per order"
+    measures = ratios.per_unit(model, question, measures, cue("money", question))  # "平均每单花多少钱"
     measures = ratios.rated_rows(model, question, measures, measure_words)  # "the refund rate on … orders"
     measures, pct = (p := ratios.percent_of(model, question, measures, measure_words)), p != measures  # "as a % of sales"
     if cue("share", question) and not pct or rank and not split:  # "品牌销售额构成", "品牌销售额排行": the shares

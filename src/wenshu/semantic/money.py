@@ -8,8 +8,7 @@ from __future__ import annotations
 from wenshu.semantic.counting import asked
 from wenshu.semantic.mentions import Mentions, cue
 from wenshu.semantic.model import SemanticModel
-
-_MONEY_UNITS = {"元", "¥", "￥", "yuan", "rmb", "cny", "$", "usd", "dollars", "€", "eur"}
+from wenshu.semantic.ratios import MONEY_UNITS
 
 
 def money_of_rows(m: Mentions, model: SemanticModel, question: str) -> list[str]:
@@ -22,7 +21,7 @@ def money_of_rows(m: Mentions, model: SemanticModel, question: str) -> list[str]
 
 def _money_measures(model: SemanticModel) -> list:
     """Sums in a currency (the model's `unit`): the measures that answer "how much money"."""
-    return [x for x in model.measures if (x.unit or "").casefold() in _MONEY_UNITS and x.agg == "sum"]
+    return [x for x in model.measures if (x.unit or "").casefold() in MONEY_UNITS and x.agg == "sum"]
 
 
 def money_twins(measures: list[str], model: SemanticModel, question: str) -> list[str]:

@@ -11,6 +11,8 @@
   % of sales" asks for gross profit and the gross margin (毛利占销售额的百分比 too), not sales.
 - The rows a named ratio is a rate of, said after a preposition, are its scope, not another measure: "the
   refund rate on last quarter's orders" asks for the refund rate only (orders is the table its parts count).
+- An average per one of the denominator's units (the model's `unit`), nothing named, is the ratio whose
+  numerator's unit is asked: "平均每单花多少钱" is GMV (元) / paid orders (单), "平均每单几件" units (件) per order.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import re
 
 from wenshu.semantic.model import SemanticModel
 
+MONEY_UNITS = {"元", "¥", "￥", "yuan", "rmb", "cny", "$", "usd", "dollars", "€", "eur"}
 _AVERAGE = re.compile(r"\b(average|avg|mean)\b|平均|均值", re.I)
 _PER = r"(?:\bper|\ba|\ban|\beach|\bevery|\bon|/|每)\s*(?:个|笔|单|位|件)?\s*"
 
@@ -39,6 +42,26 @@ def averaged(model: SemanticModel, question: str, measures: list[str], words: di
             kept = [x for x in measures if x not in (r.numerator, r.denominator)]
             return [r.id, *kept]
     return measures
+
+
+def per_unit(model: SemanticModel, question: str, measures: list[str], money: bool) -> list[str]:
+    """Nothing named but a ratio's numerator, an average per one denominator unit ("平均每单", "每笔平均"):
+    the ratio (not a percentage) with that denominator unit whose numerator is named or its unit asked after
+    it ("几件", "多少元"), or whose numerator is money when money is asked (`money`: "多少钱"); the only such
+    ratio otherwise."""
+    if len(measures) > 1 or not _AVERAGE.search(question):
+        return measures
+    units = {x.id: (x.unit or "").casefold() for x in model.measures}
+    found = []
+    for r in model.ratios:
+        per = units.get(r.denominator)
+        hit = per and r.scale == 1 and r.unit != "%" and re.search(r"每\s*[一1]?\s*" + re.escape(per), question)
+        if hit and measures in ([], [r.numerator]):
+            own = units.get(r.numerator, "")
+            said = own and re.search(r"(?:多少|几)\s*" + re.escape(own), question[hit.end():])
+            found.append((bool(measures or said) or money and own in MONEY_UNITS, r.id))
+    best = [rid for asked, rid in found if asked] or ([rid for _, rid in found] if len(found) == 1 else [])
+    return best if len(best) == 1 else measures
 
 
 def _per_after(question: str, r, words: dict[str, list[str]]) -> bool:
