@@ -39,6 +39,20 @@ def test_half_a_year_is_six_complete_months_and_a_fortnight_fourteen_days():
     assert evaluate(fortnight) == evaluate(find_windows("the last 14 days")[0])
 
 
+@pytest.mark.parametrize(("shorthand", "spelled"), [
+    ("top sellers L30D", "the last 30 days"), ("L7D?", "最近7天"), ("refunds l8w", "the last 8 weeks"),
+    ("GMV L12M by month", "the last 12 months"),
+])  # fmt: skip
+def test_business_shorthand_for_the_last_n_days_weeks_and_months_is_that_window(shorthand, spelled):
+    (short,), (long,) = find_windows(shorthand), find_windows(spelled)
+    assert evaluate(short) == evaluate(long)
+
+
+@pytest.mark.parametrize("question", ["PL7D margin", "L30DAYS", "ML12M"])
+def test_shorthand_inside_another_word_is_no_window(question):
+    assert find_windows(question) == []
+
+
 def test_last_week_is_the_previous_monday_to_sunday():
     conn = sqlite3.connect(":memory:")
     (w,) = find_windows("上周")

@@ -9,7 +9,7 @@ The business calendar (shared with the demo's examples and gold set): weeks run 
 "上周 / last week" is the previous full week, "本周 / this week" this Monday to today, "上周末 / last
 weekend" last week's Saturday and Sunday; "上个月" the
 previous calendar month; "本月 / 今年" to date; "去年" the previous calendar year; "最近N天 / last N
-days" today and the N-1 days before; "最近N个月 / last N months" and "最近N周" the N complete months
+days" (L30D) today and the N-1 days before; "最近N个月 / last N months" and "最近N周" the N complete months
 (weeks) before the current one; quarters are calendar quarters. Named days, months, quarters and years
 ("双十一", "10月", "Q3 2025", "in 2025") are resolved by `knowledge.named_periods`.
 
@@ -128,6 +128,8 @@ _COUNTED: list[tuple[str, object]] = [
     (rf"(?:最近|近|过去|前){_NUM}\s*个{_ZH_KIND}月", _months),
     (rf"{_LAST}{_EN_NUM}\s+{_KIND}(?:months?|mos?|mths?)\b", _months),  # "last 6 mos"
     (rf"\b{_EN_NUM}\s+{_KIND}months{_BEFORE_NOW}", _months),
+    # business shorthand: "L30D" / "L7D" the last 30 / 7 days, "L8W" the last 8 weeks, "L12M" the last 12 months
+    (r"\bL(\d{1,4})D\b", _days), (r"\bL(\d{1,3})W\b", _weeks), (r"\bL(\d{1,3})M\b", _months),
 ]
 
 

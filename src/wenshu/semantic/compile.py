@@ -29,14 +29,15 @@ class Compiler(SqlWriter):
     """A plan of totals: a CTE per measure at its own grain, met on the plan's keys."""
 
     # -- one measure at its grain ----------------------------------------------------------------
-    def measure_cte(self, m: Measure, window: Window | None, whole_of: list[str] | None = None) -> str:
+    def measure_cte(self, m: Measure, window: Window | None, whole_of: list[str] | None = None,
+                    total: bool = False) -> str:
         """`m` per key of the split (and period), in `window`, under the plan's filters (with `whole_of`, only
-        the filters on those dimensions: the whole a share divides by)."""
+        the filters on those dimensions: the whole a share divides by; `total`: one row, no split)."""
         used: set[str] = {m.table}
-        split = [self.reaching(d, m.table) for d in self.keys_dims]
+        split = [] if total else [self.reaching(d, m.table) for d in self.keys_dims]
         groups = [self.ref(d, d.key) for d in split]  # namesakes stay apart
         used.update(d.table for d in split)
-        if self.plan.grain:
+        if self.plan.grain and not total:
             groups.append(self.engine.bucket(self.plan.grain, self.time_column(m, used)))
         keys = [f"{g} AS {'p' if self.plan.grain and i == len(groups) - 1 else f'd{i}'}" for i, g in enumerate(groups)]
         value = AGG[m.agg].format(e=self.qualify(m.expr, m.table, used) if m.expr else "*")
@@ -139,9 +140,13 @@ class Compiler(SqlWriter):
         if plan.share:
             first = self.value(metrics[0], "m", False)
             over = f"SUM({first}) OVER ({f'PARTITION BY {key_of}.p' if plan.grain else ''})"
-            if plan.filters and not keys:  # 钻石会员占了多少: the filtered part over the unfiltered whole
+            # "华东 / 华北 each: what share": the split's own named members over the whole of every member
+            named = [f.dimension for f in plan.filters if f.dimension in plan.dimensions] if not plan.grain else []
+            if plan.filters and (not keys or named):  # 钻石会员占了多少: the filtered part over the unfiltered whole
+                kept = [f.dimension for f in plan.filters if f.dimension not in named] if keys else []
                 whole = [self.metric(b) for b in self.bases(metrics[:1])]
-                ctes |= {f"t_{b.id}": self.measure_cte(b, plan.window, plan.share_within) for b in whole}
+                ctes |= {f"t_{b.id}": self.measure_cte(b, plan.window, plan.share_within + kept, total=True)
+                         for b in whole}
                 source += "".join(f" CROSS JOIN t_{b.id}" for b in whole)
                 over = self.value(metrics[0], "t", False)
             select.append(f"{self.engine.round2(f'100.0 * {first} / NULLIF({over}, 0)')} AS {self.q(SHARE[self.lang])}")

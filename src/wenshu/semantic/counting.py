@@ -155,7 +155,7 @@ def counted(model: SemanticModel, question: str, values: dict[str, list[str]],
     return [mid for _, mid in sorted(fits, key=lambda f: f[0])]
 
 
-_ASKED = re.compile(r"\b(how many|number of|count of|count)\b|(多少|几)\s*(笔|单|个|次|件|位|人)", re.I)
+_ASKED = re.compile(r"\b(how many|number of|count of|count|number(?= and\b))\b|(多少|几)\s*(笔|单|个|次|件|位|人)", re.I)
 
 
 def asked(question: str) -> bool:

@@ -11,8 +11,9 @@
   % of sales" asks for gross profit and the gross margin (毛利占销售额的百分比 too), not sales.
 - The rows a named ratio is a rate of, said after a preposition, are its scope, not another measure: "the
   refund rate on last quarter's orders" asks for the refund rate only (orders is the table its parts count).
-- An average per one of the denominator's units (the model's `unit`), nothing named, is the ratio whose
-  numerator's unit is asked: "平均每单花多少钱" is GMV (元) / paid orders (单), "平均每单几件" units (件) per order.
+- A measure per one of a ratio's denominator units (the model's `unit`) is the ratio: "单均件数" is units (件)
+  per order (单); with nothing named, an average per the unit is the ratio whose numerator's unit is asked:
+  "平均每单花多少钱" is GMV (元) / paid orders (单), "平均每单几件" units per order.
 """
 
 from __future__ import annotations
@@ -44,24 +45,39 @@ def averaged(model: SemanticModel, question: str, measures: list[str], words: di
     return measures
 
 
-def per_unit(model: SemanticModel, question: str, measures: list[str], money: bool) -> list[str]:
-    """Nothing named but a ratio's numerator, an average per one denominator unit ("平均每单", "每笔平均"):
-    the ratio (not a percentage) with that denominator unit whose numerator is named or its unit asked after
-    it ("几件", "多少元"), or whose numerator is money when money is asked (`money`: "多少钱"); the only such
-    ratio otherwise."""
-    if len(measures) > 1 or not _AVERAGE.search(question):
-        return measures
+def per_unit(model: SemanticModel, question: str, measures: list[str], words: dict[str, list[str]],
+             money: bool) -> list[str]:
+    """A ratio (not a percentage) whose denominator is named by its unit: "单均件数", "平均每单的件数" (a named
+    numerator right after it) are units per order; with nothing named but an average per the unit ("平均每单",
+    "人均"), the ratio whose numerator's unit is asked after it ("几件", "多少元") or whose numerator is money
+    when money is asked (`money`: "多少钱"), or the only such ratio. `words`: each named measure's words."""
     units = {x.id: (x.unit or "").casefold() for x in model.measures}
+    per = {r.id: _per_unit(units.get(r.denominator, "")) for r in model.ratios if r.scale == 1 and r.unit != "%"}
+    per = {k: v for k, v in per.items() if v}
+    out = list(measures)
+    for r in model.ratios:
+        said = [m.start() for w in words.get(r.numerator, []) for m in re.finditer(re.escape(w), question, re.I)]
+        if r.id in per and r.numerator in out and any(re.search(f"(?:{per[r.id]})的?\\s*$", question[:at]) for at in said):
+            out = [r.id if x == r.numerator else x for x in out]
+    if out != measures or len(measures) > 1:
+        return out
     found = []
     for r in model.ratios:
-        per = units.get(r.denominator)
-        hit = per and r.scale == 1 and r.unit != "%" and re.search(r"每\s*[一1]?\s*" + re.escape(per), question)
-        if hit and measures in ([], [r.numerator]):
+        hit = r.id in per and measures in ([], [r.numerator]) and re.search(per[r.id], question)
+        if hit and (_AVERAGE.search(question) or "均" in hit.group(0)):
             own = units.get(r.numerator, "")
-            said = own and re.search(r"(?:多少|几)\s*" + re.escape(own), question[hit.end():])
-            found.append((bool(measures or said) or money and own in MONEY_UNITS, r.id))
+            asked = own and re.search(r"(?:多少|几)\s*" + re.escape(own), question[hit.end():])
+            found.append((bool(measures or asked) or money and own in MONEY_UNITS, r.id))
     best = [rid for asked, rid in found if asked] or ([rid for _, rid in found] if len(found) == 1 else [])
     return best if len(best) == 1 else measures
+
+
+def _per_unit(unit: str) -> str:
+    """Words for "per one `unit`": 平均每单, 每一单, 单均, 每单平均 (no pattern for a unit that is no single CJK word)."""
+    if not re.fullmatch(r"[\u4e00-\u9fff]", unit):
+        return ""
+    u = re.escape(unit)
+    return rf"(?:平均)?每\s*[一1]?\s*{u}(?:平均)?|{u}均"
 
 
 def _per_after(question: str, r, words: dict[str, list[str]]) -> bool:

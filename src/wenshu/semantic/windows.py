@@ -20,6 +20,12 @@ BEFORE = (r"前一(?:周|个?星期|个?月|天|日|个?季度|年)|再往前推
           r"\bthe (?:week|month|day|quarter|year) before\b|\b(?:a|one) (?:week|month|day|quarter|year) (?:earlier|before)\b")
 
 
+# a period over the period before, said with no window ("is app GMV up or down WoW?"): the last complete period
+_OVER = {"last week": r"\bwow\b|\bweek[- ](?:over|on)[- ]week\b|周环比",
+         "last month": r"\bmom\b|\bmonth[- ](?:over|on)[- ]month\b|月环比",
+         "last quarter": r"\bqoq\b|\bquarter[- ](?:over|on)[- ]quarter\b|季度?环比"}
+
+
 def followup_window(question: str, previous: Window | None, compare: str = "none") -> Window | None:
     """The window a follow-up asks for: one period before the previous window when it says so, else the
     period the follow-up names (None: it names none, and the previous window stays)."""
@@ -28,15 +34,20 @@ def followup_window(question: str, previous: Window | None, compare: str = "none
                                                       question, flags=re.I)
     if previous is not None and re.search(BEFORE, said, re.I):
         return previous.shifted("previous")
-    return plan_window(question, compare)
+    return plan_window(question, compare, implied=previous is None)
 
 
-def plan_window(question: str, compare: str = "none") -> Window | None:
+def plan_window(question: str, compare: str = "none", implied: bool = True) -> Window | None:
     """The window a plan answers for: the question's first period, not counting the one a comparison names
-    ("和去年同期比" names last year only as what this period is compared with)."""
-    if compare != "none":
-        question = re.sub(CUES[compare], " ", question, flags=re.I)
-    return question_window(question)
+    ("和去年同期比" names last year only as what this period is compared with). With none named, a period over
+    the period before ("WoW", "month over month", 月环比) is the last complete one (`implied`: a follow-up
+    keeps its previous window instead)."""
+    said = re.sub(CUES[compare], " ", question, flags=re.I) if compare != "none" else question
+    found = question_window(said)
+    if found is None and compare != "none" and implied:
+        period = next((p for p, words in _OVER.items() if re.search(words, question, re.I)), None)
+        return question_window(period) if period else None
+    return found
 
 
 def question_window(question: str) -> Window | None:

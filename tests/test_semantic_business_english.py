@@ -1,0 +1,131 @@
+"""How business people type questions in English shorthand and in everyday words: a period over the period
+before with no window named (WoW, MoM, 月环比) is the last complete period against the one before, "vs LY" a
+year-over-year comparison, a share of several named values one share each, "how much of X was Y" a share with
+its amount, "count and amount" both, "refunds over 2,000" the rows the bound names, and a measure per one of
+a ratio's denominator units (单均件数, 人均) that ratio. Pure functions on the demo's bundled model, compiled SQL
+run on a real demo database; the questions are written here."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from wenshu.knowledge.time_phrases import evaluate, find_windows
+from wenshu.semantic.compile import compile_plan
+from wenshu.semantic.grounding import ground
+from wenshu.semantic.library import bundled_text
+from wenshu.semantic.listing import detail
+from wenshu.semantic.mentions import read
+from wenshu.semantic.model import parse_model
+from wenshu.semantic.plan import QueryPlan, Window
+from wenshu.semantic.windows import followup_window, plan_window
+
+MODEL = parse_model(bundled_text("demo"))
+
+
+def grounded(question: str) -> QueryPlan:
+    m = read(MODEL, question)
+    got = ground(QueryPlan(measures=m.measures or ["gmv"]), MODEL, question)
+    assert got.plan is not None, got.reason
+    return got.plan
+
+
+def window_of(phrase: str) -> tuple:
+    return evaluate(find_windows(phrase)[0])
+
+
+@pytest.mark.parametrize(("question", "period"), [
+    ("is web revenue up or down WoW?", "last week"),
+    ("paid orders, week-over-week", "last week"),
+    ("AOV MoM by channel", "last month"),
+    ("家电品类销售额的月环比", "last month"),
+    ("QoQ GMV per region", "last quarter"),
+])  # fmt: skip
+def test_a_period_over_the_one_before_with_no_window_is_the_last_complete_period(question, period):
+    m = read(MODEL, question)
+    got = plan_window(question, m.compare)
+    assert m.compare != "none" and got is not None
+    assert (got.start, got.end) == window_of(period)
+
+
+def test_a_named_window_wins_and_a_follow_up_keeps_its_own():
+    this_month = plan_window("GMV this month MoM", "previous")
+    assert this_month is not None and (this_month.start, this_month.end) <= window_of("this month")
+    before = Window.model_validate({"start": "2026-03-09", "end": "2026-03-16"})
+    assert followup_window("and WoW?", before, read(MODEL, "and WoW?").compare) is None  # the previous window stays
+    assert plan_window("GMV by channel", "none") is None  # no comparison: no window implied
+
+
+def test_a_wow_question_compiles_to_last_week_against_the_week_before(demo_db_file):
+    question = "Is app GMV up or down WoW?"
+    plan = grounded(question).model_copy(update={"window": plan_window(question, read(MODEL, question).compare)})
+    start, end = window_of("last week")
+    with sqlite3.connect(demo_db_file) as conn:
+        row = conn.execute(compile_plan(MODEL, plan).sql).fetchone()
+        now, before = (conn.execute("SELECT SUM(pay_amount) FROM orders WHERE status = 1 AND channel = 'app'"
+                                    " AND order_date >= date(?, ?) AND order_date < date(?, ?)", (a, shift, b, shift)
+                                    ).fetchone()[0] for a, b, shift in ((start, end, "+0 days"),
+                                                                       (start, end, "-7 days")))
+    assert round(row[0], 2) == round(now, 2) and round(row[1], 2) == round(before, 2)
+
+
+@pytest.mark.parametrize("question", ["What's our MTD GMV vs LY?", "web orders this quarter versus LY"])
+def test_versus_ly_is_year_over_year(question):
+    assert read(MODEL, question).compare == "yoy"
+
+
+def test_only_ly_after_versus_is_last_year():
+    assert read(MODEL, "GMV of the ugly sweaters this month").compare == "none"
+
+
+def test_a_share_of_several_named_values_is_one_share_each(demo_db_file):
+    plan = grounded("last month, what share of paid orders came from 华东 / 华北 / 华南?")
+    assert plan.share and plan.dimensions == ["region"]
+    with sqlite3.connect(demo_db_file) as conn:
+        rows = conn.execute(compile_plan(MODEL, plan).sql).fetchall()
+    assert {r[0] for r in rows} == {"华东", "华北", "华南"}
+    assert 0 < sum(r[-1] for r in rows) < 100  # each of all regions' total, not of the three named alone
+
+
+def test_how_much_of_a_total_one_value_was_is_its_share_with_its_amount():
+    plan = grounded("How much of this month's GMV was the app?")
+    assert plan.share and plan.value_too and [f.values for f in plan.filters] == [["app"]]
+    assert not read(MODEL, "how much of the budget did we spend on ads").share  # no "was / came from": no share
+
+
+def test_count_and_amount_of_rows_are_both_measures():
+    assert grounded("refunds per reason last week, with count and amount").measures == ["refund_count", "refund_amount"]
+    assert grounded("paid orders by channel: number and amount").measures == ["paid_orders", "gmv"]
+
+
+@pytest.mark.parametrize(("question", "bound"), [
+    ("Show me refunds over 1,500 from the last 10 days, largest first", 1500),
+    ("上周超过3000元的退款", 3000),
+])  # fmt: skip
+def test_rows_a_bound_names_are_listed_largest_first(question, bound):
+    listed = detail(MODEL, read(MODEL, question), question)
+    assert listed is not None and listed.plan is not None
+    plan = listed.plan
+    assert plan.records == "refund" and plan.filters[0].values == [bound] and (plan.order, plan.order_by) == (
+        "desc", "refund_amount")
+
+
+@pytest.mark.parametrize("question", ["how many refunds over 2000 last week", "refund amount over 2000 by reason"])
+def test_a_count_or_a_split_of_bounded_rows_is_no_list(question):
+    assert detail(MODEL, read(MODEL, question), question) is None
+
+
+@pytest.mark.parametrize(("question", "measures"), [
+    ("近三个月每月的单均件数", ["units_per_order"]),  # 单均: per order, of the units named after it
+    ("各渠道的客单价和平均每单的件数", ["aov", "units_per_order"]),
+    ("上个月人均花了多少钱", ["spend_per_buyer"]),  # 人均: per buyer (人), money asked
+    ("revenue per customer by channel this year", ["spend_per_buyer"]),  # the model's name for it, no customer split
+])  # fmt: skip
+def test_a_measure_per_one_denominator_unit_is_the_ratio(question, measures):
+    plan = grounded(question)
+    assert plan.measures == measures and "customer" not in plan.dimensions
+
+
+def test_women_and_men_are_the_gender_values():
+    assert read(MODEL, "GMV from women vs men last month").values == {"gender": ["F", "M"]}
