@@ -44,6 +44,7 @@ def test_an_average_not_per_the_denominators_rows_is_not_the_ratio():
 @pytest.mark.parametrize(("question", "measures"), [
     ("上个月各个渠道平均每单大概花多少钱", ["aov"]),  # 单: the orders' unit; 多少钱: the numerator is money
     ("上周平均每笔退了多少钱", ["avg_refund"]),  # 笔: the refunds' unit
+    ("这个月平均一单要花多少钱", ["aov"]),
     ("今年平均每单能卖出几件", ["units_per_order"]),  # 几件: the numerator's unit, not a count of units beside it
 ])  # fmt: skip
 def test_an_average_per_a_denominator_unit_is_the_ratio_whose_numerator_unit_is_asked(question, measures):

@@ -46,7 +46,7 @@ CUES = {
              r"|\b(each|every) \w+(?:'s|’s) (percentage|percent|share|fraction)\b|\bwhat fraction\b|\bfraction of\b"
              r"|\bslices?\b|\baccount(s|ed)? for\b|\bcontribut(e|es|ed|ion|ions)\b|\bmix\b|\bmakes? up\b"
              r"|\bhow much of (\S+\s+){0,4}?(was|were|is|are|came from|comes? from)\b",
-    "rank": r"前\s*" + NUM + r"\s*(名|个|位|家|款|大|的|是|$)" + NOT_PERIOD + "|" + NUM + COUNTED
+    "rank": r"前\s*" + NUM + r"\s*(名|个|位|家|款|大|的|是|$)" + NOT_PERIOD + "|(?<!平均)(?<!每)" + NUM + COUNTED
             + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
             r"|排名|排行|垫底|拖后腿|(?<!at )\bmost(?! recent\b)|(?<!at )\b(highest|lowest|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest"
             r"|biggest|strongest|weakest|thinnest|slimmest|poorest|cheapest|top-selling|best-selling)\b",  # "at least one": a condition

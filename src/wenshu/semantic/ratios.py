@@ -73,11 +73,11 @@ def per_unit(model: SemanticModel, question: str, measures: list[str], words: di
 
 
 def _per_unit(unit: str) -> str:
-    """Words for "per one `unit`": 平均每单, 每一单, 单均, 每单平均 (no pattern for a unit that is no single CJK word)."""
+    """Words for "per one `unit`": 平均每单, 每一单, 单均, 每单平均, 平均一单 (no pattern for a unit that is no single CJK word)."""
     if not re.fullmatch(r"[\u4e00-\u9fff]", unit):
         return ""
     u = re.escape(unit)
-    return rf"(?:平均)?每\s*[一1]?\s*{u}(?:平均)?|{u}均"
+    return rf"(?:平均)?每\s*[一1]?\s*{u}(?:平均)?|{u}均|平均\s*[一1]\s*{u}"
 
 
 def _per_after(question: str, r, words: dict[str, list[str]]) -> bool:
