@@ -2,7 +2,8 @@
 before with no window named (WoW, MoM, 月环比) is the last complete period against the one before, "vs LY" a
 year-over-year comparison, a share of several named values one share each, "how much of X was Y" a share with
 its amount, "count and amount" both, "refunds over 2,000" the rows the bound names, and a measure per one of
-a ratio's denominator units (单均件数, 人均) that ratio. Pure functions on the demo's bundled model, compiled SQL
+a ratio's denominator units (单均件数, 人均) that ratio; "how did each region do" is the headline measure split,
+"this month vs last" the month before, "as %" a share. Pure functions on the demo's bundled model, compiled SQL
 run on a real demo database; the questions are written here."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.grounding import ground
 from wenshu.semantic.library import bundled_text
 from wenshu.semantic.listing import detail
-from wenshu.semantic.mentions import read
+from wenshu.semantic.mentions import headlined, read
 from wenshu.semantic.model import parse_model
 from wenshu.semantic.plan import QueryPlan, Window
 from wenshu.semantic.windows import followup_window, plan_window
@@ -129,3 +130,30 @@ def test_a_measure_per_one_denominator_unit_is_the_ratio(question, measures):
 
 def test_women_and_men_are_the_gender_values():
     assert read(MODEL, "GMV from women vs men last month").values == {"gender": ["F", "M"]}
+
+
+@pytest.mark.parametrize(("question", "split", "values"), [
+    ("How did each channel do last week?", ["channel"], {}),
+    ("各大区上个月表现如何", ["region"], {}),
+    ("how did the web channel do yesterday", [], {"channel": ["web"]}),
+])  # fmt: skip
+def test_how_members_did_with_no_measure_named_is_the_headline_measure(question, split, values):
+    m = headlined(MODEL, read(MODEL, question), question)
+    assert m.measures == [MODEL.headline] and m.split == split and {d: v for d, v in m.values.items()
+                                                                     if d == "channel"} == values
+    assert headlined(MODEL, read(MODEL, "how is it going"), "how is it going").measures == []  # nothing to split
+
+
+def test_a_named_measure_is_kept_when_asking_how_members_did():
+    question = "how did refunds do by reason last month"
+    assert headlined(MODEL, read(MODEL, question), question).measures == ["refund_count"]
+
+
+@pytest.mark.parametrize("question", ["paid orders this month vs last?", "GMV this week compared with last"])
+def test_versus_last_alone_is_the_period_before(question):
+    assert read(MODEL, question).compare == "previous"
+
+
+def test_as_a_percent_sign_is_a_share():
+    assert read(MODEL, "revenue by city tier last quarter, as %").share
+    assert not read(MODEL, "orders last quarter versus last year").share

@@ -38,10 +38,11 @@ CUES = {
                 r"|\b(up|down|rise|rose|grow|grew|change|changed|increase|decrease|fall|fell|drop|dropped)\b.{0,15}\bfrom the"
                 r" (week|month|day|quarter|year) (before|prior)"
                 r"|比再前|(比|和|跟|与|同|较)再往?前一个?(周|星期|月|天|日|季度|年)|再往?前一个?(周|星期|月|天|日|季度|年)的?(相?比|对比)"
-                r"|(vs\.?|versus)\s*(上个?月|上周|上星期|上季度|昨天|前一天|上期|[前上]一(周|个?星期|个?月|个?季度|年|天))",
+                r"|(vs\.?|versus)\s*(上个?月|上周|上星期|上季度|昨天|前一天|上期|[前上]一(周|个?星期|个?月|个?季度|年|天))"
+                r"|\b(vs\.?|versus|against|than|compared (to|with))\s+last\b(?!\s*[a-z0-9])",  # "this month vs last?"
     "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比|百分之几|几成)|占[^，。？,.?多少]{0,6}多少(?!钱)|\bshares?\b|percentage of|proportion|what percent"
              r"|\bwhat % of\b|% of (the )?total"
-             r"|\bas (a )?percentages?\b|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent(age)?( terms)?\b"
+             r"|\bas (a )?percentages?\b|\b(as|in) (an? )?%|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent(age)?( terms)?\b"
              r"|\b(and|with|plus) (the |a |their |its )?percent(age)?s?\b(?! (change|growth|increase|decrease|drop|rise))"
              r"|\b(each|every) \w+(?:'s|’s) (percentage|percent|share|fraction)\b|\bwhat fraction\b|\bfraction of\b"
              r"|\bslices?\b|\baccount(s|ed)? for\b|\bcontribut(e|es|ed|ion|ions)\b|\bmix\b|\bmakes? up\b"
@@ -65,6 +66,9 @@ CUES = {
             r"|\b(grew|rose|increased|jumped|climbed|gained)( the)? (most|fastest|furthest)\b"
             r"|\b(biggest|largest|strongest|fastest|sharpest) (growth|increases?|gains?|jumps?|rises?|risers?)\b"
             r"|\bfastest[- ]growing\b",
+    # how members did, no measure named ("how did each region do", 各渠道表现如何): the headline measure, split
+    "performance": r"\bhow (did|does|do|is|are|was|were|have|has)\b.{0,40}?\b(do|doing|did|done|perform|performing|performed"
+                   r"|go|going|gone)\b|表现(如何|怎么样|怎样|咋样)|(卖|做)得(怎么样|如何|咋样|怎样)",
     # a rank by judgement, not by size: which end is "worst" depends on the measure (`Measure.better`)
     "judged": r"最(好|差)|拖后腿|\b(best|worst|strongest|weakest|poorest|better|worse)\b",
     # the question asks for money, not a count ("how much money went back in refunds")

@@ -73,8 +73,11 @@ def oriented(m: Mentions, model: SemanticModel, measure: str | None) -> str | No
 
 def headlined(model: SemanticModel, m: Mentions, question: str) -> Mentions:
     """A question (not a follow-up, which keeps its plan's measure) that ranks by judgement and names no measure
-    ("哪个渠道卖得最好", "which region is doing worst"): ranked by the model's headline measure."""
-    if m.measures or not m.rank or not m.judged or not model.headline or m.near_measures:
+    ("哪个渠道卖得最好", "which region is doing worst"), or asks how members did ("how did each region do last
+    month", 各渠道表现如何): ranked or split by the model's headline measure."""
+    if m.measures or not model.headline or m.near_measures:
+        return m
+    if not (m.rank and m.judged or cue("performance", question) and (m.split or m.values)):
         return m
     return replace(m, measures=[model.headline], measure_words={model.headline: []})
 
