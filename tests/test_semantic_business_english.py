@@ -3,7 +3,8 @@ before with no window named (WoW, MoM, 月环比) is the last complete period ag
 year-over-year comparison, a share of several named values one share each, "how much of X was Y" a share with
 its amount, "count and amount" both, "refunds over 2,000" the rows the bound names, and a measure per one of
 a ratio's denominator units (单均件数, 人均) that ratio; "how did each region do" is the headline measure split,
-"this month vs last" the month before, "as %" a share. Pure functions on the demo's bundled model, compiled SQL
+"this month vs last" the month before, "as %" a share; terse follow-ups swap the split ("now by region"), drop
+it ("drop the channel split") or sort by a measure already shown ("sort by orders instead"). Pure functions on the demo's bundled model, compiled SQL
 run on a real demo database; the questions are written here."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 
 from wenshu.knowledge.time_phrases import evaluate, find_windows
 from wenshu.semantic.compile import compile_plan
+from wenshu.semantic.edits import edit
 from wenshu.semantic.grounding import ground
 from wenshu.semantic.library import bundled_text
 from wenshu.semantic.listing import detail
@@ -157,3 +159,35 @@ def test_versus_last_alone_is_the_period_before(question):
 def test_as_a_percent_sign_is_a_share():
     assert read(MODEL, "revenue by city tier last quarter, as %").share
     assert not read(MODEL, "orders last quarter versus last year").share
+
+
+PREVIOUS = QueryPlan.model_validate({"measures": ["gmv", "paid_orders"], "dimensions": ["channel"],
+                                     "window": {"start": "2026-11-23", "end": "2026-11-30"}})
+
+
+def edited(question: str) -> QueryPlan | None:
+    m = read(MODEL, question)
+    return edit(PREVIOUS, m, followup_window(question, PREVIOUS.window, m.compare), question, MODEL)
+
+
+@pytest.mark.parametrize(("question", "dimensions"), [
+    ("now by region", ["region"]),  # swapped
+    ("now split by gender", ["gender"]),
+    ("break it down by city", ["channel", "city"]),  # a drill-down keeps the split it had
+    ("drop the channel split", []),
+    ("不要按渠道拆了", []),
+])  # fmt: skip
+def test_a_terse_follow_up_swaps_adds_or_drops_the_split(question, dimensions):
+    plan = edited(question)
+    assert plan is not None and plan.dimensions == dimensions and plan.measures == PREVIOUS.measures
+
+
+@pytest.mark.parametrize("question", ["sort by orders instead", "rank by orders"])
+def test_sorting_by_rows_already_counted_orders_by_that_count(question):
+    plan = edited(question)
+    assert plan is not None and (plan.order_by, plan.order, plan.measures) == ("paid_orders", "desc", PREVIOUS.measures)
+
+
+def test_rows_named_without_a_sort_only_filter():
+    plan = edited("only the orders thru app")
+    assert plan is not None and plan.order_by is None and [f.values for f in plan.filters] == [["app"]]

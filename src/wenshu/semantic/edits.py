@@ -24,7 +24,8 @@ from wenshu.semantic.model import Record, SemanticModel
 from wenshu.semantic.plan import Filter, QueryPlan, Window
 
 ADD = r"加上|再加|还有|以及|同时|顺便|也看|也要|\balso\b|\bas well\b|\btoo\b|\badd\b"
-SWAP = r"换成|换为|改成|改为|改按|换按|而不是|替换|instead|rather than|switch to|change to|\bswap\b|\breplace\b"
+SWAP = r"换成|换为|改成|改为|改按|换按|而不是|替换|instead|rather than|switch to|change to|\bswap\b|\breplace\b" \
+       r"|\bnow (?:split |broken down |break (?:it |that )?down )?(?:by|per)\b"  # "now by region": the split swapped
 JOIN_IN = r"也(?!不|没)|一起|一并|\balso\b|\btoo\b|\bas well\b|\balong with\b|\btogether with\b|\bincluding\b"  # a value added
 DROP_FILTERS = r"不限|所有|全部|全国|整体|\ball\b|\boverall\b|\bin total\b"
 OTHERS = r"(其他|其它|别的|其余|\bother|\bthe rest of(?: the)?|\ball the other)\s*(的)?\s*"  # "其他region也列出来"
@@ -39,7 +40,11 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     record = next((r for r in model.records if r.id == previous.records), None)
     named = distinct_counts(model, m.counted, m.measures, previous.measures)  # "how many different customers"
     if not asked(question) and rows_only(model, named, m.measure_words, previous.measures):
-        named = []  # "only the orders thru app": the rows the previous measure counts, filtered; no new count
+        # "only the orders thru app": the rows the previous measure counts, filtered; no new count ("sort by
+        # orders": ranked by the previous count of those rows)
+        tables = {x.table.lower() for x in model.measures if x.id in named}
+        named = [x.id for x in model.measures if m.rank and x.id in previous.measures and x.agg == "count"
+                 and x.table.lower() in tables][:1]
     m, named = _swapped_rows(previous, m, named, model)
     columns = edited_columns(previous, record, model, question) if record else None
     if columns is not None:  # "add the city each of those orders ships to": a column, no count, no split
@@ -89,6 +94,8 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     if split:
         keep = [] if re.search(SWAP, question, re.I) else previous.dimensions
         update["dimensions"] = (keep + split)[-2:]
+    elif not record and re.search(DROP_COLUMN, question, re.I) and (gone := [d for d in m.dimensions if d in previous.dimensions]):
+        update["dimensions"] = [d for d in previous.dimensions if d not in gone]  # "drop the channel split", 不按渠道分了
     earlier = next((k for k in ("yoy", "previous") if window is not None and previous.window is not None and m.compare == "none"
                     and cue("versus", question) and window == previous.window.shifted(k)), None)
     if earlier:  # "拿去年9月的放一起对比下" after September: the same window, compared with that one
