@@ -1,11 +1,11 @@
-"""How business people type questions in English shorthand and in everyday words: a period over the period
-before with no window named (WoW, MoM, 月环比) is the last complete period against the one before, "vs LY" a
-year-over-year comparison, a share of several named values one share each, "how much of X was Y" a share with
-its amount, "count and amount" both, "refunds over 2,000" the rows the bound names, and a measure per one of
-a ratio's denominator units (单均件数, 人均) that ratio; "how did each region do" is the headline measure split,
-"this month vs last" the month before, "as %" a share; terse follow-ups swap the split ("now by region"), drop
-it ("drop the channel split") or sort by a measure already shown ("sort by orders instead"). Pure functions on the demo's bundled model, compiled SQL
-run on a real demo database; the questions are written here."""
+"""How business people type questions in English shorthand and in everyday words: a period over the period before with
+no window named (WoW, MoM, 月环比) is the last complete period against the one before, "vs LY" a year-over-year
+comparison, a share of several named values one share each, "how much of X was Y" a share with its amount, "count
+and amount" both, "refunds over 2,000" the rows the bound names, and a measure per one of a ratio's denominator
+units (单均件数, 人均) that ratio; "how did each region do" is the headline measure split, "this month vs last" the month
+before, "as %" a share; terse follow-ups swap the split ("now by region"), drop it ("drop the channel split") or
+sort by a measure already shown ("sort by orders instead"). Pure functions on the demo's bundled model, compiled
+SQL run on a real demo database; the questions are written here."""
 
 from __future__ import annotations
 

@@ -94,7 +94,8 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     if split:
         keep = [] if re.search(SWAP, question, re.I) else previous.dimensions
         update["dimensions"] = (keep + split)[-2:]
-    elif not record and re.search(DROP_COLUMN, question, re.I) and (gone := [d for d in m.dimensions if d in previous.dimensions]):
+    elif not record and re.search(DROP_COLUMN, question, re.I) and \
+            (gone := [d for d in m.dimensions if d in previous.dimensions]):
         update["dimensions"] = [d for d in previous.dimensions if d not in gone]  # "drop the channel split", 不按渠道分了
     earlier = next((k for k in ("yoy", "previous") if window is not None and previous.window is not None and m.compare == "none"
                     and cue("versus", question) and window == previous.window.shifted(k)), None)

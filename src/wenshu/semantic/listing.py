@@ -70,7 +70,8 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     plain = not m.measures and not m.split and not counts and names_record(record, m, model, question)
     # "show me refunds over 2,000 last week, biggest first": the rows a bound names, nothing summed or counted
     bounded = bool(thresholds(question)) and not m.split and not counts \
-        and (names_record(record, m, model, question) or _shared(record, m)) and all(x in measures and measures[x].agg == "count" and measures[x].table == record.table for x in m.measures)
+        and (names_record(record, m, model, question) or _shared(record, m)) \
+        and all(x in measures and measures[x].agg == "count" and measures[x].table == record.table for x in m.measures)
     if not (m.listing or m.rank and (m.limit or len(fields) >= 3) or newest or len(fields) >= 2 and not counts or plain
             or bounded):
         return None  # ("华南区的退款记录发我一下": the records named, nothing measured, are listed: `plain`)

@@ -57,7 +57,8 @@ def per_unit(model: SemanticModel, question: str, measures: list[str], words: di
     out = list(measures)
     for r in model.ratios:
         said = [m.start() for w in words.get(r.numerator, []) for m in re.finditer(re.escape(w), question, re.I)]
-        if r.id in per and r.numerator in out and any(re.search(f"(?:{per[r.id]})的?\\s*$", question[:at]) for at in said):
+        after = any(re.search(f"(?:{per.get(r.id, '^$')})的?\\s*$", question[:at]) for at in said)
+        if r.id in per and r.numerator in out and after:
             out = [r.id if x == r.numerator else x for x in out]
     if out != measures or len(measures) > 1:
         return out
