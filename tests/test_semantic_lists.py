@@ -106,3 +106,18 @@ def test_members_that_share_a_name_stay_apart(demo_db_file):
     assert len(rows) == buyers > names  # namesakes exist, and none is merged
     assert compiled.columns == ["客户ID", "客户", "订单量"] and all(isinstance(r[1], str) for r in rows)
     assert len({r[0] for r in rows}) == len(rows)  # the ids tell the namesakes apart
+
+
+def test_a_list_ranked_by_a_measures_row_value_shows_that_amount_in_place_of_its_own(demo_db_file):
+    plan = QueryPlan.model_validate({"records": "order", "filters": [{"dimension": "order_status", "values": ["1"]}],
+                                     "order": "desc", "order_by": "gmv", "limit": 5})
+    compiled = compile_plan(MODEL, plan, "sqlite", "en")
+    order = next(r for r in MODEL.records if r.id == "order")
+    assert len(compiled.columns) == len(order.columns)  # one amount: the one the rows are ranked by
+    with sqlite3.connect(demo_db_file) as conn:
+        rows = conn.execute(compiled.sql).fetchall()
+        top = [r[0] for r in conn.execute("SELECT pay_amount FROM orders WHERE status = 1 ORDER BY pay_amount DESC"
+                                          " LIMIT 5")]
+    assert [r[order.columns.index(order.value)] for r in rows] == top
+    named = compile_plan(MODEL, plan.model_copy(update={"columns": ["order_id", "city"]}), "sqlite", "en")
+    assert len(named.columns) == 3  # the fields named, then the amount ranked by

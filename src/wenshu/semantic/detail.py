@@ -91,8 +91,12 @@ class DetailCompiler(Compiler):
             ranked = self.metric(plan.order_by)
             value = self.qualify(ranked.expr, rec.table, used)
             if ranked.expr not in (plan.columns or rec.columns):
-                select.append(f"{value} AS {self.q(self.name(ranked))}")
-                columns.append(self.name(ranked))
+                item, at = f"{value} AS {self.q(self.name(ranked))}", len(select)
+                if not plan.columns and rec.value in rec.columns:  # "the 10 largest paid orders": the amount they
+                    at = rec.columns.index(rec.value)  # are ranked by shows in place of the record's own amount
+                    del select[at], columns[at]
+                select.insert(at, item)
+                columns.insert(at, self.name(ranked))
             order = f" ORDER BY {value} {(plan.order or 'desc').upper()}"
         elif rec.order:
             order = f" ORDER BY {self.qualify(rec.order, rec.table, used)}"
