@@ -191,3 +191,23 @@ def test_sorting_by_rows_already_counted_orders_by_that_count(question):
 def test_rows_named_without_a_sort_only_filter():
     plan = edited("only the orders thru app")
     assert plan is not None and plan.order_by is None and [f.values for f in plan.filters] == [["app"]]
+
+
+@pytest.mark.parametrize(("question", "difference"), [
+    ("上周的支付订单数比再前一周变化了多少？", True), ("GMV last month vs the month before, by how much?", True),
+    ("上周的订单量环比", False),  # the growth only
+])  # fmt: skip
+def test_a_change_asked_as_an_amount_shows_the_difference_beside_the_growth(question, difference):
+    assert grounded(question).difference is difference
+
+
+def test_the_difference_is_the_periods_values_subtracted(demo_db_file):
+    question = "上周的支付订单数比前一周变化了多少"
+    plan = grounded(question).model_copy(update={"window": plan_window(question, "previous")})
+    compiled = compile_plan(MODEL, plan, "sqlite", "zh")
+    assert compiled.columns[-1].endswith("变化量")
+    with sqlite3.connect(demo_db_file) as conn:
+        now, before, _, moved = conn.execute(compiled.sql).fetchone()
+    assert moved == now - before
+    rate = compile_plan(MODEL, plan.model_copy(update={"measures": ["refund_rate"]}), "sqlite", "zh")
+    assert len(rate.columns) == 3  # a rate's change is already a difference, in points

@@ -171,7 +171,7 @@ def test_a_plan_is_evaluated_by_its_own_shape_and_a_regenerated_answer_is_not_ex
     fake_model.queue(json.dumps({"measures": ["paid_orders"]}))
     resp = agent.ask(AgentRequest(message="上周订单量和前一周相比变化多少？"))  # 前一周: no top-N check on the plan
     assert step(resp, "evaluate").status == "ok" and "generate" not in [t.node for t in resp.trace]
-    assert resp.plan["plan"]["compare"] == "previous" and len(resp.columns) == 3
+    assert resp.plan["plan"]["compare"] == "previous" and len(resp.columns) == 4  # 变化多少: the amount too
     fake_model.default = "SELECT COUNT(*) AS n FROM regions"  # a plan with no rows: free SQL tries again
     empty = {"measures": ["gmv"], "filters": [{"dimension": "region", "values": ["不存在的大区"]}]}
     redone = agent.ask(AgentRequest(message="不存在的大区的销售额", plan=empty))

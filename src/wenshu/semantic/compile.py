@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlglot
 
 from wenshu.semantic.compiled import AGG, OPS, Compiled, PlanNotCompilable, key_column, literal
-from wenshu.semantic.labels import COMPARE, PERIOD, SHARE, change_name, coded, counted_name
+from wenshu.semantic.labels import COMPARE, DIFFERENCE, PERIOD, SHARE, change_name, coded, counted_name
 from wenshu.semantic.model import Measure, Ratio, SemanticModel
 from wenshu.semantic.paths import Unreachable, joins
 from wenshu.semantic.plan import QueryPlan, Window
@@ -137,6 +137,10 @@ class Compiler(SqlWriter):
                 change = change_name(self.name(mt), plan.compare, self.lang, self.in_points(mt))
                 select += [f"{prev} AS {self.q(earlier)}", f"{self.change(mt, now, then)} AS {self.q(change)}"]
                 columns += [earlier, change]
+                if plan.difference and not self.in_points(mt):  # "变化了多少": the amount too
+                    moved = DIFFERENCE[self.lang].format(self.name(mt))
+                    select.append(f"{self.engine.round2(f'{now} - {then}')} AS {self.q(moved)}")
+                    columns.append(moved)
         if plan.share:
             first = self.value(metrics[0], "m", False)
             over = f"SUM({first}) OVER ({f'PARTITION BY {key_of}.p' if plan.grain else ''})"

@@ -107,6 +107,7 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
         update["grain"] = m.grain
     if m.compare != "none":
         update["compare"] = m.compare
+        update["difference"] = cue("delta", question)
     if m.share:
         update["share"] = True
         update["share_within"] = [d for d in m.share_within if d in {f.dimension for f in update.get("filters", previous.filters)}]

@@ -16,6 +16,7 @@ COMPARE = {"zh": {"yoy": ("去年同期", "同比%"), "previous": ("上期", "�
 POINTS = {"zh": {"yoy": "同比(百分点)", "previous": "环比(百分点)", "week": "周同比(百分点)"},
           "en": {"yoy": "YoY (pts)", "previous": "change (pts)", "week": "WoW (pts)"}}
 SHARE = {"zh": "占比%", "en": "share %"}
+DIFFERENCE = {"zh": "{}变化量", "en": "{} change"}  # a comparison's change as an amount: 订单量变化量
 # the number of members (periods) a count of members answers with: 城市数, number of cities, 天数, number of days
 COUNTED_PERIOD = {"zh": {"day": "天数", "week": "周数", "month": "月数", "quarter": "季度数", "year": "年数"},
                   "en": {g: f"number of {g}s" for g in ("day", "week", "month", "quarter", "year")}}

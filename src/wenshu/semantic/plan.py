@@ -71,6 +71,7 @@ class QueryPlan(BaseModel):
     order: Literal["desc", "asc"] | None = None
     order_by: str | None = None  # a measure id of the plan; default the first
     by_change: bool = False  # with a comparison, ranked by the measure's change (growth), not by its value
+    difference: bool = False  # with a comparison, the change as an amount too ("比前一周变化了多少")
     limit: int | None = Field(None, ge=1, le=10_000)
 
     def ranked_by_change(self) -> bool:
