@@ -196,6 +196,7 @@ def test_rows_named_without_a_sort_only_filter():
 @pytest.mark.parametrize(("question", "difference"), [
     ("上周的支付订单数比再前一周变化了多少？", True), ("GMV last month vs the month before, by how much?", True),
     ("上周的订单量环比", False),  # the growth only
+    ("上个月退款金额环比变化多少", False),  # 环比 names the change asked: the growth
 ])  # fmt: skip
 def test_a_change_asked_as_an_amount_shows_the_difference_beside_the_growth(question, difference):
     assert grounded(question).difference is difference

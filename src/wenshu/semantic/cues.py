@@ -71,7 +71,8 @@ CUES = {
     "performance": r"\bhow (did|does|do|is|are|was|were|have|has)\b.{0,40}?\b(do|doing|did|done|perform|performing|performed"
                    r"|go|going|gone)\b|表现(如何|怎么样|怎样|咋样)|(卖|做)得(怎么样|如何|咋样|怎样)",
     # a comparison's change asked as an amount ("变化了多少", "多了多少", "by how much"): shown beside the growth %
-    "delta": r"变化了?多少|(增加|减少|多|少|差)了多少|相差多少|差距|差值|\bby how much\b"
+    # ("环比变化多少" asks the 环比 itself: the growth)
+    "delta": r"(?<!环比)(?<!同比)变化了?多少|(增加|减少|多|少|差)了多少|相差多少|差距|差值|\bby how much\b"
              r"|\bhow much (more|less|higher|lower|bigger|smaller)\b|\b(difference|delta)\b",
     # a rank by judgement, not by size: which end is "worst" depends on the measure (`Measure.better`)
     "judged": r"最(好|差)|拖后腿|\b(best|worst|strongest|weakest|poorest|better|worse)\b",
