@@ -121,3 +121,15 @@ def test_a_list_ranked_by_a_measures_row_value_shows_that_amount_in_place_of_its
     assert [r[order.columns.index(order.value)] for r in rows] == top
     named = compile_plan(MODEL, plan.model_copy(update={"columns": ["order_id", "city"]}), "sqlite", "en")
     assert len(named.columns) == 3  # the fields named, then the amount ranked by
+
+
+def test_a_list_of_default_columns_leaves_out_a_dimension_filtered_to_one_value(demo_db_file):
+    one = QueryPlan.model_validate({"records": "order", "filters": [{"dimension": "city", "values": ["深圳"]}]})
+    two = QueryPlan.model_validate({"records": "order", "filters": [{"dimension": "city", "values": ["深圳", "广州"]}]})
+    named = one.model_copy(update={"columns": ["order_id", "city"]})
+    shown = {p: compile_plan(MODEL, plan, "sqlite", "en").columns for p, plan in (("one", one), ("two", two),
+                                                                                 ("named", named))}
+    assert "city" not in shown["one"] and "city" in shown["two"]  # every row's city is 深圳; two cities tell apart
+    assert shown["named"][-1] == "city"  # a field the question names is shown whatever it is filtered to
+    with sqlite3.connect(demo_db_file) as conn:
+        assert conn.execute(compile_plan(MODEL, one, "sqlite", "en").sql).fetchall()

@@ -25,10 +25,12 @@ class DetailCompiler(Compiler):
         return found
 
     def listed(self, rec: Record, used: set[str]) -> tuple[list[str], list[str]]:
-        """SELECT items and column names: the fields the question named, else the record's own; a dimension
-        by its name (codes as labels), a column as it is."""
+        """SELECT items and column names: the fields the question named, else the record's own but a dimension
+        filtered to one value ("发往深圳的订单": every row's city is 深圳); a dimension by its name (codes as labels),
+        a column as it is."""
         select, columns = [], []
-        for name in self.plan.columns or rec.columns:
+        pinned = {f.dimension for f in self.plan.filters if f.op == "in" and len(f.values) == 1}
+        for name in self.plan.columns or [c for c in rec.columns if c not in pinned]:
             d = self.dims.get(name)
             if d is not None:
                 ref, header = self.shown(d, self.ref(d)), self.name(d)
@@ -92,8 +94,9 @@ class DetailCompiler(Compiler):
             value = self.qualify(ranked.expr, rec.table, used)
             if ranked.expr not in (plan.columns or rec.columns):
                 item, at = f"{value} AS {self.q(self.name(ranked))}", len(select)
-                if not plan.columns and rec.value in rec.columns:  # "the 10 largest paid orders": the amount they
-                    at = rec.columns.index(rec.value)  # are ranked by shows in place of the record's own amount
+                own = self.header(rec, rec.value) if rec.value else None
+                if not plan.columns and own in columns:  # "the 10 largest paid orders": the amount they are
+                    at = columns.index(own)  # ranked by shows in place of the record's own amount
                     del select[at], columns[at]
                 select.insert(at, item)
                 columns.insert(at, self.name(ranked))
