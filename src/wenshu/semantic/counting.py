@@ -27,11 +27,12 @@ from sqlglot import exp
 
 from wenshu.semantic.model import Measure, SemanticModel
 from wenshu.semantic.phrasing import backs
+from wenshu.semantic.ratios import MONEY_UNITS
 from wenshu.semantic.variants import entry_words
 from wenshu.semantic.spans import Spans
 
 _HOW_MANY = r"(?:多少|几)"
-_MONEY = {"元", "¥", "￥", "$", "yuan", "%"}  # a sum in these is an amount, not a number of pieces
+_MONEY = MONEY_UNITS | {"%"}  # a sum in these is an amount, not a number of pieces
 _PUNCT = "，。？！；,.?!;"
 _CLAUSE_END = f"[{_PUNCT}]"
 # "多少笔已支付订单", "how many paid orders": the count word before the rows, in the same clause

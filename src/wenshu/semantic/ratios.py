@@ -55,10 +55,9 @@ def per_unit(model: SemanticModel, question: str, measures: list[str], words: di
     per = {r.id: _per_unit(units.get(r.denominator, "")) for r in model.ratios if r.scale == 1 and r.unit != "%"}
     per = {k: v for k, v in per.items() if v}
     out = list(measures)
-    for r in model.ratios:
+    for r in (r for r in model.ratios if r.id in per and r.numerator in out):
         said = [m.start() for w in words.get(r.numerator, []) for m in re.finditer(re.escape(w), question, re.I)]
-        after = any(re.search(f"(?:{per.get(r.id, '^$')})的?\\s*$", question[:at]) for at in said)
-        if r.id in per and r.numerator in out and after:
+        if any(re.search(f"(?:{per[r.id]})的?\\s*$", question[:at]) for at in said):  # 单均件数: the numerator after
             out = [r.id if x == r.numerator else x for x in out]
     if out != measures or len(measures) > 1:
         return out
