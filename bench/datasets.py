@@ -93,6 +93,13 @@
   trends and detail lists; ten two-turn conversations whose second turn is typed tersely in English ("and last
   month?", "now by region", "same but for women", "top 3 only", "L7D?"); 26 English, 14 Chinese, written by
   another helper (`bench/data/biz16_questions.yaml`), for development.
+- `biz17`: 40 business questions written in the style of the demo gold set's development half, weighted toward
+  filters said in many ways (an order status by its name or its meaning, a region, city, city tier, channel,
+  category, brand, gender, member level, refund reason, amount or quantity bound; as adjectives, clauses, in
+  English, one or two at once) with every kind of question: detail lists with a named sort, top and bottom N, trends,
+  环比 / 同比 with a filter, splits and shares inside a filter, totals; eight two-turn conversations whose second turn
+  adds, changes or removes a filter (换成还没付款的单子看看, 不限性别了, "make it Diamond members instead"); 26 Chinese,
+  14 English, written by another helper (`bench/data/biz17_questions.yaml`), for development.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -126,7 +133,7 @@ DEMO_SETS = {"demo": ("gold", None), "demo_dev": ("gold", "dev"), "demo_test": (
              "biz10": ("biz10", None), "biz11": ("biz11", None),
              "biz12": ("biz12", None), "biz13": ("biz13", None),
              "biz14": ("biz14", None), "biz15": ("biz15", None),
-             "biz16": ("biz16", None)}
+             "biz16": ("biz16", None), "biz17": ("biz17", None)}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
          "biz_dev": "development", "biz2": "development", "biz3": "development", "para_en": "development",
          "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
@@ -135,7 +142,8 @@ ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_
          "biz5": "development", "biz6": "development", "biz7": "development",
          "biz8": "development", "biz9": "development", "biz10": "development",
          "biz11": "development", "biz12": "development", "biz13": "development",
-         "biz14": "development", "biz15": "development", "biz16": "development"}
+         "biz14": "development", "biz15": "development", "biz16": "development",
+         "biz17": "development"}
 
 
 def role_of(set_name: str) -> str:
@@ -260,7 +268,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, half, source)
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, para_en or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, para_en or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)
