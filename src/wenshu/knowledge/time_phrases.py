@@ -102,7 +102,8 @@ _FIXED: list[tuple[str, tuple[str, str | None]]] = [
     # "the past week / month / year" with no number: one of the N complete periods, as "the past N months"
     (r"\b(?:the\s+)?past\s+week\b", _weeks(1)), (r"\b(?:the\s+)?past\s+month\b", _months(1)),
     (r"\b(?:the\s+)?past\s+quarter\b", _months(3)), (r"\b(?:the\s+)?past\s+year\b", _months(12)),
-    # a fortnight is fourteen days, today included, as "the last 14 days"
+    # a fortnight is fourteen days, today included, as "the last 14 days"; so is 最近一周 seven (最近两周: two whole weeks)
+    (r"(?:最近|近|过去)(?:一|1)\s*(?:周|星期)", _days(7)),
     (r"\b(?:the\s+)?(?:last|past|previous|prior)\s+fortnight\b", _days(14)),
     # 近半年 / 过去半年: the six complete months before this one, as 近6个月
     (r"(?:最近|近|过去)半年", _months(6)),
@@ -122,7 +123,7 @@ _BEFORE_NOW = r"\s+before\s+(?:this|the\s+current)\s+(?:one|week|month)"  # "the
 _COUNTED: list[tuple[str, object]] = [
     (rf"(?:最近|近|过去|前){_NUM}\s*(?:天|日)", _days),
     (rf"{_LAST}{_EN_NUM}\s+{_KIND}days?\b", _days),
-    (rf"(?:最近|近|过去|前){_NUM}\s*(?:个)?{_ZH_KIND}(?:周|星期)", _weeks),
+    (rf"(?!(?:最近|近|过去)[一1]\s*(?:周|星期))(?:最近|近|过去|前){_NUM}\s*(?:个)?{_ZH_KIND}(?:周|星期)", _weeks),
     (rf"{_LAST}{_EN_NUM}\s+{_KIND}(?:weeks?|wks?)\b", _weeks),  # "past 8 wks"
     (rf"\b{_EN_NUM}\s+{_KIND}weeks{_BEFORE_NOW}", _weeks),
     (rf"(?:最近|近|过去|前){_NUM}\s*个{_ZH_KIND}月", _months),

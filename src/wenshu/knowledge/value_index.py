@@ -11,6 +11,7 @@ Chinese data.
 from __future__ import annotations
 
 import bisect
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -80,6 +81,21 @@ def _bigrams(text: str) -> set[str]:
     return {text[i : i + 2] for i in range(len(text) - 1)} or {text}
 
 
+_CLASSED = re.compile(r"[\u4e00-\u9fff]{4,}")
+
+
+def class_words(entries: list[ValueEntry]) -> list[ValueEntry]:
+    """A Chinese value of four characters or more said as its first two and 类 ("母婴类" for 母婴玩具, "美妆类" for
+    美妆个护), when no other value of its column begins with those two: matched as written, never fuzzily."""
+    by_start: dict[tuple[str, str, str], set[tuple[str, str]]] = defaultdict(set)
+    for e in entries:
+        if not e.exact_only and _CLASSED.fullmatch(e.label):
+            by_start[(e.table, e.column, e.label[:2])].add((e.value, e.label))
+    labels = {_norm(e.label) for e in entries}
+    return [ValueEntry(t, c, value, start + "类", exact_only=True) for (t, c, start), found in by_start.items()
+            if len(found) == 1 and start + "类" not in labels for value, _ in found]
+
+
 class ValueIndex:
     def __init__(self, entries: list[ValueEntry], schema_words: frozenset[str] = frozenset()):
         self.schema_words = schema_words  # stemmed words of table and column names: never read fuzzily as a value
@@ -107,7 +123,7 @@ class ValueIndex:
                     entries.append(ValueEntry(table.name, col.name, value, label))
                     entries += [ValueEntry(table.name, col.name, value, r, exact_only=True) for r in romanized(label)]
         names = [t.name for t in catalog.tables] + [c.name for t in catalog.tables for c in t.columns]
-        return cls(entries, frozenset(w for n in names for w in english_words(n)))
+        return cls(entries + class_words(entries), frozenset(w for n in names for w in english_words(n)))
 
     def __len__(self) -> int:
         return len(self.labels)

@@ -92,28 +92,30 @@ def _hinted(model: SemanticModel, measure: Measure, question: str) -> bool:
     return any(c in question for c in said)
 
 
-def _fit(measure: Measure, named: dict[str, set[str]]) -> int | None:
-    """2: its filter is exactly a value named; 1: consistent with what is named; None: it excludes one."""
+def _fit(measure: Measure, named: dict[str, set[str]], left: set[str] = frozenset()) -> int | None:
+    """2: its filter is exactly a value named; 1: consistent with what is named; None: it excludes one, or
+    fixes a column whose values the question leaves out (`left`: "除了已取消的…多少单" counts every other status)."""
     own = own_filter(measure)
     if own is None:
         return 1
-    if any(col in own and not codes <= own[col] for col, codes in named.items()):
+    if any(col in own for col in left) or any(col in own and not codes <= own[col] for col, codes in named.items()):
         return None
     return 2 if any(own.get(col) == codes for col, codes in named.items()) else 1
 
 
 def with_counts(model: SemanticModel, question: str, values: dict[str, list[str]],
                 records: dict[str, list[tuple[int, int]]], measures: list[str], alternatives: dict[str, list[str]],
-                aggregate: bool, spans: dict[str, list[tuple[int, int]]]) -> tuple[list[str], dict[str, list[str]]]:
+                aggregate: bool, spans: dict[str, list[tuple[int, int]]],
+                excluded: list[str] = ()) -> tuple[list[str], dict[str, list[str]]]:
     """`measures` (and their alternatives) with the count the question asks for: in place of none, or
     beside the ones named ("paid purchase count and revenue"), unless one of the same rows' counts is
     already named. `aggregate`: the question compares, trends or shares, so rows it names without a
     count word are counted too ("paid purchases last week versus the week before"). `spans`: where each
-    named measure is said."""
+    named measure is said; `excluded`: the dimensions whose named values are left out."""
     words = re.search(_HOW_MANY + r"|\b(how many|number of|count of|count|total)\b", question, re.I)
     if not (words or aggregate and not measures):
         return measures, alternatives
-    found = counted(model, question, values, records, anywhere=aggregate and not measures)
+    found = counted(model, question, values, records, anywhere=aggregate and not measures, excluded=excluded)
     if not found:
         return measures, alternatives
     if not measures:
@@ -134,7 +136,7 @@ def with_counts(model: SemanticModel, question: str, values: dict[str, list[str]
 
 
 def counted(model: SemanticModel, question: str, values: dict[str, list[str]],
-            records: dict[str, list[tuple[int, int]]], anywhere: bool = False) -> list[str]:
+            records: dict[str, list[tuple[int, int]]], anywhere: bool = False, excluded=()) -> list[str]:
     """The count measures the question asks for by a unit or by the rows it counts, the one to use first
     (`anywhere`: rows named anywhere in the question are counted, not only next to a count word)."""
     counts = [x for x in model.measures if x.agg in ("count", "count_distinct")]
@@ -149,9 +151,9 @@ def counted(model: SemanticModel, question: str, values: dict[str, list[str]],
     pool = (rows & units) or rows or units
     fits = []
     for x in (x for x in counts + pieces if x.id in pool):
-        named = {d.column.lower(): set(values[d.id]) for d in model.dimensions
-                 if d.id in values and d.table.lower() == x.table.lower()}
-        if (fit := _fit(x, named)) is not None:
+        here = [d for d in model.dimensions if d.id in values and d.table.lower() == x.table.lower()]
+        named = {d.column.lower(): set(values[d.id]) for d in here if d.id not in excluded}
+        if (fit := _fit(x, named, {d.column.lower() for d in here if d.id in excluded})) is not None:
             fits.append((-fit, x.id))
     return [mid for _, mid in sorted(fits, key=lambda f: f[0])]
 

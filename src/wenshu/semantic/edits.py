@@ -22,6 +22,7 @@ from wenshu.semantic.labels import label_words
 from wenshu.semantic.mentions import Mentions, cue, oriented
 from wenshu.semantic.model import Record, SemanticModel
 from wenshu.semantic.plan import Filter, QueryPlan, Window
+from wenshu.semantic.spans import Spans
 
 ADD = r"加上|再加|还有|以及|同时|顺便|也看|也要|\balso\b|\bas well\b|\btoo\b|\badd\b"
 SWAP = r"换成|换为|改成|改为|改按|换按|而不是|替换|instead|rather than|switch to|change to|\bswap\b|\breplace\b" \
@@ -31,6 +32,11 @@ DROP_FILTERS = r"不限|所有|全部|全国|整体|\ball\b|\boverall\b|\bin tot
 OTHERS = r"(其他|其它|别的|其余|\bother|\bthe rest of(?: the)?|\ball the other)\s*(的)?\s*"  # "其他region也列出来"
 ADD_COLUMN = r"加上|再加|加一列|加个|添加|增加|补上|带上|也显示|\badd\b|\binclude\b|\balso show\b|\bshow also\b"
 DROP_COLUMN = r"去掉|删掉|删除|拿掉|不要|不用|不显示|隐藏|\bdrop\b|\bremove\b|\bwithout\b|\bhide\b|\bget rid of\b|\bleave out\b"
+# a filter let go of: its dimension after 不限 / every ("across every refund reason", "不限性别了"), or its value
+# with a word that drops a filter ("forget the tier-1 filter", "去掉一线城市这个条件")
+ANY_OF = r"(不限|不分|不管|所有的?|全部的?|任何|\bevery\b|\ball(?: the)?\b|\bany\b|\bregardless of(?: the)?\b)\s*$"
+LIFT = DROP_COLUMN + r"|取消|放开|\bforget\b|\bignore\b|\bclear\b|\blift\b"
+FILTER_WORD = r"\bfilters?\b|\brestrictions?\b|\bconditions?\b|筛选|限制|条件|过滤"
 
 
 def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str, model: SemanticModel) -> QueryPlan | None:
@@ -66,7 +72,10 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
             record = None
     filters = {f.dimension: f for f in previous.filters if not is_bound(model, f)}
     bounds = [f for f in previous.filters if is_bound(model, f)]  # two on one value: a range
-    if re.search(DROP_FILTERS, question, re.I) and not m.values:
+    if gone := lifted(previous, m, question, model):
+        filters = {did: f for did, f in filters.items() if did not in gone}
+        m = replace(m, values={did: v for did, v in m.values.items() if did not in gone})
+    elif re.search(DROP_FILTERS, question, re.I) and not m.values:
         filters = {}
     kinds = {d.id: d.kind for d in model.dimensions}
     tables = {record.table.lower()} if record else None
@@ -90,7 +99,8 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     if rest:  # "其他region也都列出来": the filter on one member goes, every member is shown
         filters = {did: f for did, f in filters.items() if did not in rest}
         update["filters"] = [*filters.values(), *bounds]
-    split = [d for d in [*m.split, *rest, *joined] if kinds.get(d) == "category" and d not in previous.dimensions]
+    split = [d for d in [*m.split, *rest, *joined] if kinds.get(d) == "category" and d not in previous.dimensions
+             and d not in gone]  # "across every refund reason": the whole again, not a split
     if split:
         keep = [] if re.search(SWAP, question, re.I) else previous.dimensions
         update["dimensions"] = (keep + split)[-2:]
@@ -121,6 +131,22 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     if not update:
         return None
     return previous.model_copy(update=update)
+
+
+def lifted(previous: QueryPlan, m: Mentions, question: str, model: SemanticModel) -> list[str]:
+    """The dimensions the previous plan filters whose filter the follow-up lets go of (ANY_OF before the
+    dimension's name, or its value with LIFT and FILTER_WORD)."""
+    dims = {d.id: d for d in model.dimensions}
+    dropping = re.search(LIFT, question, re.I) and re.search(FILTER_WORD, question, re.I)
+    out = []
+    for f in previous.filters:
+        d = dims.get(f.dimension)
+        if d is None:
+            continue
+        named = Spans.find(question, {d.id: d.words()}).spans()
+        if any(re.search(ANY_OF, question[:s], re.I) for s, _ in named) or dropping and d.id in m.values:
+            out.append(d.id)
+    return out
 
 
 def _swapped_rows(previous: QueryPlan, m: Mentions, named: list[str], model: SemanticModel) -> tuple[Mentions, list[str]]:

@@ -37,6 +37,12 @@ def left_out(question: str, value_at: dict[str, list[tuple[int, int]]]) -> list[
     return [did for did, at in value_at.items() if at and all(span in out_spans for span in at)]
 
 
+def left_out_words(question: str, spans: list[tuple[int, int]], values: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans (a measure's words) an exclusion word stands just before that hold a named value: "excluding
+    refunded orders" leaves the refunded status out; it counts no refunded orders."""
+    return [(s, e) for s, e in spans if _BEFORE.search(question[:s]) and any(s <= a and b <= e for a, b in values)]
+
+
 def the_rest(question: str, value_at: dict[str, list[tuple[int, int]]], left: list[str]) -> list[str]:
     """With something left out, the dimensions whose only named value is a word for "the others" (其他品类:
     the remaining categories, not the city tier 其他)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from wenshu.semantic.model import Dimension, SemanticModel
+from wenshu.semantic.spans import Spans
 
 PERIOD = {"zh": {"day": "日期", "week": "周", "month": "月份", "quarter": "季度", "year": "年份"},
           "en": {"day": "day", "week": "week", "month": "month", "quarter": "quarter", "year": "year"}}
@@ -59,6 +60,11 @@ def label_words(d: Dimension) -> dict[str, list[str]]:
         words += [f"{w}了的" for w in done] + [f"已经{w}" for w in done]
         out[code] = list(dict.fromkeys(w for w in words if w))
     return out
+
+
+def label_spans(model: SemanticModel, question: str) -> list[tuple[int, int]]:
+    """Where the question names a value of any dimension (each dimension read on its own)."""
+    return [span for d in model.dimensions for span in Spans.find(question, label_words(d)).spans()]
 
 
 def not_the_measures_own(values: dict[str, list[str]], model: SemanticModel, measures: list[str]) -> dict[str, list[str]]:

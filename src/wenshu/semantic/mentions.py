@@ -23,9 +23,9 @@ from dataclasses import replace
 from wenshu.semantic import counting, phrasing, ratios
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.grains import explicit_grain, per_period
-from wenshu.semantic.labels import label_words, not_the_measures_own
+from wenshu.semantic.labels import label_spans, label_words, not_the_measures_own
 from wenshu.semantic.cues import AND, COUNTED, CUES, EN, EN_NUM, NOT_PERIOD, NUM, SPLIT_BEFORE, WHICH_BEFORE, cue
-from wenshu.semantic.exclusions import left_out, the_rest
+from wenshu.semantic.exclusions import left_out, left_out_words, the_rest
 from wenshu.semantic.ordinal import ranged
 from wenshu.semantic.mentioned import Mentions
 from wenshu.semantic.model import SemanticModel
@@ -112,7 +112,10 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     alone = Spans.find(question, words).spans()
     longer = [(s, e) for s, e in Spans.find(question, {d.id: d.words() for d in model.dimensions}).spans()
               if any(s <= a and b <= e and b - a < e - s for a, b in alone)]
-    joint = Spans.find(question, words, longer + [m.span(1) for m in _ORDER_BY.finditer(question)])
+    taken = longer + [m.span(1) for m in _ORDER_BY.finditer(question)]
+    joint = Spans.find(question, words, taken)
+    if out := left_out_words(question, joint.spans(), label_spans(model, question)):
+        joint = Spans.find(question, words, taken + out)  # "excluding refunded orders": a status, no count
     metrics = Spans({k: v for k, v in joint.hits.items() if not k.startswith("record:")},
                     {k: [o for o in v if not o.startswith("record:")] for k, v in joint.others.items()
                      if not k.startswith("record:")})
@@ -122,8 +125,10 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     counted_values: list[str] = []
     # "Monday-to-Sunday weeks", "last Monday": no day of the week (read only where the model has date parts)
     dates = phrasing.dated(question) if any(d.part for d in model.dimensions) else []
+    rows = phrasing.listed_records(model, question, CUES["rows_noun"])  # "退款的记录": the refunds, no status
     for d in model.dimensions:
-        found = Spans.find(question, label_words(d), metrics.spans() + _reciprocal(question) + (dates if d.part else []))
+        found = Spans.find(question, label_words(d), metrics.spans() + _reciprocal(question) + rows
+                           + (dates if d.part else []))
         for code in found.ids():
             values.setdefault(d.id, []).append(code)
         value_spans += found.spans()
@@ -155,8 +160,14 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     named, split, counted = [], [], []
     if cue("each", question) or cue("versus", question) or cue("share", question):  # "北京上海的GMV分别是多少", "app vs web"
         split += [d for d, codes in values.items() if len(codes) > 1]
+    bounded = blank(question, [(t.start, t.end) for t in thresholds(question)])
+    many = (top_n(bounded) or 0) > 1 and cue("rank", bounded)  # "the top 5 tier-1 cities": five cities of the tier
     for did in dims.ids():
         after_value = all(any(e <= s and not question[e:s].strip() for _, e in value_spans) for s, _ in dims.hits[did])
+        kinds = {c.id for c in model.conformed(did)}
+        ranked = many and after_value and all(any(e <= s and not question[e:s].strip() and vd not in kinds
+                                                  for vd, at in value_at.items() for _, e in at) for s, _ in dims.hits[did])
+        after_value = after_value and not ranked  # another dimension's value before its name ("Gold members"): by member
         split_word = any(SPLIT_BEFORE.search(question[:s]) for s, _ in dims.hits[did])
         asked = any(WHICH_BEFORE.search(question[:s]) for s, _ in dims.hits[did])
         whole = all(_WHOLE.search(question[:s]) for s, _ in dims.hits[did])  # "across all channels": their total
@@ -166,7 +177,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
             counted.append(did)
             continue  # "新注册了多少用户": what is counted, not a split
         named.append(did)
-        if split_word or asked:
+        if split_word or asked or ranked:
             split.append(did)
     ends = {e for d in split for _, e in dims.hits.get(d, [])}  # "按城市和品类", "by channel and region": both
     split += [d for d in named if d not in split and any(AND.fullmatch(question[e:s]) for s, _ in dims.hits[d] for e in ends if e <= s)]
@@ -195,7 +206,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     alternatives = metrics.others
     measures, alternatives = counting.with_counts(model, question, values, records.hits, measures, alternatives,
                                                   compare != "none" or cue("trend", question) or cue("share", question),
-                                                  metrics.hits)
+                                                  metrics.hits, excluded)
     return Mentions(
         measures=measures, alternatives=alternatives, dimensions=named, split=split, counted=counted,
         counted_values=counted_values, values=values, records=records.ids(),

@@ -30,6 +30,8 @@ Checks against the catalog live in `semantic.validate`; the pydantic types only 
 
 from __future__ import annotations
 
+import re
+
 from typing import Literal
 
 import yaml
@@ -128,6 +130,12 @@ class Record(Entry):
     # column of `table` or dimension id -> more words people use for it in a list ("订单号" for order_id);
     # a column's own name, its measures' and its dimensions' words count without being listed here
     fields: dict[str, list[str]] = Field(default_factory=dict)
+
+    def words(self) -> list[str]:
+        """Its names, and each two-character Chinese name split by 的 or 了, as a verb and its object are said
+        apart ("上周因为商品破损退的款有哪些": 退款)."""
+        names = super().words()
+        return names + [f"{w[0]}{x}{w[1]}" for w in names if re.fullmatch(r"[\u4e00-\u9fff]{2}", w) for x in "的了"]
 
 
 class Relationship(BaseModel):

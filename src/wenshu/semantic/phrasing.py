@@ -23,6 +23,7 @@ from functools import lru_cache
 
 from wenshu.knowledge.time_phrases import _EN_NUM, _NUM, _number  # numbers read as the time phrases read them
 from wenshu.knowledge.time_phrases import find_windows
+from wenshu.semantic.labels import label_spans
 from wenshu.semantic.model import PARTS, SemanticModel
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.variants import entry_words
@@ -182,3 +183,15 @@ def dated(question: str) -> list[tuple[int, int]]:
         if (i := question.find(w.phrase)) >= 0:
             out.append((i, i + len(w.phrase)))
     return out
+
+
+def listed_records(model: SemanticModel, question: str, rows_noun: str) -> list[tuple[int, int]]:
+    """Where a record's own word comes right before a word for its rows (`rows_noun`: "上周退款的记录", "退货的明细"):
+    the record's rows are asked for, so no value that shares the word is read there (退款的 also names refunded
+    orders)."""
+    found = Spans.find(question, {r.id: r.words() for r in model.records}).spans()
+    labels = label_spans(model, question)  # "已退款的明细": the status's own word
+    return [(s, e) for s, e in found if re.match(rows_noun, question[e:])
+            and not any(a <= s and e <= b and (a, b) != (s, e) and question[a:b] != question[s:e] + "的"
+                        for a, b in labels)]
+

@@ -169,6 +169,9 @@ _WHOLE_BEFORE = re.compile(r"(\b(percent(age)?|share|proportion|fraction|out)\s+
                            r"\s*((all|the|total|every)\s+)*(全部|所有|整个)?$", re.I)
 _PART_AFTER = re.compile(r"\s*(in|to|among|within|of|across)\b", re.I)  # "the share of 华北 in total GMV": the part
 _WHOLE_AFTER = re.compile(r"(的)?[^，。？,.?!\s]{0,8}?(当中|之中|里面|之内|中|里)")
+# a value set before the question as its scope: "In South China, what % of …", "在华南，…占比多少"
+_LEAD = re.compile(r"^\s*((in|for|within|among)\s+(the\s+)?|在|就)?$", re.I)
+_LEAD_END = re.compile(r"[^，。？,.?!:：\s]{0,4}\s*([,，:：]|\s-\s)")
 
 
 def share_within(question: str, value_at: dict[str, list[tuple[int, int]]], share: str) -> list[str]:
@@ -179,7 +182,9 @@ def share_within(question: str, value_at: dict[str, list[tuple[int, int]]], shar
         for s, e in spans:
             before = _WHOLE_BEFORE.search(question[:s]) and not _PART_AFTER.match(question[e:])
             after = (hit := _WHOLE_AFTER.match(question[e:])) and re.search(share, question[e + hit.end():], re.I)
-            if before or after:
+            lead = _LEAD.match(question[:s]) and (hit := _LEAD_END.match(question[e:])) \
+                and re.search(share, question[e + hit.end():], re.I)
+            if before or after or lead:
                 out.append(did)
                 break
     return out

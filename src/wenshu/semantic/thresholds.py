@@ -27,6 +27,7 @@ _RANGE = (rf"(?:(?:在|介于)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:到|至|~|～
           rf"|{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:到|至|~|～)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*之间)",
           rf"\bbetween\s+{_CURRENCY}{_NUMBER}{_UNITS}\s+and\s+{_CURRENCY}{_NUMBER}{_UNITS}")
 _SCALE = {"万": 10_000, "w": 10_000, "千": 1_000, "k": 1_000}
+_ROUND = r"(?:过|破|超)(千|万)(?![万亿])"  # "金额过千的", 破万: more than a thousand, ten thousand
 # small numbers in words ("three or more paid orders", "超过三单"), read as digits padded to the word's length so
 # every stretch of text keeps its place; a Chinese one only before a unit of counting (不到一半 is no bound),
 # and never "one" / 一 ("at least one item" asks for rows that have any)
@@ -61,6 +62,7 @@ def thresholds(question: str) -> list[Threshold]:
     for words, op in _AFTER:
         for m in re.finditer(rf"{_CURRENCY}{_NUMBER}{_UNITS}\s*({words})", question, re.I):
             out.append(Threshold(m.start(), m.end(), op, _value(m.group(1), m.group(2))))
+    out += [Threshold(m.start(), m.end(), "gt", _SCALE[m.group(1)]) for m in re.finditer(_ROUND, question)]
     out.sort(key=lambda t: t.start)
     return [t for i, t in enumerate(out) if not any(o.start < t.end and t.start < o.end for o in out[:i])]
 
