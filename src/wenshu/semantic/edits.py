@@ -144,8 +144,9 @@ def lifted(previous: QueryPlan, m: Mentions, question: str, model: SemanticModel
         if d is None:
             continue
         named = Spans.find(question, {d.id: d.words()}).spans()
-        if any(re.search(ANY_OF, question[:s], re.I) for s, _ in named) or dropping and d.id in m.values:
-            out.append(d.id)
+        kinds = [c.id for c in model.conformed(d.id)]  # "app" is also the traffic's channel
+        if any(re.search(ANY_OF, question[:s], re.I) for s, _ in named) or dropping and set(kinds) & set(m.values):
+            out += kinds
     return out
 
 

@@ -16,7 +16,7 @@ _BEFORE = re.compile(
     r"|\bexcluding|\bexclude|\bexcept(?:\s+for)?|\bother\s+than|\bapart\s+from|\baside\s+from"
     r"|\bleav(?:e|ing)\s+out|\bleft\s+out|\bnot\s+counting|\bminus|\bbut\s+not|\bignoring|\bignore)"
     r"\s*(?:the\s+|all\s+|any\s+|of\s+the\s+)?$", re.I)
-_AFTER = re.compile(r"\s*(以外|之外|除外|不算|不计|\bexcluded\b)")
+_AFTER = re.compile(r"\s*的?\s*(以外|之外|除外|不算|不计|\bexcluded\b)")  # "已取消的除外"
 _JOIN = re.compile(r"\s*(和|与|及|、|,|，|或|&|\band\b|\bor\b)\s*")
 _REST = {"其他", "其它", "其余", "别的", "other", "others", "rest"}
 

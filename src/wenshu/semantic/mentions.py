@@ -162,6 +162,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         split += [d for d, codes in values.items() if len(codes) > 1]
     bounded = blank(question, [(t.start, t.end) for t in thresholds(question)])
     many = (top_n(bounded) or 0) > 1 and cue("rank", bounded)  # "the top 5 tier-1 cities": five cities of the tier
+    by_rank: list[str] = []  # unless another dimension is ranked ("top 3 categories … for women shoppers")
     for did in dims.ids():
         after_value = all(any(e <= s and not question[e:s].strip() for _, e in value_spans) for s, _ in dims.hits[did])
         kinds = {c.id for c in model.conformed(did)}
@@ -179,6 +180,9 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         named.append(did)
         if split_word or asked or ranked:
             split.append(did)
+            by_rank += [did] * (ranked and not (split_word or asked))
+    if len(split) > len(by_rank):
+        named, split = [d for d in named if d not in by_rank], [d for d in split if d not in by_rank]
     ends = {e for d in split for _, e in dims.hits.get(d, [])}  # "按城市和品类", "by channel and region": both
     split += [d for d in named if d not in split and any(AND.fullmatch(question[e:s]) for s, _ in dims.hits[d] for e in ends if e <= s)]
     inside = [d for d in phrasing.split_inside(question, model, metrics.spans(), SPLIT_BEFORE) if d not in named]

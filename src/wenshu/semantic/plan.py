@@ -31,9 +31,13 @@ class Window(BaseModel):
     end: date  # exclusive
 
     def shifted(self, compare: str) -> Window:
-        """The earlier period a comparison reads: a year before (yoy), or the period just before. A period
+        """The earlier period a comparison reads: a year before (yoy; Monday-to-Sunday weeks, and a week so far, the
+        same weekdays 52 weeks before), or the period just before. A period
         to date compares with the same days of the one before: this month so far with the same days of
         last month, this week so far with the same weekdays of last week."""
+        if compare == "yoy" and self.start.weekday() == 0 and ((self.end - self.start).days % 7 == 0
+                                                              or (self.end - self.start).days < 7):
+            return Window(start=self.start - timedelta(days=364), end=self.end - timedelta(days=364))  # weeks: 52 back
         if compare == "yoy":
             return Window(start=_add_months(self.start, -12), end=_add_months(self.end, -12))
         if compare == "week":  # the same days a week before ("yesterday vs the same day last week")

@@ -1,0 +1,149 @@
+"""Filters said the way people say them: a record's rows after its word and a word for rows (退款的明细, 退了款的),
+a status left out of a count or a total ("除了已取消的", "excluding refunded orders"), the top N of another
+dimension's value ("the top 5 tier-1 cities", "十个消费最多的金卡会员" by customer), 过千 / 破万 bounds, 最近一周 as seven
+days, a value named by its first two characters and 类, a leading scope that stays in a share's whole, a week
+compared with the same week a year before (52 weeks back), and follow-ups that let one filter go ("across all
+channels", 不限性别了, "forget the tier-1 filter"). Pure functions on the demo's bundled model, a value index read
+from a real demo database; the questions are written here."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date, timedelta
+
+import pytest
+
+from wenshu.knowledge.introspect import datasource_engine, read_catalog
+from wenshu.knowledge.time_phrases import evaluate, find_windows
+from wenshu.knowledge.value_index import ValueEntry, ValueIndex, class_words
+from wenshu.semantic.compile import compile_plan
+from wenshu.semantic.edits import edit
+from wenshu.semantic.grounding import ground
+from wenshu.semantic.library import bundled_text
+from wenshu.semantic.mentions import read
+from wenshu.semantic.model import parse_model
+from wenshu.semantic.plan import QueryPlan, Window
+from wenshu.semantic.thresholds import thresholds
+from wenshu.semantic.windows import followup_window
+
+MODEL = parse_model(bundled_text("demo"))
+
+
+@pytest.fixture(scope="module")
+def values(demo_db_file) -> ValueIndex:
+    return ValueIndex.from_catalog(read_catalog(datasource_engine("demo", f"sqlite:///{demo_db_file}"), "demo"))
+
+
+def grounded(question: str, index: ValueIndex | None = None) -> QueryPlan:
+    hits = [h.as_dict() for h in index.match(question)] if index is not None else []
+    m = read(MODEL, question, hits)
+    got = ground(QueryPlan(measures=m.measures or ["gmv"]), MODEL, question, hits)
+    assert got.plan is not None, got.reason
+    return got.plan
+
+
+def filters(plan: QueryPlan) -> dict:
+    return {f.dimension: (f.op, f.values) for f in plan.filters}
+
+
+@pytest.mark.parametrize("question", ["本周退款的明细", "本周因为物流太慢退了款的记录有哪些", "昨天退的款都列出来"])
+def test_a_records_word_before_a_word_for_rows_lists_that_record(question):
+    plan = grounded(question)
+    assert plan.records == "refund" and "order_status" not in filters(plan)
+
+
+def test_a_status_word_with_its_rows_still_lists_orders():
+    plan = grounded("本周退款的订单有哪些")
+    assert plan.records == "order" and filters(plan)["order_status"] == ("in", ["3"])
+
+
+@pytest.mark.parametrize("question", ["本周除了已取消的一共下了多少单", "这个月已取消的除外，订单有多少单"])
+def test_a_count_that_leaves_a_status_out_counts_every_other_status(question):
+    plan = grounded(question)
+    assert plan.measures == ["all_orders"] and filters(plan)["order_status"] == ("not_in", ["2"])
+
+
+def test_excluding_a_status_named_with_its_rows_filters_it_out():
+    plan = grounded("web revenue this quarter, excluding cancelled orders")
+    assert plan.measures == ["gmv"] and filters(plan)["order_status"] == ("not_in", ["2"])
+
+
+@pytest.mark.parametrize(("question", "split", "dimension"), [
+    ("the top 4 tier-2 cities by revenue this year", "city", "city_tier"),
+    ("本季度销售额最高的3个一线城市", "city", "city_tier"),
+    ("the 5 biggest-spending diamond members this month", "customer", "member_level"),
+])  # fmt: skip
+def test_the_top_n_of_another_dimensions_value_ranks_by_that_dimension(question, split, dimension):
+    plan = grounded(question)
+    assert plan.dimensions == [split] and dimension in filters(plan) and plan.limit and plan.limit > 1
+
+
+def test_a_value_and_its_kind_with_another_dimension_ranked_stay_a_filter():
+    plan = grounded("the top 2 channels by revenue this year for male shoppers in tier-1 cities")
+    assert plan.dimensions == ["channel"] and {"gender", "city_tier"} <= set(filters(plan))
+    assert grounded("revenue of tier-1 cities this year").dimensions == []  # no rank: the tier's total
+
+
+@pytest.mark.parametrize(("text", "op", "value"), [("金额过千的订单", "gt", 1000), ("销售额破万的城市", "gt", 10000)])
+def test_a_round_number_word_is_a_bound(text, op, value):
+    (t,) = thresholds(text)
+    assert (t.op, t.value) == (op, value)
+
+
+def test_the_last_week_in_chinese_is_seven_days_and_two_weeks_are_whole_weeks():
+    start, end = evaluate(find_windows("近一周的订单")[0])
+    assert (end - start).days == 7 and end - timedelta(days=1) == evaluate(find_windows("今天")[0])[0]
+    two = find_windows("最近两周的订单")[0]
+    assert "weekday 0" in two.start  # whole Monday-to-Sunday weeks
+
+
+def test_a_value_is_named_by_its_first_two_characters_and_lei():
+    entries = [ValueEntry("categories", "category_name", v, v) for v in ("母婴玩具", "美妆个护", "手机数码", "手机配件")]
+    added = {e.label: e.value for e in class_words(entries)}
+    assert added == {"母婴类": "母婴玩具", "美妆类": "美妆个护"}  # 手机类 could be either: not added
+
+
+def test_a_value_named_with_lei_filters_by_it(values):
+    plan = grounded("本月美妆类各品牌的商品销售额", values)
+    assert filters(plan)["category"] == ("in", ["美妆个护"])
+
+
+def test_a_leading_scope_stays_in_the_whole_of_a_share(values, demo_db_file):
+    plan = grounded("In North China, what share of this year's revenue came from orders of 3k or more?", values)
+    assert plan.share and plan.share_within == ["region"]
+    sql = compile_plan(MODEL, plan.model_copy(update={"window": Window(start=date(2025, 1, 1), end=date(2025, 7, 1))}),
+                       "sqlite", "en").sql
+    with sqlite3.connect(demo_db_file) as conn:
+        (share,) = conn.execute(sql).fetchone()
+        part, whole = conn.execute(
+            "SELECT SUM(CASE WHEN o.pay_amount >= 3000 THEN o.pay_amount END), SUM(o.pay_amount) FROM orders o "
+            "JOIN cities c ON c.city_id = o.city_id JOIN regions r ON r.region_id = c.region_id "
+            "WHERE o.status = 1 AND r.region_name = '华北' AND o.order_date >= '2025-01-01' AND o.order_date < '2025-07-01'"
+        ).fetchone()
+    assert share == round(100.0 * part / whole, 2)
+
+
+def test_a_week_compared_with_a_year_before_is_the_same_week_52_weeks_back():
+    week = Window(start=date(2026, 3, 9), end=date(2026, 3, 16))  # Monday to Sunday
+    assert week.shifted("yoy") == Window(start=date(2025, 3, 10), end=date(2025, 3, 17))
+    month = Window(start=date(2026, 3, 1), end=date(2026, 4, 1))
+    assert month.shifted("yoy") == Window(start=date(2025, 3, 1), end=date(2025, 4, 1))
+
+
+def edited(previous: dict, question: str) -> QueryPlan | None:
+    before = QueryPlan.model_validate(previous)
+    m = read(MODEL, question)
+    return edit(before, m, followup_window(question, before.window, m.compare), question, MODEL)
+
+
+@pytest.mark.parametrize("question", ["and across all channels?", "不限渠道了呢", "forget the app filter"])
+def test_a_follow_up_lets_one_filter_go_and_keeps_the_others(question):
+    got = edited({"measures": ["gmv"], "filters": [{"dimension": "channel", "values": ["app"]},
+                                                   {"dimension": "region", "values": ["华南"]}]}, question)
+    assert got is not None and filters(got) == {"region": ("in", ["华南"])} and got.dimensions == []
+
+
+def test_letting_one_filter_go_while_adding_another():
+    got = edited({"measures": ["paid_orders"], "dimensions": ["channel"], "share": True,
+                  "filters": [{"dimension": "gender", "values": ["F"]}]}, "same but for North China, drop the women filter")
+    assert got is not None and filters(got) == {"region": ("in", ["华北"])} and got.dimensions == ["channel"]
