@@ -147,3 +147,11 @@ def test_letting_one_filter_go_while_adding_another():
     got = edited({"measures": ["paid_orders"], "dimensions": ["channel"], "share": True,
                   "filters": [{"dimension": "gender", "values": ["F"]}]}, "same but for North China, drop the women filter")
     assert got is not None and filters(got) == {"region": ("in", ["华北"])} and got.dimensions == ["channel"]
+
+
+@pytest.mark.parametrize(("question", "order"), [("web orders this month, most recent first", "desc"),
+                                                 ("本周的退款，按时间顺序", "asc")])
+def test_rows_named_with_an_order_in_time_are_listed_in_it(question, order):
+    plan = grounded(question)
+    assert plan.records and plan.order == order and not plan.measures
+    assert grounded("how many refunds this month, newest first").records is None  # a count asked: no list
