@@ -155,3 +155,19 @@ def test_rows_named_with_an_order_in_time_are_listed_in_it(question, order):
     plan = grounded(question)
     assert plan.records and plan.order == order and not plan.measures
     assert grounded("how many refunds this month, newest first").records is None  # a count asked: no list
+
+
+@pytest.mark.parametrize(("question", "rate"), [("今年被取消的订单占比是多少", "cancel_rate"),
+                                                ("去年取消的订单占多少比例", "cancel_rate")])
+def test_a_share_of_rows_with_a_status_is_the_rate_with_no_filter_on_its_whole(question, rate, demo_db_file):
+    plan = grounded(question)
+    assert plan.measures == [rate] and "order_status" not in filters(plan)  # the status is the rate's numerator's
+    sql = compile_plan(MODEL, plan, "sqlite", "zh").sql
+    with sqlite3.connect(demo_db_file) as conn:
+        (value,) = conn.execute(sql).fetchone()
+    assert 0 < value < 100
+
+
+def test_members_asked_after_the_dimensions_name_split_by_it():
+    plan = grounded("今年销售额超过50万的城市有哪些")
+    assert plan.dimensions == ["city"] and plan.having and plan.having[0].values == [500000]

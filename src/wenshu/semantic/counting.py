@@ -92,6 +92,18 @@ def _hinted(model: SemanticModel, measure: Measure, question: str) -> bool:
     return any(c in question for c in said)
 
 
+def restated(model: SemanticModel, measures: list[str], filters: list) -> list:
+    """`filters` without those that only restate the own filter of a named ratio's numerator: "上个月取消的订单占多少
+    比例" is the cancellation rate, whose "cancelled" is its numerator's; on the whole it would make it 100 %."""
+    parts = {x.id: x for x in model.measures}
+    dims = {d.id: d for d in model.dimensions}
+    owns = [(parts[r.numerator].table.lower(), own_filter(parts[r.numerator]) or {})
+            for r in model.ratios if r.id in measures and r.numerator in parts]
+    return [f for f in filters if not (f.op == "in" and f.dimension in dims and any(
+        table == dims[f.dimension].table.lower() and set(f.values) <= own.get(dims[f.dimension].column.lower(), set())
+        for table, own in owns))]
+
+
 def _fit(measure: Measure, named: dict[str, set[str]], left: set[str] = frozenset()) -> int | None:
     """2: its filter is exactly a value named; 1: consistent with what is named; None: it excludes one, or
     fixes a column whose values the question leaves out (`left`: "除了已取消的…多少单" counts every other status)."""

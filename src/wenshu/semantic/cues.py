@@ -108,6 +108,8 @@ SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个
 
 AND = re.compile(r"\s*(和|与|及|以及|、|,|，|&|\band\b|\bor\b)\s*", re.I)  # two dimensions split together
 # "which Apple product", "哪个一线城市": a question word before a value and its kind asks for one row per member
+# "销售额超过10万的城市有哪些": the members asked after the dimension's name
+WHICH_AFTER = re.compile(r"^\s*(都|分别)?(有|是)(哪些|哪几个|哪几家|哪几位)")
 WHICH_BEFORE = re.compile(r"\b(which|what)\s+(\w+\s+){1,2}$|(哪[一几]?[个位家款种名]|哪些)[^，。？,.?\s]{0,6}$", re.I)
 
 

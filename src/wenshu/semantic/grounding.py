@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from wenshu.semantic.bounds import bound_table, carried, row_bounds
-from wenshu.semantic.counting import counted_keys, free_count, keyed_counts, not_asked
+from wenshu.semantic.counting import counted_keys, free_count, keyed_counts, not_asked, restated
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.listing import detail
 from wenshu.semantic.labels import label_words, not_the_measures_own
@@ -265,6 +265,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     share = m.share
     if share and not dims and not grain and (whole := share_of_whole(model, measures)):
         measures, share = whole, False  # "what percentage of orders were cancelled": the cancellation rate
+        filters = restated(model, measures, filters)
     order_by = plan.order_by if plan.order_by in measures else None
     update = {
         "measures": measures, "dimensions": dims, "filters": filters + bounds, "grain": grain,

@@ -24,7 +24,7 @@ from wenshu.semantic import counting, phrasing, ratios
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.grains import explicit_grain, per_period
 from wenshu.semantic.labels import label_spans, label_words, not_the_measures_own
-from wenshu.semantic.cues import AND, COUNTED, CUES, EN, EN_NUM, NOT_PERIOD, NUM, SPLIT_BEFORE, WHICH_BEFORE, cue
+from wenshu.semantic.cues import AND, COUNTED, CUES, EN, EN_NUM, NOT_PERIOD, NUM, SPLIT_BEFORE, WHICH_AFTER, WHICH_BEFORE, cue
 from wenshu.semantic.exclusions import left_out, left_out_words, the_rest
 from wenshu.semantic.ordinal import ranged
 from wenshu.semantic.mentioned import Mentions
@@ -170,7 +170,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
                                                   for vd, at in value_at.items() for _, e in at) for s, _ in dims.hits[did])
         after_value = after_value and not ranked  # another dimension's value before its name ("Gold members"): by member
         split_word = any(SPLIT_BEFORE.search(question[:s]) for s, _ in dims.hits[did])
-        asked = any(WHICH_BEFORE.search(question[:s]) for s, _ in dims.hits[did])
+        asked = any(WHICH_BEFORE.search(question[:s]) or WHICH_AFTER.match(question[e:]) for s, e in dims.hits[did])
         whole = all(_WHOLE.search(question[:s]) for s, _ in dims.hits[did])  # "across all channels": their total
         if (after_value or whole) and not asked:
             continue  # "华南大区", "tier 1 cities": the name of the value's own kind, not a split ("which Apple product" is)
