@@ -28,7 +28,7 @@ COMMANDS = {
     "server": "HTTP server: overhead for a cached answer, concurrent streaming conversations (fake model)",
     "kb": "knowledge base: passage recall@1/@5 and MRR, ingest seconds of a long PDF; --answers: grounded answers",
     "route": "the assistant's route only: documents questions to the documents, data questions to the data (no model)",
-    "tasks": "workspace tasks: solved %, steps, seconds, writes outside the folder, edited tests",
+    "tasks": "workspace tasks: solved %%, steps, seconds, writes outside the folder, edited tests",
     "plan_misses": "the plan path's wrong answers: which one part of the plan, changed alone, makes each right (no model)",
 }
 

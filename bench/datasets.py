@@ -100,6 +100,13 @@
   环比 / 同比 with a filter, splits and shares inside a filter, totals; eight two-turn conversations whose second turn
   adds, changes or removes a filter (换成还没付款的单子看看, 不限性别了, "make it Diamond members instead"); 26 Chinese,
   14 English, written by another helper (`bench/data/biz17_questions.yaml`), for development.
+- `biz18`: 40 business questions written in the style of the demo gold set's development half, weighted toward
+  conversations the way an operations manager explores numbers with an assistant: fourteen conversations (six of
+  three turns, eight of two) whose later turns are typed tersely (时间换成今年以来, 拿去年同期对比下, 筛一下，只留小程序的,
+  品牌换成小米, 换成件数看看, 改成按下单渠道分, 那垫底的两个是哪些, 各占几成？, 按月拉个走势, 把这几单拉出来看看, "just web",
+  "by city", "only the 3 biggest"), each later turn following the turn just before it, plus six single questions;
+  totals, splits, top and bottom N, trends, 同比 / 环比, shares and detail lists with filters said in everyday words;
+  30 Chinese, 10 English, written by another helper (`bench/data/biz18_questions.yaml`), for development.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -133,7 +140,8 @@ DEMO_SETS = {"demo": ("gold", None), "demo_dev": ("gold", "dev"), "demo_test": (
              "biz10": ("biz10", None), "biz11": ("biz11", None),
              "biz12": ("biz12", None), "biz13": ("biz13", None),
              "biz14": ("biz14", None), "biz15": ("biz15", None),
-             "biz16": ("biz16", None), "biz17": ("biz17", None)}
+             "biz16": ("biz16", None), "biz17": ("biz17", None),
+             "biz18": ("biz18", None)}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
          "biz_dev": "development", "biz2": "development", "biz3": "development", "para_en": "development",
          "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
@@ -143,7 +151,7 @@ ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_
          "biz8": "development", "biz9": "development", "biz10": "development",
          "biz11": "development", "biz12": "development", "biz13": "development",
          "biz14": "development", "biz15": "development", "biz16": "development",
-         "biz17": "development"}
+         "biz17": "development", "biz18": "development"}
 
 
 def role_of(set_name: str) -> str:
@@ -268,7 +276,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, half, source)
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, para_en or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, para_en or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)
