@@ -171,3 +171,9 @@ def test_a_share_of_rows_with_a_status_is_the_rate_with_no_filter_on_its_whole(q
 def test_members_asked_after_the_dimensions_name_split_by_it():
     plan = grounded("今年销售额超过50万的城市有哪些")
     assert plan.dimensions == ["city"] and plan.having and plan.having[0].values == [500000]
+
+
+def test_a_sum_averaged_over_the_rows_a_ratio_counts_is_that_ratio():
+    plan = grounded("本月各渠道订单的平均实付金额")
+    assert plan.measures == ["aov"] and plan.dimensions == ["channel"]
+    assert grounded("本月各渠道的实付金额").measures == ["gmv"]  # no average: the sum

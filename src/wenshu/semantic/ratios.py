@@ -39,10 +39,22 @@ def averaged(model: SemanticModel, question: str, measures: list[str], words: di
                 (r.numerator in measures or _averages_field(model, r.numerator, question)):
             kept = [x for x in measures if x not in (r.numerator, r.denominator)]
             return [r.id, *kept]
+        if r.numerator in measures and _of_rows(model, question, r, words):  # "各渠道订单的平均实付金额"
+            return [r.id, *(x for x in measures if x != r.numerator)]
         if not average and r.numerator in measures and r.denominator in measures and _per_after(question, r, words):
             kept = [x for x in measures if x not in (r.numerator, r.denominator)]
             return [r.id, *kept]
     return measures
+
+
+def _of_rows(model: SemanticModel, question: str, r, words: dict[str, list[str]]) -> bool:
+    """Whether the question averages the numerator over the rows its denominator counts, said in Chinese before
+    平均 ("订单的平均实付金额": the amount paid per order, not its sum)."""
+    den = next((x for x in model.measures if x.id == r.denominator and x.agg == "count"), None)
+    rows = [w for rec in model.records if den is not None and rec.table.lower() == den.table.lower()
+            for w in rec.words() if re.fullmatch(r"[\u4e00-\u9fff]+", w)]
+    return any(re.search(re.escape(row) + r"的?平均" + re.escape(n), question) for row in rows
+               for n in words.get(r.numerator, []))
 
 
 def per_unit(model: SemanticModel, question: str, measures: list[str], words: dict[str, list[str]],
