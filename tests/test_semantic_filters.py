@@ -177,3 +177,13 @@ def test_a_sum_averaged_over_the_rows_a_ratio_counts_is_that_ratio():
     plan = grounded("本月各渠道订单的平均实付金额")
     assert plan.measures == ["aov"] and plan.dimensions == ["channel"]
     assert grounded("本月各渠道的实付金额").measures == ["gmv"]  # no average: the sum
+
+
+def test_several_values_each_counted_with_ji_split_by_their_dimension():
+    plan = grounded("本月app、小程序各成交了几单")
+    assert plan.dimensions == ["channel"] and plan.measures == ["paid_orders"]
+
+
+def test_an_amount_asked_of_each_share_is_the_money_measure():
+    plan = grounded("本月男性用户的退款按退款原因分，金额各占多少")
+    assert plan.measures == ["refund_amount"] and plan.share and plan.dimensions == ["refund_reason"]

@@ -78,14 +78,14 @@ CUES = {
     "judged": r"最(好|差)|拖后腿|\b(best|worst|strongest|weakest|poorest|better|worse)\b",
     # the question asks for money, not a count ("how much money went back in refunds")
     # "refunds last month in yuan", "有几单，合计金额多少": the money of the rows counted
-    "money": r"多少钱|(?:合计|总|一共|总共)?金额(?:是|有|一共|合计|总共)?多少|多少金额|合计金额|[了掉]的钱|\bmoney\b|\bcash\b"
+    "money": r"多少钱|(?:合计|总|一共|总共)?金额(?:各自?|分别)?(?:是|有|占|一共|合计|总共)?多少|多少金额|合计金额|[了掉]的钱|\bmoney\b|\bcash\b"
              r"|\bin (?:yuan|rmb|cny)\b|\bhow much (?:\w+\s+){0,3}?(?:refund(?:ed)?|spen[dt]|paid|pay)\b"
              r"|\b(?:count|number) and (?:the )?(?:total )?amounts?\b|\bamounts? and (?:the )?(?:count|number)\b",
     # after a record's own word, the rows themselves: "退款的记录", "退货的明细" (a refund list, not refunded orders)
     "rows_noun": r"^的?(记录|明细|清单|列表|单据)",
     "list": r"哪些|有哪几|列出|列一下|列个|明细|清单|列表|详情|\blist\b|\bdetails?\b|\bwhich\b",
     "count": r"多少|几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
-    "each": r"分别|各自|各是|各(占|贡献|有|卖|花|为|多少)|各[^，。？,.?\s各]{1,4}多少|\brespectively\b|\beach\b|\bseparately\b",
+    "each": r"分别|各自|各是|各(占|贡献|有|卖|花|为|多少)|各[^，。？,.?\s各]{1,4}(多少|几)|\brespectively\b|\beach\b|\bseparately\b",
     # two values set side by side ("app vs web", "华东和华南对比"): one row per value
     "versus": r"\bvs\.?\b|\bversus\b|\bcompar\w*\b|对比|相比|比较|并排|比一比|(和|与|跟).{1,12}(比|相比|对比)"
               r"|\bside[- ]by[- ]side\b|\bnext to each other\b|\bhead[- ]to[- ]head\b|还是"
