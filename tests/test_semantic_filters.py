@@ -187,3 +187,17 @@ def test_several_values_each_counted_with_ji_split_by_their_dimension():
 def test_an_amount_asked_of_each_share_is_the_money_measure():
     plan = grounded("本月男性用户的退款按退款原因分，金额各占多少")
     assert plan.measures == ["refund_amount"] and plan.share and plan.dimensions == ["refund_reason"]
+
+
+@pytest.mark.parametrize(("question", "rate"), [("今年华北区取消订单的占比", "cancel_rate"),
+                                                ("今年华北区退款订单的比例", "refund_rate")])
+def test_a_counts_rows_named_with_their_share_are_the_rate(question, rate):
+    plan = grounded(question)
+    assert plan.measures == [rate] and set(filters(plan)) == {"region"}
+
+
+@pytest.mark.parametrize(("question", "split"), [("今年销售额最高的城市", "city"), ("去年销量最多的品牌", "brand")])
+def test_a_superlative_right_before_a_dimension_picks_its_one_member(question, split):
+    plan = grounded(question)
+    assert plan.dimensions == [split] and plan.limit == 1 and plan.order == "desc"
+    assert grounded("今年销售额最高的4个城市").limit == 4

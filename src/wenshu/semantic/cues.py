@@ -40,7 +40,7 @@ CUES = {
                 r"|比再前|(比|和|跟|与|同|较)再往?前一个?(周|星期|月|天|日|季度|年)|再往?前一个?(周|星期|月|天|日|季度|年)的?(相?比|对比)"
                 r"|(vs\.?|versus)\s*(上个?月|上周|上星期|上季度|昨天|前一天|上期|[前上]一(周|个?星期|个?月|个?季度|年|天))"
                 r"|\b(vs\.?|versus|against|than|compared (to|with))\s+last\b(?!\s*[a-z0-9])",  # "this month vs last?"
-    "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比|百分之几|几成)|占[^，。？,.?多少]{0,6}多少(?!钱)|\bshares?\b|percentage of|proportion|what percent"
+    "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比|百分之几|几成)|的(比例|百分比)(?!是?多少钱)|占[^，。？,.?多少]{0,6}多少(?!钱)|\bshares?\b|percentage of|proportion|what percent"
              r"|\bwhat % of\b|% of (the )?total"
              r"|\bas (a )?percentages?\b|\b(as|in) (an? )?%|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent(age)?( terms)?\b"
              r"|\b(and|with|plus) (the |a |their |its )?percent(age)?s?\b(?! (change|growth|increase|decrease|drop|rise))"
@@ -108,6 +108,8 @@ SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个
 
 AND = re.compile(r"\s*(和|与|及|以及|、|,|，|&|\band\b|\bor\b)\s*", re.I)  # two dimensions split together
 # "which Apple product", "哪个一线城市": a question word before a value and its kind asks for one row per member
+# "销售额最高的城市", "卖得最好的品牌": the one member a superlative right before the dimension's name picks
+SUPERLATIVE_BEFORE = re.compile(r"最(高|低|多|少|大|小|好|差)的?\s*$")
 # "销售额超过10万的城市有哪些": the members asked after the dimension's name
 WHICH_AFTER = re.compile(r"^\s*(都|分别)?(有|是)(哪些|哪几个|哪几家|哪几位)")
 WHICH_BEFORE = re.compile(r"\b(which|what)\s+(\w+\s+){1,2}$|(哪[一几]?[个位家款种名]|哪些)[^，。？,.?\s]{0,6}$", re.I)

@@ -24,7 +24,7 @@ from wenshu.semantic import counting, phrasing, ratios
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.grains import explicit_grain, per_period
 from wenshu.semantic.labels import label_spans, label_words, not_the_measures_own
-from wenshu.semantic.cues import AND, COUNTED, CUES, EN, EN_NUM, NOT_PERIOD, NUM, SPLIT_BEFORE, WHICH_AFTER, WHICH_BEFORE, cue
+from wenshu.semantic.cues import AND, COUNTED, CUES, EN, EN_NUM, NOT_PERIOD, NUM, SPLIT_BEFORE, SUPERLATIVE_BEFORE, WHICH_AFTER, WHICH_BEFORE, cue
 from wenshu.semantic.exclusions import left_out, left_out_words, the_rest
 from wenshu.semantic.ordinal import ranged
 from wenshu.semantic.mentioned import Mentions
@@ -163,6 +163,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     bounded = blank(question, [(t.start, t.end) for t in thresholds(question)])
     many = (top_n(bounded) or 0) > 1 and cue("rank", bounded)  # "the top 5 tier-1 cities": five cities of the tier
     by_rank: list[str] = []  # unless another dimension is ranked ("top 3 categories … for women shoppers")
+    picked_one = False
     for did in dims.ids():
         after_value = all(any(e <= s and not question[e:s].strip() for _, e in value_spans) for s, _ in dims.hits[did])
         kinds = {c.id for c in model.conformed(did)}
@@ -171,6 +172,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         after_value = after_value and not ranked  # another dimension's value before its name ("Gold members"): by member
         split_word = any(SPLIT_BEFORE.search(question[:s]) for s, _ in dims.hits[did])
         asked = any(WHICH_BEFORE.search(question[:s]) or WHICH_AFTER.match(question[e:]) for s, e in dims.hits[did])
+        best = any(SUPERLATIVE_BEFORE.search(question[:s]) for s, _ in dims.hits[did])
+        picked_one, asked = picked_one or best, asked or best
         whole = all(_WHOLE.search(question[:s]) for s, _ in dims.hits[did])  # "across all channels": their total
         if (after_value or whole) and not asked:
             continue  # "华南大区", "tier 1 cities": the name of the value's own kind, not a split ("which Apple product" is)
@@ -219,7 +222,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         measure_words=measure_words, grain=explicit_grain(bare), per=per_period(bare),
         compare=compare, share=cue("share", question) and not pct,
         excluded=excluded, ranged=ranged_ids, share_within=ratios.share_within(question, {d: value_at.get(d, []) for d in values}, CUES["share"]), trend=cue("trend", question), rank=rank,
-        limit=top_n(blank(question, bounds)) if rank else None,
+        limit=(top_n(blank(question, bounds)) or (1 if picked_one else None)) if rank else None,
         order=("asc" if cue("ascending", question) else "desc") if rank else None, judged=rank and cue("judged", question),
         by_change=by_change,
     )

@@ -58,7 +58,10 @@ def _asked_count(name: str, rows: set[str]) -> list[str]:
     stem = name[:-1] if name.endswith("数") else ""
     if len(stem) < 2 or not all(_CJK.match(c) for c in stem) or stem in rows:
         return []
-    return [f"多少{stem}", f"多少个{stem}", f"多少位{stem}", f"几个{stem}", f"几位{stem}", f"{stem}有多少"]
+    asked = [f"多少{stem}", f"多少个{stem}", f"多少位{stem}", f"几个{stem}", f"几位{stem}", f"{stem}有多少"]
+    # 取消订单的占比, 退款订单的数量: the count's rows named with what is asked of them (no two-character stem:
+    # 新客的销售额 is the new customers' sales)
+    return asked + ([f"{stem}的{w}" for w in ("占比", "比例", "比重", "数量")] + [f"{stem}占比"] if len(stem) >= 4 else [])
 
 
 def _totalled(name: str) -> list[str]:
