@@ -201,3 +201,34 @@ def test_a_superlative_right_before_a_dimension_picks_its_one_member(question, s
     plan = grounded(question)
     assert plan.dimensions == [split] and plan.limit == 1 and plan.order == "desc"
     assert grounded("今年销售额最高的4个城市").limit == 4
+
+
+def test_the_rows_behind_a_count_are_listed_with_its_filters(demo_db_file):
+    count = {"measures": ["paid_orders"], "window": {"start": "2025-03-01", "end": "2025-04-01"},
+             "filters": [{"dimension": "channel", "values": ["web"]},
+                         {"dimension": "orders.pay_amount", "op": "gt", "values": [2500]}]}
+    got = edited(count, "把这些单子列出来")
+    assert got is not None and got.records == "order" and got.measures == ["paid_orders"]
+    sql = compile_plan(MODEL, got, "sqlite", "zh").sql
+    with sqlite3.connect(demo_db_file) as conn:
+        ids = {r[0] for r in conn.execute(sql)}
+        want = {r[0] for r in conn.execute(
+            "SELECT order_id FROM orders WHERE status = 1 AND channel = 'web' AND pay_amount > 2500 "
+            "AND order_date >= '2025-03-01' AND order_date < '2025-04-01'")}
+        assert ids == want and want
+    assert "orders.pay_amount" not in sql and '"pay_amount" AS' in sql  # the amount it was bounded by is shown
+
+
+def test_a_list_bounded_on_an_amount_shows_that_amount_in_place_of_its_own():
+    plan = grounded("本周实付超过2000的订单有哪些")
+    sql = compile_plan(MODEL, plan, "sqlite", "zh").sql
+    assert '"orders"."pay_amount" AS' in sql and "total_amount" not in sql
+
+
+def test_bi_qi_before_the_period_before_is_a_comparison():
+    assert grounded("本月家用电器的销售额，比起上个月怎么样").compare == "previous"
+
+
+def test_of_two_ranked_values_kinds_the_first_is_ranked():
+    plan = grounded("top 4 家用电器 products among female shoppers this year by revenue")
+    assert plan.dimensions == ["product"] and {"gender", "category"} <= set(filters(plan))

@@ -25,7 +25,7 @@ CUES = {
     "week": r"上周同一?(天|日|时段)|上周的同一(天|时段)|上个?星期同一?(天|日)|上周同期|上周同日"
             r"|(same|equivalent|comparable|corresponding) (day|days|weekday|period|time) (of |in )?last week"
             r"|\b(a|one) week (ago|earlier|before)\b|\bwow\b|\bweek[- ](over|on)[- ]week\b",
-    "previous": r"环比|上期|上一期|比上|较上|相比上|比前一|较前一|前一(周|个?月|天|日|季度|年)相比|previous period"
+    "previous": r"环比|上期|上一期|比起?上|较上|相比上|比起?前一|较前一|前一(周|个?月|天|日|季度|年)相比|previous period"
                 r"|上(个?月|周|星期|季度)同期|上(个?月|季度)(的)?同一?时段"
                 r"|compar\w*\b.{0,40}\b(with|to|against)\s+(the\s+)?same (days?|period|time) (of |in )?(last|the (previous|prior)) (week|month|quarter)"
                 r"|(和|与|跟|同|对比)(上个?月|上周|上星期|上季度|上一?年|昨天|前一天|上期|[前上]一(周|个?星期|个?月|个?季度|年))(相?比|对比)"

@@ -41,6 +41,27 @@ class DetailCompiler(Compiler):
             columns.append(header)
         return select, columns
 
+    def amount_shown(self, rec: Record) -> str | None:
+        """A column of the record the list is sorted or bounded by that some measure sums (pay_amount), when the
+        list does not already show it."""
+        plan = self.plan
+        said = [plan.order_by] if plan.order_by and plan.order_by.isidentifier() else []
+        said += [f.dimension.rpartition(".")[2] for f in plan.filters if f.dimension not in self.dims
+                 and f.dimension.rpartition(".")[0].lower() in ("", rec.table.lower())]
+        amounts = {x.expr for x in self.model.measures if x.agg != "count" and x.table.lower() == rec.table.lower()}
+        return next((c for c in said if c in amounts and c not in (plan.columns or rec.columns)), None)
+
+    def in_place_of_value(self, rec: Record, plan, select: list[str], columns: list[str], item: str, name: str) -> None:
+        """The amount a list is ranked or bounded by, shown in place of the record's own amount when the list shows
+        the record's default columns ("the 10 largest paid orders", "实付超过1000的订单": the amount paid), else
+        added after them."""
+        at, own = len(select), self.header(rec, rec.value) if rec.value else None
+        if not plan.columns and own in columns:
+            at = columns.index(own)
+            del select[at], columns[at]
+        select.insert(at, item)
+        columns.insert(at, name)
+
     def header(self, rec: Record, column: str) -> str:
         """A column's name in the answer: its measure's name (退款金额), else the first of the record's words
         for it in the answer's language (订单号, order number), else the column itself."""
@@ -93,16 +114,14 @@ class DetailCompiler(Compiler):
             ranked = self.metric(plan.order_by)
             value = self.qualify(ranked.expr, rec.table, used)
             if ranked.expr not in (plan.columns or rec.columns):
-                item, at = f"{value} AS {self.q(self.name(ranked))}", len(select)
-                own = self.header(rec, rec.value) if rec.value else None
-                if not plan.columns and own in columns:  # "the 10 largest paid orders": the amount they are
-                    at = columns.index(own)  # ranked by shows in place of the record's own amount
-                    del select[at], columns[at]
-                select.insert(at, item)
-                columns.insert(at, self.name(ranked))
+                self.in_place_of_value(rec, plan, select, columns, f"{value} AS {self.q(self.name(ranked))}",
+                                       self.name(ranked))
             order = f" ORDER BY {value} {(plan.order or 'desc').upper()}"
         elif rec.order:
             order = f" ORDER BY {self.qualify(rec.order, rec.table, used)}"
+        if (shown := self.amount_shown(rec)) and not (plan.order_by and {plan.order_by} & {*self.measures, *self.ratios}):
+            item = f"{self.qualify(shown, rec.table, used)} AS {self.q(self.header(rec, shown))}"  # "实付超过1000的订单"
+            self.in_place_of_value(rec, plan, select, columns, item, self.header(rec, shown))
         try:
             hops = joins(self.model, rec.table, used - {rec.table})
         except Unreachable as exc:

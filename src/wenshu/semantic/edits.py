@@ -37,10 +37,15 @@ DROP_COLUMN = r"去掉|删掉|删除|拿掉|不要|不用|不显示|隐藏|\bdro
 ANY_OF = r"(不限|不分|不管|所有的?|全部的?|任何|\bevery\b|\ball(?: the)?\b|\bany\b|\bregardless of(?: the)?\b)\s*$"
 LIFT = DROP_COLUMN + r"|取消|放开|\bforget\b|\bignore\b|\bclear\b|\blift\b"
 FILTER_WORD = r"\bfilters?\b|\brestrictions?\b|\bconditions?\b|筛选|限制|条件|过滤"
+# the rows behind a number: "把这几单拉出来看看", "具体是哪几笔退款", "list them", "which ones?"
+SHOW_ROWS = r"拉出来|列出来|列一下|列个|明细|清单|具体是?哪|是哪几|有哪些|哪几[笔单条]" \
+            r"|\b(?:list|show(?: me)?|pull up|see) (?:them|those|these|the rows|the orders|the refunds)\b|\bwhich ones\b"
 
 
 def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str, model: SemanticModel) -> QueryPlan | None:
     """The previous plan changed as the follow-up says, or None when it says nothing the plan knows."""
+    if (rows := rows_behind(previous, question, model)) is not None:
+        return rows
     update: dict = {}
     rest, m = _others(previous, m, question, model)
     record = next((r for r in model.records if r.id == previous.records), None)
@@ -131,6 +136,26 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     if not update:
         return None
     return previous.model_copy(update=update)
+
+
+def rows_behind(previous: QueryPlan, question: str, model: SemanticModel) -> QueryPlan | None:
+    """After a count or a sum with no split ("上周金卡会员在app上下的、实付超过3000的订单有几笔"), the rows it was
+    taken over, listed with the same filters and window ("把这几单拉出来看看"); the measure stays, so its own
+    filter keeps the rows it counted (paid orders). None for anything else."""
+    if previous.records or previous.dimensions or previous.grain or not previous.measures \
+            or not re.search(SHOW_ROWS, question, re.I):
+        return None
+    me = next((x for x in model.measures if x.id == previous.measures[0]), None)
+    record = next((r for r in model.records if me is not None and r.table.lower() == me.table.lower()), None)
+    if record is None:
+        return None
+    own = record.table.lower() + "."
+    filters = [f.model_copy(update={"dimension": f.dimension[len(own):]}) if f.dimension.lower().startswith(own) else f
+               for f in previous.filters]  # a bound on the rows' own amount: a column of the list
+    return previous.model_copy(update={"records": record.id, "measures": [me.id], "filters": filters,
+                                       "compare": "none", "share": False, "share_within": [], "value_too": False,
+                                       "having": [], "order": None, "order_by": None, "limit": None,
+                                       "difference": False, "per": None})
 
 
 def lifted(previous: QueryPlan, m: Mentions, question: str, model: SemanticModel) -> list[str]:

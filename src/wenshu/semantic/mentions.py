@@ -184,7 +184,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         if split_word or asked or ranked:
             split.append(did)
             by_rank += [did] * (ranked and not (split_word or asked))
-    if len(split) > len(by_rank):
+    if len(split) > len(by_rank) or len(by_rank) > 1:  # the first ranked one: "best-selling 运动户外 items among male
+        by_rank = by_rank if len(split) > len(by_rank) else by_rank[1:]  # shoppers" ranks the items
         named, split = [d for d in named if d not in by_rank], [d for d in split if d not in by_rank]
     ends = {e for d in split for _, e in dims.hits.get(d, [])}  # "按城市和品类", "by channel and region": both
     split += [d for d in named if d not in split and any(AND.fullmatch(question[e:s]) for s, _ in dims.hits[d] for e in ends if e <= s)]
