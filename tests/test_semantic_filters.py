@@ -232,3 +232,13 @@ def test_bi_qi_before_the_period_before_is_a_comparison():
 def test_of_two_ranked_values_kinds_the_first_is_ranked():
     plan = grounded("top 4 家用电器 products among female shoppers this year by revenue")
     assert plan.dimensions == ["product"] and {"gender", "category"} <= set(filters(plan))
+
+
+@pytest.mark.parametrize(("question", "compare"), [
+    ("今年二季度和去年二季度的销售额对比", "yoy"),
+    ("本月的退款金额比上个月多了多少", "previous"),
+    ("最近14天的订单量，和前14天比", "previous"),
+])  # fmt: skip
+def test_two_named_periods_compared_are_a_comparison(question, compare):
+    assert grounded(question).compare == compare
+    assert grounded("上个月和这个月的销售额").compare == "none"  # both named, nothing compared

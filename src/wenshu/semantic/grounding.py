@@ -37,6 +37,7 @@ from wenshu.semantic.phrasing import backed, backs, said_outside_fields
 from wenshu.semantic.paths import measure_tables, reachable, reaches, value_filters
 from wenshu.semantic.plan import Filter, QueryPlan
 from wenshu.semantic.ratios import share_of_whole
+from wenshu.semantic.windows import two_periods
 from wenshu.semantic.variants import entry_words
 
 
@@ -267,17 +268,18 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         measures, share = whole, False  # "what percentage of orders were cancelled": the cancellation rate
         filters = restated(model, measures, filters)
     order_by = plan.order_by if plan.order_by in measures else None
+    compare = m.compare if m.compare != "none" else two_periods(question) or "none"  # "今年一季度和去年一季度对比"
     update = {
         "measures": measures, "dimensions": dims, "filters": filters + bounds, "grain": grain,
         "having": [h for h in bounded.having if h.dimension in measures], "count_members": bool(counting),
-        "compare": m.compare, "share": share, "per": m.per if m.per != grain else None,
+        "compare": compare, "share": share, "per": m.per if m.per != grain else None,
         "value_too": bool(share and (filters or bounds) and not dims and not grain and asks_amount(m, question)),
         "share_within": within if share else [],
         "limit": (m.limit or (None if cue("ordered", question) else plan.limit)) if ranked else None,
         "order": oriented(m, model, order_by or measures[0]) if ranked else None,
         "order_by": order_by if ranked else None,
-        "by_change": bool(m.by_change and ranked and not grain and m.compare != "none"),
-        "difference": m.compare != "none" and cue("delta", question),
+        "by_change": bool(m.by_change and ranked and not grain and compare != "none"),
+        "difference": compare != "none" and cue("delta", question),
     }
     if update["by_change"]:  # "掉得最厉害": the largest fall first, whatever the measure's better direction
         update["order"] = m.by_change

@@ -50,6 +50,22 @@ def plan_window(question: str, compare: str = "none", implied: bool = True) -> W
     return found
 
 
+_VERSUS = r"比|\bvs\.?\b|\bversus\b|\bcompar\w*|\bagainst\b"
+
+
+def two_periods(question: str) -> str | None:
+    """The comparison two named periods make when the second is the first a year or one period before
+    ("今年一季度和去年一季度的GMV对比", "最近7天的销售额，和前7天比", "本周和上周的订单量对比": this week so far
+    against the same days of last week); None otherwise."""
+    windows = find_windows(question, "sqlite")
+    if len(windows) < 2 or not re.search(_VERSUS, question[question.find(windows[0].phrase):], re.I):
+        return None
+    first, second = (question_window(w.phrase) for w in windows[:2])
+    if first and first == second and windows[1].phrase.startswith("前"):
+        return "previous"  # "最近7天…和前7天比": the seven days before
+    return next((k for k in ("yoy", "previous") if first and second and first.shifted(k).start == second.start), None)
+
+
 def question_window(question: str) -> Window | None:
     """The first time window the question names, as [start, end) dates, ending today at the latest (a
     period still running is "to date"); None when it names none."""
