@@ -242,3 +242,11 @@ def test_of_two_ranked_values_kinds_the_first_is_ranked():
 def test_two_named_periods_compared_are_a_comparison(question, compare):
     assert grounded(question).compare == compare
     assert grounded("上个月和这个月的销售额").compare == "none"  # both named, nothing compared
+
+
+def test_show_me_rows_lists_them_and_show_me_a_measure_does_not():
+    plan = grounded("show me this week's cancelled orders")
+    sql = compile_plan(MODEL, plan, "sqlite", "en").sql
+    assert plan.records == "order" and ('"status" = 2' in sql or "\"status\" IN ('2')" in sql)
+    assert grounded("show me refund amount by reason this month").records is None
+    assert grounded("show me how many orders were cancelled today").records is None

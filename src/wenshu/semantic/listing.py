@@ -68,10 +68,12 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     newest = newest_rows(question) if record.order else None  # "the 5 latest refunds": the five newest rows
     counts = cue("count", blank(question, [(s, e) for _, s, e in named]))  # "order total" is a field, no count
     plain = not m.measures and not m.split and not counts and names_record(record, m, model, question)
-    # "show me refunds over 2,000 last week, biggest first", "refunds … newest first": the rows a bound or an
-    # order in time names, nothing summed or counted
-    bounded = bool(thresholds(question) or record.time and in_time_order(question)) and not m.split and not counts \
-        and (names_record(record, m, model, question) or _shared(record, m)) \
+    # "show me refunds over 2,000 last week, biggest first", "refunds … newest first", "show me today's cancelled
+    # orders": the rows a bound, an order in time or a verb of showing names, nothing summed or counted
+    shown = cue("show", question) and bool(m.measures)  # the rows the counts named count
+    bounded = bool(thresholds(question) or record.time and in_time_order(question) or shown) \
+        and not m.split and not counts \
+        and (names_record(record, m, model, question) or _shared(record, m) or shown) \
         and all(x in measures and measures[x].agg == "count" and measures[x].table == record.table for x in m.measures)
     if not (m.listing or m.rank and (m.limit or len(fields) >= 3) or newest or len(fields) >= 2 and not counts or plain
             or bounded):
