@@ -250,3 +250,14 @@ def test_show_me_rows_lists_them_and_show_me_a_measure_does_not():
     assert plan.records == "order" and ('"status" = 2' in sql or "\"status\" IN ('2')" in sql)
     assert grounded("show me refund amount by reason this month").records is None
     assert grounded("show me how many orders were cancelled today").records is None
+
+
+def test_a_list_bounded_on_the_amount_paid_keeps_the_paid_rows(demo_db_file):
+    plan = grounded("上个月实付超过3000的订单有哪些")
+    sql = compile_plan(MODEL, plan.model_copy(update={"window": Window(start=date(2025, 5, 1), end=date(2025, 6, 1))}),
+                       "sqlite", "zh").sql
+    with sqlite3.connect(demo_db_file) as conn:
+        got = {r[0] for r in conn.execute(sql)}
+        want = {r[0] for r in conn.execute("SELECT order_id FROM orders WHERE status = 1 AND pay_amount > 3000 AND "
+                                           "order_date >= '2025-05-01' AND order_date < '2025-06-01'")}
+    assert got == want and want  # refunded orders paid too: not listed as paid

@@ -99,6 +99,10 @@ class DetailCompiler(Compiler):
         for f in plan.filters:
             if f.dimension not in self.dims:  # a bound on the row's own value: 退款金额超过1000元
                 where.append(self.bound(f, rec.table, used))
+                summed = next((x for x in self.model.measures if x.agg == "sum" and x.filter and not measures
+                               and x.expr == f.dimension.rpartition(".")[2] and x.table.lower() == rec.table.lower()), None)
+                if summed is not None and (default := self.default_filter(summed, plan.filters)):
+                    where.append(f"({self.qualify(default, rec.table, used)})")  # "实付超过1000的订单": the paid ones
                 continue
             d = self.reaching(self.dim(f.dimension), rec.table)  # the traffic's channel for traffic rows
             f = f.model_copy(update={"dimension": d.id})
