@@ -20,7 +20,7 @@ from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.edits import edit
 from wenshu.semantic.grounding import ground
 from wenshu.semantic.library import bundled_text
-from wenshu.semantic.mentions import read
+from wenshu.semantic.mentions import headlined, read
 from wenshu.semantic.model import parse_model
 from wenshu.semantic.plan import QueryPlan, Window
 from wenshu.semantic.thresholds import thresholds
@@ -261,3 +261,10 @@ def test_a_list_bounded_on_the_amount_paid_keeps_the_paid_rows(demo_db_file):
         want = {r[0] for r in conn.execute("SELECT order_id FROM orders WHERE status = 1 AND pay_amount > 3000 AND "
                                            "order_date >= '2025-05-01' AND order_date < '2025-06-01'")}
     assert got == want and want  # refunded orders paid too: not listed as paid
+
+
+@pytest.mark.parametrize("question", ["what did the mini-program make this month", "how much did we bring in this year"])
+def test_money_made_said_with_a_verb_is_the_headline_measure(question):
+    m = headlined(MODEL, read(MODEL, question), question)
+    assert m.measures == [MODEL.headline]
+    assert headlined(MODEL, read(MODEL, "what did the app make in orders"), "x").measures == ["paid_orders"]

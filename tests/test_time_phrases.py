@@ -192,3 +192,15 @@ def test_time_windows_reach_only_catalogs_with_dates(columns, dated):
 
 def test_two_days_joined_by_and_are_two_days_not_a_range():
     assert [w.phrase for w in find_windows("orders on Oct 2 and Oct 9")] == ["Oct 2", "Oct 9"]
+
+
+def test_a_named_day_of_last_or_this_week_is_that_one_day():
+    (friday,) = find_windows("上周五的销售额")
+    (week,) = find_windows("上周的销售额")
+    start, end = evaluate(friday)
+    monday, _ = evaluate(week)
+    assert start.weekday() == 4 and (end - start).days == 1 and (start - monday).days == 4
+    (sunday,) = find_windows("这周日")
+    assert evaluate(sunday)[0].weekday() == 6
+    assert find_windows("上周一到周五的订单")[0].phrase == "上周"  # a range of days is no one day
+    assert find_windows("上周一共成交了多少单")[0].phrase == "上周"  # 一共: in all

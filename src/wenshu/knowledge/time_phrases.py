@@ -115,6 +115,15 @@ _FIXED: list[tuple[str, tuple[str, str | None]]] = [
     (r"(?:从|自)?上个?季度(?:初)?(?:以来|至今|到现在|到今天)|" + _SINCE + r"last quarter\b",
      (f"date({_Q_START}, '-3 months')", None)),
 ]
+# one named day of last or this week ("上周五的销售额", 本周三, 上个星期天): Monday is day 1, Sunday (日/天) day 7
+# a day only before 的, a stop or 当天 (上周一共 is "last week in all", 上周五个城市 five cities; 上周一到周五 a range)
+_NOT_RANGE = r"(?=的|当天|那天|全天|[，。？！、,.?!;；:：\s]|$)"
+_WEEKDAYS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 7, "天": 7}
+_FIXED += [(rf"上个?(?:周|星期){c}{_NOT_RANGE}", (f"date('now', 'weekday 0', '-{14 - k} days')", f"date('now', 'weekday 0', '-{13 - k} days')"))
+           for c, k in _WEEKDAYS.items()]
+_FIXED += [(rf"(?:本|这个?)(?:周|星期){c}{_NOT_RANGE}", (f"date('now', 'weekday 0', '-{7 - k} days')",
+                                          f"date('now', 'weekday 0', '-{6 - k} days')" if k < 7 else "date('now', 'weekday 0', '+1 day')"))
+           for c, k in _WEEKDAYS.items()]
 # words between the number and the unit: "the previous six full calendar months", "8 complete Monday-to-Sunday weeks"
 _KIND = r"(?:(?:full|complete|whole|entire|finished|calendar|monday[\s-]to[\s-]sunday|monday[\s-]start(?:ing)?)\s+){0,2}"
 _ZH_KIND = r"(?:完整的?|整|自然)?"  # 过去8个完整周, 最近3个自然月: the complete periods, as without the word

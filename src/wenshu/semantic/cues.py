@@ -70,6 +70,8 @@ CUES = {
     # how members did, no measure named ("how did each region do", 各渠道表现如何): the headline measure, split
     "performance": r"\bhow (did|does|do|is|are|was|were|have|has)\b.{0,40}?\b(do|doing|did|done|perform|performing|performed"
                    r"|go|going|gone)\b|表现(如何|怎么样|怎样|咋样)|(卖|做)得(怎么样|如何|咋样|怎样)",
+    # money made, said with a verb and no measure's name ("what did the web channel make last month")
+    "earned": r"\b(what|how much) (did|does|do|will)\b.{1,40}?\b(make|earn|bring in|take in|generate)\b",
     # a comparison's change asked as an amount ("变化了多少", "多了多少", "by how much"): shown beside the growth %
     # ("环比变化多少" asks the 环比 itself: the growth)
     "delta": r"(?<!环比)(?<!同比)变化了?多少|(增加|减少|多|少|差)了多少|相差多少|差距|差值|\bby how much\b"

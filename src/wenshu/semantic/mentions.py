@@ -74,10 +74,10 @@ def oriented(m: Mentions, model: SemanticModel, measure: str | None) -> str | No
 def headlined(model: SemanticModel, m: Mentions, question: str) -> Mentions:
     """A question (not a follow-up, which keeps its plan's measure) that ranks by judgement and names no measure
     ("哪个渠道卖得最好", "which region is doing worst"), or asks how members did ("how did each region do last
-    month", 各渠道表现如何): ranked or split by the model's headline measure."""
+    month", 各渠道表现如何), or what was made ("what did the app make"): by the model's headline measure."""
     if m.measures or not model.headline or m.near_measures:
         return m
-    if not (m.rank and m.judged or cue("performance", question) and (m.split or m.values)):
+    if not (m.rank and m.judged or cue("performance", question) and (m.split or m.values) or cue("earned", question)):
         return m
     return replace(m, measures=[model.headline], measure_words={model.headline: []})
 
