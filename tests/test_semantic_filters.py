@@ -268,3 +268,21 @@ def test_money_made_said_with_a_verb_is_the_headline_measure(question):
     m = headlined(MODEL, read(MODEL, question), question)
     assert m.measures == [MODEL.headline]
     assert headlined(MODEL, read(MODEL, "what did the app make in orders"), "x").measures == ["paid_orders"]
+
+
+@pytest.mark.parametrize(("question", "measure", "split", "grain"), [
+    ("本月退款最多的原因是什么", "refund_count", ["refund_reason"], None),
+    ("本月订单最多的那天是几号", "paid_orders", [], "day"),
+])  # fmt: skip
+def test_rows_said_before_most_are_counted_and_ranked(question, measure, split, grain):
+    plan = grounded(question)
+    assert plan.measures == [measure] and plan.dimensions == split and plan.grain == grain and plan.limit == 1
+
+
+def test_members_named_after_a_bound_on_their_total_are_kept_by_it():
+    plan = grounded("今年客单价超过400的城市")
+    assert plan.dimensions == ["city"] and plan.having and plan.having[0].dimension == "aov"
+
+
+def test_the_day_before_yesterday_compared_with_yesterday():
+    assert grounded("昨天的订单量和前天比怎么样").compare == "previous"

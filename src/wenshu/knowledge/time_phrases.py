@@ -79,6 +79,7 @@ _SINCE = r"(?:\bsince|\bfrom)\s+(?:the\s+)?(?:start|beginning)\s+of\s+"
 _FIXED: list[tuple[str, tuple[str, str | None]]] = [
     (r"今天|今日|\btoday\b", ("date('now')", "date('now', '+1 day')")),
     (r"昨天|昨日|\byesterday\b", ("date('now', '-1 day')", "date('now')")),
+    (r"(?<!大)前天|\bthe day before yesterday\b", ("date('now', '-2 days')", "date('now', '-1 day')")),
     (r"上上周|\bthe week before last\b", ("date('now', 'weekday 0', '-20 days')", "date('now', 'weekday 0', '-13 days')")),
     # a weekend is its Saturday and Sunday: last week's, or this week's (which may not have come yet)
     (r"上个?周末|上个?星期的?周末|\blast weekend\b|\bprevious weekend\b",

@@ -40,7 +40,8 @@ _BEFORE = re.compile(r"(?:" + _HOW_MANY + f"[^{_PUNCT}]{{0,8}}"
                      r"|\b(?:how many|number of|count of)\s+(?:[\w-]+\s+){0,3})$", re.I)
 # "取消的订单有多少", "purchase count": the rows, then the count word (at the end of the clause)
 _AFTER = re.compile(r"^\s*(?:的)?(?:有|是|共|一共|总共|合计|总计)*\s*" + _HOW_MANY + r"\s*(?:个|笔|单|条|张)?\s*了?\s*(?:"
-                    + _CLAUSE_END + r"|$)|^\s+count\b", re.I)  # "purchase count" ("purchase total" is money)
+                    + _CLAUSE_END + r"|$)|^\s+count\b"  # "purchase count" ("purchase total" is money)
+                    r"|^\s*最(?:多|少)(?!的?钱)", re.I)  # "退款最多的原因": the most refunds
 
 
 def own_filter(measure: Measure) -> dict[str, set[str]] | None:
@@ -124,7 +125,7 @@ def with_counts(model: SemanticModel, question: str, values: dict[str, list[str]
     already named. `aggregate`: the question compares, trends or shares, so rows it names without a
     count word are counted too ("paid purchases last week versus the week before"). `spans`: where each
     named measure is said; `excluded`: the dimensions whose named values are left out."""
-    words = re.search(_HOW_MANY + r"|\b(how many|number of|count of|count|total)\b", question, re.I)
+    words = re.search(_HOW_MANY + r"|\b(how many|number of|count of|count|total)\b|[\u4e00-\u9fff]最(多|少)", question, re.I)
     if not (words or aggregate and not measures):
         return measures, alternatives
     found = counted(model, question, values, records, anywhere=aggregate and not measures, excluded=excluded)

@@ -28,7 +28,7 @@ CUES = {
     "previous": r"环比|上期|上一期|比起?上|较上|相比上|比起?前一|较前一|前一(周|个?月|天|日|季度|年)相比|previous period"
                 r"|上(个?月|周|星期|季度)同期|上(个?月|季度)(的)?同一?时段"
                 r"|compar\w*\b.{0,40}\b(with|to|against)\s+(the\s+)?same (days?|period|time) (of |in )?(last|the (previous|prior)) (week|month|quarter)"
-                r"|(和|与|跟|同|对比)(上个?月|上周|上星期|上季度|上一?年|昨天|前一天|上期|[前上]一(周|个?星期|个?月|个?季度|年))(相?比|对比)"
+                r"|(和|与|跟|同|对比)(上个?月|上周|上星期|上季度|上一?年|昨天|前一?天|上期|[前上]一(周|个?星期|个?月|个?季度|年))(相?比|对比)"
                 r"|compar\w*\b.{0,40}\b(with|to|against)\s+(the\s+)?(last|previous|prior)\s+(day|week|month|quarter|year|period)"
                 r"|\b(vs\.?|versus)\s+(the\s+)?(last|previous|prior)\s+(day|week|month|quarter|year|period)"
                 r"|period[- ]over[- ]period|(day|week|month|quarter)[- ](over|on)[- ](day|week|month|quarter)"
@@ -100,7 +100,7 @@ CUES = {
     "amount": r"\bhow (many|much)\b|(有|是)多少(?!钱)(单|笔|件|个|位|人|元|块)|几(单|笔|件|个|位)",
     # what a count counts ("多少用户", "how many customers"): the word after it is not a split
     "counted": r"(多少|(?<!哪)几)个?(位|名)?\s*$|\b(how many|number of|count of)\s+(\w+\s+)?$",
-    "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|\bwhich\b"
+    "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|最[高低多少大小好差]的(那|一)天|\bwhich\b"
               r"|\bwhat\s+(?!(is|are|was|were|did|does|do|percent|percentage|share|proportion|about|if)\b)[a-z]+(?<!s)\b",
 }
 SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + NUM

@@ -83,6 +83,7 @@ def headlined(model: SemanticModel, m: Mentions, question: str) -> Mentions:
 
 
 _WHOLE = re.compile(r"\bacross\s+all\s+(the\s+)?$", re.I)
+_COUNTED_AFTER = re.compile(r"\s*(有|是|共|一共|总共)?\s*(多少|几)")
 
 
 def _reciprocal(question: str) -> list[tuple[int, int]]:
@@ -163,7 +164,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     bounded = blank(question, [(t.start, t.end) for t in thresholds(question)])
     many = (top_n(bounded) or 0) > 1 and cue("rank", bounded)  # "the top 5 tier-1 cities": five cities of the tier
     by_rank: list[str] = []  # unless another dimension is ranked ("top 3 categories … for women shoppers")
-    picked_one = False
+    picked_one, passed = False, thresholds(question)
     for did in dims.ids():
         after_value = all(any(e <= s and not question[e:s].strip() for _, e in value_spans) for s, _ in dims.hits[did])
         kinds = {c.id for c in model.conformed(did)}
@@ -173,6 +174,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         split_word = any(SPLIT_BEFORE.search(question[:s]) for s, _ in dims.hits[did])
         asked = any(WHICH_BEFORE.search(question[:s]) or WHICH_AFTER.match(question[e:]) for s, e in dims.hits[did])
         best = any(SUPERLATIVE_BEFORE.search(question[:s]) for s, _ in dims.hits[did])
+        asked = asked or any(question[t.end:s].strip() == "的" and not _COUNTED_AFTER.match(question[e:])
+                             for t in passed for s, e in dims.hits[did])  # 超过500的城市 (…的客户有多少位: counted)
         picked_one, asked = picked_one or best, asked or best
         whole = all(_WHOLE.search(question[:s]) for s, _ in dims.hits[did])  # "across all channels": their total
         if (after_value or whole) and not asked:
