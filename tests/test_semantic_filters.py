@@ -217,6 +217,8 @@ def test_the_rows_behind_a_count_are_listed_with_its_filters(demo_db_file):
             "AND order_date >= '2025-03-01' AND order_date < '2025-04-01'")}
         assert ids == want and want
     assert "orders.pay_amount" not in sql and '"pay_amount" AS' in sql  # the amount it was bounded by is shown
+    split = edited(count, "那华东有哪些城市")  # a dimension named: a split of the count, no rows
+    assert split is not None and split.records is None and split.dimensions == ["city"]
 
 
 def test_a_list_bounded_on_an_amount_shows_that_amount_in_place_of_its_own():

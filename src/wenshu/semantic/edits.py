@@ -44,7 +44,7 @@ SHOW_ROWS = r"拉出来|列出来|列一下|列个|明细|清单|具体是?哪|�
 
 def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str, model: SemanticModel) -> QueryPlan | None:
     """The previous plan changed as the follow-up says, or None when it says nothing the plan knows."""
-    if (rows := rows_behind(previous, question, model)) is not None:
+    if (rows := rows_behind(previous, m, question, model)) is not None:
         return rows
     update: dict = {}
     rest, m = _others(previous, m, question, model)
@@ -138,14 +138,17 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     return previous.model_copy(update=update)
 
 
-def rows_behind(previous: QueryPlan, question: str, model: SemanticModel) -> QueryPlan | None:
+def rows_behind(previous: QueryPlan, m: Mentions, question: str, model: SemanticModel) -> QueryPlan | None:
     """After a count or a sum with no split ("上周金卡会员在app上下的、实付超过3000的订单有几笔"), the rows it was
     taken over, listed with the same filters and window ("把这几单拉出来看看"); the measure stays, so its own
-    filter keeps the rows it counted (paid orders). None for anything else."""
+    filter keeps the rows it counted (paid orders). None for anything else, and when the follow-up names a
+    dimension, a value, a window word or another table's measure ("那华东有哪些城市": a split)."""
     if previous.records or previous.dimensions or previous.grain or not previous.measures \
-            or not re.search(SHOW_ROWS, question, re.I):
+            or not re.search(SHOW_ROWS, question, re.I) or m.dimensions or m.split or m.values:
         return None
     me = next((x for x in model.measures if x.id == previous.measures[0]), None)
+    if me is None or any(x.table.lower() != me.table.lower() for x in model.measures if x.id in m.measures):
+        return None
     record = next((r for r in model.records if me is not None and r.table.lower() == me.table.lower()), None)
     if record is None:
         return None
