@@ -288,3 +288,8 @@ def test_members_named_after_a_bound_on_their_total_are_kept_by_it():
 
 def test_the_day_before_yesterday_compared_with_yesterday():
     assert grounded("昨天的订单量和前天比怎么样").compare == "previous"
+
+
+def test_the_classifier_for_cities_marks_a_split_as_the_others_do():
+    plan = grounded("今年新一线里，销售额最高的是哪几座城市")
+    assert plan.dimensions == ["city"] and filters(plan)["city_tier"] == ("in", ["2"])

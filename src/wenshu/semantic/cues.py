@@ -11,7 +11,7 @@ from wenshu.semantic import phrasing
 
 NUM = r"(\d+|[一二两三四五六七八九十]{1,3})"
 NOT_PERIOD = phrasing.CJK_NOT_PERIOD  # 前一个月, 一个季度: a period, not a count of members
-COUNTED = r"\s*(名|个|大|家|款|位|笔|条|单)" + NOT_PERIOD  # 5个城市, 10笔退款, not 一个月
+COUNTED = r"\s*(名|个|大|家|款|位|座|笔|条|单)" + NOT_PERIOD  # 5个城市, 10笔退款, not 一个月
 EN = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
       "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20}
 EN_NUM = r"(\d+|" + "|".join(EN) + r")"
@@ -104,7 +104,7 @@ CUES = {
               r"|\bwhat\s+(?!(is|are|was|were|did|does|do|percent|percentage|share|proportion|about|if)\b)[a-z]+(?<!s)\b",
 }
 SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + NUM
-                          + r"\s*[个名大家款位]|前\s*" + NUM + r"\s*[个名大家款位]?的?)\s*$"
+                          + r"\s*[个名大家款位座]|前\s*" + NUM + r"\s*[个名大家款位座]?的?)\s*$"
                           r"|\b(by|per|each|every|for each|across(?!\s+all\b)|which|what|rank|ranking|sort|compare|top\s*" + EN_NUM + r"|(?<!-)(?!one\b)" + EN_NUM
                           + r")\s+([\w-]+\s+)?$", re.I)  # "5 cities", "top 3 best-performing products" split; "at least one item",
 # "across all channels" (the total of all) and "tier-1 cities" (a value's name) do not
@@ -116,7 +116,7 @@ AND = re.compile(r"\s*(和|与|及|以及|、|,|，|&|\band\b|\bor\b)\s*", re.I)
 SUPERLATIVE_BEFORE = re.compile(r"最(高|低|多|少|大|小|好|差)的?\s*$")
 # "销售额超过10万的城市有哪些": the members asked after the dimension's name
 WHICH_AFTER = re.compile(r"^\s*(都|分别)?(有|是)(哪些|哪几个|哪几家|哪几位)")
-WHICH_BEFORE = re.compile(r"\b(which|what)\s+(\w+\s+){1,2}$|(哪[一几]?[个位家款种名]|哪些)[^，。？,.?\s]{0,6}$", re.I)
+WHICH_BEFORE = re.compile(r"\b(which|what)\s+(\w+\s+){1,2}$|(哪[一几]?[个位家款种名座]|哪些)[^，。？,.?\s]{0,6}$", re.I)
 
 
 def cue(kind: str, question: str) -> bool:
