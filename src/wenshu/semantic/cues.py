@@ -100,7 +100,7 @@ CUES = {
     "amount": r"\bhow (many|much)\b|(有|是)多少(?!钱)(单|笔|件|个|位|人|元|块)|几(单|笔|件|个|位)",
     # what a count counts ("多少用户", "how many customers"): the word after it is not a split
     "counted": r"(多少|(?<!哪)几)个?(位|名)?\s*$|\b(how many|number of|count of)\s+(\w+\s+)?$",
-    "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|最[高低多少大小好差]的(那|一)天|\bwhich\b"
+    "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|" + phrasing.SUPERLATIVE + r"的(那|一)天|\bwhich\b"
               r"|\bwhat\s+(?!(is|are|was|were|did|does|do|percent|percentage|share|proportion|about|if)\b)[a-z]+(?<!s)\b",
 }
 SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + NUM
@@ -113,7 +113,7 @@ SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个
 AND = re.compile(r"\s*(和|与|及|以及|、|,|，|&|\band\b|\bor\b)\s*", re.I)  # two dimensions split together
 # "which Apple product", "哪个一线城市": a question word before a value and its kind asks for one row per member
 # "销售额最高的城市", "卖得最好的品牌": the one member a superlative right before the dimension's name picks
-SUPERLATIVE_BEFORE = re.compile(r"最(高|低|多|少|大|小|好|差)的?\s*$")
+SUPERLATIVE_BEFORE = re.compile(phrasing.SUPERLATIVE + r"的?\s*$")
 # "销售额超过10万的城市有哪些": the members asked after the dimension's name
 WHICH_AFTER = re.compile(r"^\s*(都|分别)?(有|是)(哪些|哪几个|哪几家|哪几位)")
 WHICH_BEFORE = re.compile(r"\b(which|what)\s+(\w+\s+){1,2}$|(哪[一几]?[个位家款种名座]|哪些)[^，。？,.?\s]{0,6}$", re.I)

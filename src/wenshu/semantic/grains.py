@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from wenshu.knowledge.time_phrases import evaluate, find_windows
+from wenshu.semantic.phrasing import SUPERLATIVE
 
 # an average per period: the measure per day (week, month), averaged over the window's periods
 PER_WORDS = {
@@ -15,7 +16,7 @@ PER_WORDS = {
     "month": r"月均|平均每个?月|每个?月平均|monthly average|average monthly|average per month",
 }
 GRAIN_WORDS = {
-    "day": r"每天|每日|按天|按日|逐日|哪天|哪一天|最[高低多少大小好差]的(?:那|一)天|daily|per day|by day|each day|which day|what day|day[\s-](to|by)[\s-]day",
+    "day": r"每天|每日|按天|按日|逐日|哪天|哪一天|" + SUPERLATIVE + r"的(?:那|一)天|daily|per day|by day|each day|which day|what day|day[\s-](to|by)[\s-]day",
     "week": r"每周|每个?星期|按周|逐周|哪周|哪一周|weekly|per week|by week|each week|which week|week[\s-](to|by)[\s-]week",
     "month": r"每月|每个月|按月|逐月|月度|各月|哪个月|哪月|monthly|per month|by month|each month|which month"
              r"|month[\s-](to|by)[\s-]month",

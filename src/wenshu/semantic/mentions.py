@@ -115,7 +115,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
               if any(s <= a and b <= e and b - a < e - s for a, b in alone)]
     taken = longer + [m.span(1) for m in _ORDER_BY.finditer(question)]
     joint = Spans.find(question, words, taken)
-    if out := left_out_words(question, joint.spans(), label_spans(model, question)):
+    labelled = label_spans(model, question)
+    if out := left_out_words(question, joint.spans(), labelled):
         joint = Spans.find(question, words, taken + out)  # "excluding refunded orders": a status, no count
     metrics = Spans({k: v for k, v in joint.hits.items() if not k.startswith("record:")},
                     {k: [o for o in v if not o.startswith("record:")] for k, v in joint.others.items()
@@ -126,7 +127,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     counted_values: list[str] = []
     # "Monday-to-Sunday weeks", "last Monday": no day of the week (read only where the model has date parts)
     dates = phrasing.dated(question) if any(d.part for d in model.dimensions) else []
-    rows = phrasing.listed_records(model, question, CUES["rows_noun"])  # "退款的记录": the refunds, no status
+    rows = phrasing.listed_records(model, question, CUES["rows_noun"], labelled)  # "退款的记录": the refunds, no status
     for d in model.dimensions:
         found = Spans.find(question, label_words(d), metrics.spans() + _reciprocal(question) + rows
                            + (dates if d.part else []))

@@ -23,7 +23,6 @@ from functools import lru_cache
 
 from wenshu.knowledge.time_phrases import _EN_NUM, _NUM, _number  # numbers read as the time phrases read them
 from wenshu.knowledge.time_phrases import find_windows
-from wenshu.semantic.labels import label_spans
 from wenshu.semantic.model import PARTS, SemanticModel
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.variants import entry_words
@@ -41,6 +40,9 @@ OLDEST_FIRST = re.compile(_BY_TIME + r"(?!\s*,?\s*(?:desc|descending|newest|late
                           r"|按[^，。,\s]{0,6}(时间|日期)的?\s*(正序|顺序|先后|升序|从旧到新|由旧到新|从早到晚|从远到近)|时间顺序|从旧到新|由旧到新"
                           r"|从早到晚|由早到晚|从远到近", re.I)
 
+
+# a superlative: 最高 / 最多 / 最好 … ("销售额最高的城市", "订单最多的那天")
+SUPERLATIVE = r"最(?:高|低|多|少|大|小|好|差)"
 
 # after a counted unit, a period word makes it a span of time: 前一个月, 最近3个月 (also the rank readings')
 CJK_NOT_PERIOD = r"(?!(?:完整的?|整|自然)?(?:月|星期|季度|小时|周|工作日|年|天|日))"  # 8个完整周 too
@@ -185,12 +187,12 @@ def dated(question: str) -> list[tuple[int, int]]:
     return out
 
 
-def listed_records(model: SemanticModel, question: str, rows_noun: str) -> list[tuple[int, int]]:
+def listed_records(model: SemanticModel, question: str, rows_noun: str,
+                   labels: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Where a record's own word comes right before a word for its rows (`rows_noun`: "上周退款的记录", "退货的明细"):
     the record's rows are asked for, so no value that shares the word is read there (退款的 also names refunded
-    orders)."""
+    orders); `labels`: where values are named (a record's word inside a longer one, 已退款的明细, is the value's)."""
     found = Spans.find(question, {r.id: r.words() for r in model.records}).spans()
-    labels = label_spans(model, question)  # "已退款的明细": the status's own word
     return [(s, e) for s, e in found if re.match(rows_noun, question[e:])
             and not any(a <= s and e <= b and (a, b) != (s, e) and question[a:b] != question[s:e] + "的"
                         for a, b in labels)]
