@@ -51,6 +51,31 @@ def test_an_average_per_a_denominator_unit_is_the_ratio_whose_numerator_unit_is_
     assert grounded(question).measures == measures
 
 
+@pytest.mark.parametrize(("question", "measures"), [
+    ("这个季度平均每位客户下了几单", ["orders_per_buyer"]),  # 客户: what the buyers measure counts distinct
+    ("每个买家平均花多少钱", ["spend_per_buyer"]),
+    ("今年平均一位会员消费了多少钱", ["spend_per_buyer"]),
+])  # fmt: skip
+def test_an_average_per_the_entity_a_distinct_count_counts_is_its_ratio_not_a_split(question, measures):
+    plan = grounded(question)
+    assert (plan.measures, plan.dimensions) == (measures, [])
+
+
+def test_each_customers_count_without_an_average_is_a_split():
+    plan = grounded("本月每个客户的订单数")
+    assert (plan.measures, plan.dimensions) == (["paid_orders"], ["customer"])
+
+
+@pytest.mark.parametrize(("question", "measures"), [
+    ("这个月的件单价", ["unit_selling_price"]),  # 件单价: sales per unit sold, not units per order
+    ("近30天各渠道的连带率", ["units_per_order"]),
+    ("average selling price by brand this year", ["unit_selling_price"]),
+    ("purchase frequency last quarter", ["orders_per_buyer"]),
+])  # fmt: skip
+def test_retail_ratios_are_named_by_their_trade_words(question, measures):
+    assert grounded(question).measures == measures
+
+
 def test_a_unit_after_每_without_an_average_names_no_ratio():
     assert read(MODEL, "每单金额列出来").measures != ["aov"]  # each order's amount: no average asked
     assert read(MODEL, "平均每单").measures == []  # neither money nor a numerator unit asked: no ratio chosen

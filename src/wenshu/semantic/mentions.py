@@ -157,7 +157,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     inside = Spans.find(question, dim_words).spans()  # "line items", 商品明细: the records, not the product ("items", 商品)
     own = [(s, e) for k, v in joint.hits.items() if k.startswith("record:") for s, e in v
            if any(s <= a and b <= e and b - a < e - s for a, b in inside)]
-    dims = Spans.find(question, dim_words, metrics.spans() + value_spans + phrasing.spans(question) + own)  # 按时间倒序: no split
+    dims = Spans.find(question, dim_words, metrics.spans() + value_spans + phrasing.spans(question) + own
+                      + ratios.per_counted_spans(model, question))  # 按时间倒序, 平均每个客户: no split
     records = Spans.find(question, {r.id: r.words() for r in model.records}, metrics.spans() + value_spans + dims.spans())
     named, split, counted = [], [], []
     if cue("each", question) or cue("versus", question) or cue("share", question):  # "北京上海的GMV分别是多少", "app vs web"

@@ -64,7 +64,8 @@ def per_unit(model: SemanticModel, question: str, measures: list[str], words: di
     "人均"), the ratio whose numerator's unit is asked after it ("几件", "多少元") or whose numerator is money
     when money is asked (`money`: "多少钱"), or the only such ratio. `words`: each named measure's words."""
     units = {x.id: (x.unit or "").casefold() for x in model.measures}
-    per = {r.id: _per_unit(units.get(r.denominator, "")) for r in model.ratios if r.scale == 1 and r.unit != "%"}
+    per = {r.id: "|".join(filter(None, (_per_unit(units.get(r.denominator, "")), _per_counted(model, r.denominator))))
+           for r in model.ratios if r.scale == 1 and r.unit != "%"}
     per = {k: v for k, v in per.items() if v}
     out = list(measures)
     for r in (r for r in model.ratios if r.id in per and r.numerator in out):
@@ -90,6 +91,27 @@ def _per_unit(unit: str) -> str:
         return ""
     u = re.escape(unit)
     return rf"(?:平均)?每\s*[一1]?\s*{u}(?:平均)?|{u}均|平均\s*[一1]\s*{u}"
+
+
+def _per_counted(model: SemanticModel, mid: str) -> str:
+    """Words for "on average per one of what `mid` counts distinct": 平均每个客户 for buyers, a distinct count of
+    the key of the customer dimension (its Chinese words; 每个客户的订单数 without 平均 is each customer's, a
+    split); "" for any other measure."""
+    me = next((x for x in model.measures if x.id == mid and x.agg == "count_distinct"), None)
+    words = [w for d in model.dimensions if me is not None and d.key and d.key == me.expr
+             for w in d.words() if re.fullmatch(r"[\u4e00-\u9fff]+", w)]
+    if not words:
+        return ""
+    said = "(?:" + "|".join(map(re.escape, words)) + ")"
+    one = r"每\s*[一1]?\s*[个位名]?\s*" + said
+    return rf"平均\s*(?:{one}|[一1]\s*[个位名]\s*{said})|{one}\s*平均"
+
+
+def per_counted_spans(model: SemanticModel, question: str) -> list[tuple[int, int]]:
+    """Where the question says "on average per customer" (平均每个客户): the customer there is what a ratio's
+    denominator counts, not a split by customer."""
+    pats = [p for r in model.ratios if r.scale == 1 and r.unit != "%" if (p := _per_counted(model, r.denominator))]
+    return [m.span() for p in dict.fromkeys(pats) for m in re.finditer(p, question)]
 
 
 def _per_after(question: str, r, words: dict[str, list[str]]) -> bool:
