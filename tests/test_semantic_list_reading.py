@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.edits import edit
 from wenshu.semantic.grounding import ground
@@ -121,11 +123,23 @@ def test_an_average_of_the_amount_paid_on_named_orders_is_the_order_value_averag
 
 
 def test_of_the_models_choices_the_one_the_words_back_stays():
-    question = "上个月新注册的用户有多少"  # names no measure; "新注册 … 用户" says most of 新注册客户 / 注册用户数
+    question = "上个月用户新注册了多少"  # names no measure; "用户 … 新注册" says most of 新注册客户 / 注册用户数
+    assert read(MODEL, question).measures == []
     for chosen in (["new_customers"], ["new_customers", "gmv"], ["gmv", "new_customers"]):
         plan = ground(QueryPlan(measures=chosen), MODEL, question).plan
         assert plan is not None and plan.measures == ["new_customers"]
-    assert ground(QueryPlan(measures=["gmv", "uv"]), MODEL, question).plan is None  # the words back neither
+
+
+@pytest.mark.parametrize(("question", "measures", "filters"), [
+    ("上个月新注册的用户有多少", ["new_customers"], []),  # 新注册用户: the act, 的, the noun counted
+    ("这周下单的会员有多少", ["buyers"], []),
+    ("上个月购买了家用电器的客户数", ["buyers"], [("category", ["家用电器"])]),  # what was bought between them
+    ("本月有多少用户购买了运动户外", ["buyers"], [("category", ["运动户外"])]),  # the noun counted, then the act
+])  # fmt: skip
+def test_a_count_named_by_its_act_and_noun_apart_is_that_count(question, measures, filters):
+    plan = ground(QueryPlan(measures=["gmv"]), MODEL, question).plan
+    assert (plan.measures, plan.dimensions) == (measures, [])
+    assert [(f.dimension, f.values) for f in plan.filters] == filters
 
 
 def test_sorted_by_a_time_field_lists_in_that_order_and_splits_nothing():

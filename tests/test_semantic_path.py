@@ -4,6 +4,7 @@ answers with compiled SQL; an ungrounded or uncompilable one says why and free S
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 
@@ -63,12 +64,12 @@ def test_a_plan_whose_measure_the_question_does_not_name_answers_the_one_its_wor
 
 
 def test_a_plan_that_would_fan_out_is_not_compiled_and_free_sql_answers(agent, fake_model):
-    fake_model.queue(json.dumps({"measures": ["buyers"], "dimensions": ["category"]}))
-    fake_model.default = ("SELECT cat.category_name AS 品类, COUNT(DISTINCT o.customer_id) AS 下单客户数 "
+    fake_model.queue(json.dumps({"measures": ["paid_orders"], "dimensions": ["category"]}))
+    fake_model.default = ("SELECT cat.category_name AS 品类, COUNT(DISTINCT o.order_id) AS 订单量 "
                           "FROM order_items oi JOIN orders o ON o.order_id = oi.order_id JOIN products p ON "
                           "p.product_id = oi.product_id JOIN categories cat ON cat.category_id = p.category_id "
                           "WHERE o.status = 1 GROUP BY cat.category_name")
-    resp = agent.ask(AgentRequest(message="下单客户数按品类分别是多少"))
+    resp = agent.ask(AgentRequest(message="订单量按品类分别是多少"))
     plan = step(resp, "plan")
     assert plan.status == "skipped" and "repeat the measure's rows" in plan.detail
     assert "generate" in [t.node for t in resp.trace] and "category_name" in resp.sql
@@ -232,3 +233,17 @@ def test_a_plan_the_model_cuts_short_with_no_measure_named_goes_to_free_sql(agen
     resp = agent.ask(AgentRequest(message="Customers that bought something last month?"))
     plan = step(resp, "plan")
     assert plan.status == "skipped" and "no plan from the model" in plan.detail
+
+
+def test_a_distinct_count_split_by_a_finer_table_joins_through_it(agent, fake_model, demo_db_file):
+    """Customers who bought each category: a distinct count is not repeated by the join to the order lines."""
+    fake_model.queue(json.dumps({"measures": ["buyers"], "dimensions": ["category"]}))
+    resp = agent.ask(AgentRequest(message="下单客户数按品类分别是多少"))
+    assert step(resp, "plan").status == "ok" and not any(s.node == "generate" for s in resp.trace)
+    expected = ("SELECT c.category_name, COUNT(DISTINCT o.customer_id) FROM orders o JOIN order_items i ON "
+                "i.order_id = o.order_id JOIN products p ON p.product_id = i.product_id JOIN categories c ON "
+                "c.category_id = p.category_id WHERE o.status = 1 GROUP BY 1")
+    with sqlite3.connect(demo_db_file) as conn:
+        want = dict(conn.execute(expected).fetchall())
+    got = {row[0]: row[-1] for row in resp.rows}
+    assert got == want and len(want) == 10

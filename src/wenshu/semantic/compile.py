@@ -18,7 +18,7 @@ import sqlglot
 from wenshu.semantic.compiled import AGG, OPS, Compiled, PlanNotCompilable, key_column, literal
 from wenshu.semantic.labels import COMPARE, DIFFERENCE, PERIOD, SHARE, change_name, coded, counted_name
 from wenshu.semantic.model import Measure, Ratio, SemanticModel
-from wenshu.semantic.paths import Unreachable, joins
+from wenshu.semantic.paths import Unreachable, joins, joins_through_children
 from wenshu.semantic.plan import QueryPlan, Window
 from wenshu.semantic.sql_writer import SqlWriter
 
@@ -57,7 +57,8 @@ class Compiler(SqlWriter):
             else:  # an item-level filter on an order-level measure: the orders that have such an item
                 where.append(self.exists(m.table, f))
         try:
-            hops = joins(self.model, m.table, used - {m.table})
+            repeat_safe = m.agg in ("count_distinct", "min", "max") and not m.at_least  # buyers of each category
+            hops = (joins_through_children if repeat_safe else joins)(self.model, m.table, used - {m.table})
         except Unreachable as exc:
             raise self.fail(
                 f"measure {m.id} (on {m.table}) cannot be split or filtered by {exc.target}: joining it would "

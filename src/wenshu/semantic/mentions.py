@@ -30,7 +30,7 @@ from wenshu.semantic.ordinal import ranged
 from wenshu.semantic.mentioned import Mentions
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.spans import Spans
-from wenshu.semantic.variants import entry_words
+from wenshu.semantic.variants import apart, entry_words
 
 _CN = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 
@@ -121,6 +121,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     metrics = Spans({k: v for k, v in joint.hits.items() if not k.startswith("record:")},
                     {k: [o for o in v if not o.startswith("record:")] for k, v in joint.others.items()
                      if not k.startswith("record:")})
+    for mid, spans in apart(model, question, metrics.spans() + taken).items():  # "购买了手机数码的客户数"
+        metrics.hits.setdefault(mid, []).extend(spans)
     values: dict[str, list[str]] = {}
     value_spans: list[tuple[int, int]] = []
     value_at: dict[str, list[tuple[int, int]]] = {}

@@ -153,6 +153,22 @@ def semi_join(model: SemanticModel, start: str, target: str) -> SemiJoin:
     return min(found, key=lambda s: len(s.hops))
 
 
+def joins_through_children(model: SemanticModel, start: str, targets: set[str]) -> list[Hop]:
+    """Like `joins`, but a table no lookup reaches is joined through a table that looks `start` up (orders
+    to their items to the items' categories): for aggregates that repeated rows leave alone (a distinct count,
+    a minimum, a maximum) only."""
+    out: list[Hop] = []
+    for target in sorted(targets):
+        try:
+            route = path(model, start, target)
+        except Unreachable:
+            s = semi_join(model, start, target)
+            child, col, _, start_col = s.on
+            route = [Hop(child, (start, start_col, child, col)), *s.hops]
+        out += [h for h in route if h.table not in {x.table for x in out}]
+    return out
+
+
 def filterable(model: SemanticModel) -> dict[str, set[str]]:
     """Per table (lower case), every table that can filter its rows: its lookups, and through each table
     that looks it up, that table and its lookups."""
