@@ -202,3 +202,19 @@ def test_the_month_before_a_list_moves_its_window_and_compares_nothing():
     m = read(MODEL, question)
     plan = edit(previous, m, followup_window(question, previous.window, m.compare), question, MODEL)
     assert plan.records == "refund" and plan.compare == "none" and plan.window == previous.window.shifted("previous")
+
+
+@pytest.mark.parametrize(("question", "order_by", "order", "limit", "shown"), [
+    ("标价最高的8个商品", "unit_price", "desc", 8, True),  # one field ranks a record that has no value of its own
+    ("成本最低的四个商品", "cost_price", "asc", 4, False),  # and a field the list does not show is added to it
+])  # fmt: skip
+def test_one_field_ranks_rows_of_a_record_without_a_value_of_its_own(question, order_by, order, limit, shown):
+    plan = listed(question)
+    assert (plan.records, plan.order_by, plan.order, plan.limit) == ("products", order_by, order, limit)
+    assert (plan.columns == []) == shown and (shown or plan.columns[-1] == order_by)
+
+
+def test_a_list_of_a_value_names_the_record_whose_column_holds_it():
+    plan = listed("这个月注册的银卡会员名单")  # 银卡会员: a level, which only the customers' rows hold
+    assert plan.records == "customers" and [(f.dimension, f.values) for f in plan.filters] == [("member_level", ["1"])]
+    assert plan.measures == []

@@ -49,7 +49,8 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
         said.append(fielded)  # own fields, two of them by words that say 退款
     record = _head(said, model, question) or \
         next((r for r in model.records if r.table in counted), None) or \
-        (_by_fields(model, question, 2) if question and (m.listing or not m.measures) else fielded)
+        (_by_fields(model, question, 2) if question and (m.listing or not m.measures) else fielded) or \
+        (_valued(model, m) if m.listing and not m.measures and not m.split else None)
     if record is None or [d for d in m.split if not _own_name(d, record, model, m)]:
         return None
     named = [x for x in named_fields(model, record, question) if not _not_a_field(x, record, model, m, question)] \
@@ -90,7 +91,9 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     ranked_by_said = any(measures[x].expr not in fields or len(fields) < 2 for x in valued)
     filters = value_filters(model, m, own, {record.table.lower()}) | _counted_rows(model, record, foreign, m)
     own_value = record.value if _uncovered(model, record, filters) else None  # unpaid orders: no amount paid
-    by_field = ranked_field(model, record, fields, question) if m.rank and not valued and len(fields) >= 2 else None
+    # one field is enough where the record has no value of its own to rank by ("价格最高的10个商品": by price)
+    alone = not record.value and record.rank_by not in measures
+    by_field = ranked_field(model, record, fields, question) if m.rank and not valued and (len(fields) >= 2 or alone) else None
     by_field = by_field or (own_value if m.rank and not valued else None)
     if not valued and record.rank_by in measures and not foreign and not by_field:  # "the 5 largest orders": the record's own value
         valued = [record.rank_by]  # (a column rank_by only bounds: "products under 50 yuan" is by their price)
@@ -120,9 +123,19 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     if newest and not ranked_by_said:
         (limit, order), order_by = newest, record.order
     return Listed(QueryPlan(
-        records=record.id, measures=own, columns=fields if len(fields) >= 2 else [],
+        records=record.id, measures=own, columns=fields if len(fields) >= 2 else
+        [*record.columns, by_field] if alone and by_field and by_field not in record.columns else [],  # 成本最高的: and the cost
         filters=[Filter(dimension=d, op="not_in" if d in m.excluded else "in", values=v) for d, v in filters.items()] + bounds,
         order_by=order_by, order=order, limit=limit))
+
+
+def _valued(model: SemanticModel, m: Mentions):
+    """The record whose own columns hold every value a list names, when no record is named ("钻石会员名单": the
+    level is the customers'); None when the values are on several tables or none."""
+    dims = {d.id: d for d in model.dimensions}
+    tables = {dims[d].table.lower() for d in m.values if d in dims and dims[d].kind != "time"}
+    found = [r for r in model.records if len(tables) == 1 and r.table.lower() in tables]
+    return found[0] if len(found) == 1 else None
 
 
 def _shown_only(model: SemanticModel, record, own: list[str], fields: list[str], m: Mentions) -> list[str]:
