@@ -44,6 +44,8 @@ def window_of(phrase: str) -> tuple:
     ("AOV MoM by channel", "last month"),
     ("家电品类销售额的月环比", "last month"),
     ("QoQ GMV per region", "last quarter"),
+    ("退款金额的同比", "last month"),  # a bare 同比 / 环比: the last complete month
+    ("refund rate YoY", "last month"),
 ])  # fmt: skip
 def test_a_period_over_the_one_before_with_no_window_is_the_last_complete_period(question, period):
     m = read(MODEL, question)
@@ -58,6 +60,7 @@ def test_a_named_window_wins_and_a_follow_up_keeps_its_own():
     before = Window.model_validate({"start": "2026-03-09", "end": "2026-03-16"})
     assert followup_window("and WoW?", before, read(MODEL, "and WoW?").compare) is None  # the previous window stays
     assert plan_window("GMV by channel", "none") is None  # no comparison: no window implied
+    assert plan_window("每月退款金额的环比", "previous") is None  # a trend's periods are each compared: no month implied
 
 
 def test_a_wow_question_compiles_to_last_week_against_the_week_before(demo_db_file):

@@ -135,10 +135,10 @@ FIRST = QueryPlan(measures=["gmv"], dimensions=["region"], window=LAST_MONTH, or
 def edited(question: str, plan: QueryPlan = FIRST, hits=None) -> dict | None:
     from wenshu.semantic.edits import edit
     from wenshu.semantic.mentions import read
-    from wenshu.semantic.windows import plan_window
+    from wenshu.semantic.windows import followup_window
 
     m = read(MODEL, question, hits)
-    got = edit(plan, m, plan_window(question, m.compare), question, MODEL)
+    got = edit(plan, m, followup_window(question, plan.window, m.compare), question, MODEL)
     return None if got is None else got.model_dump(mode="json", exclude_defaults=True)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from wenshu.knowledge.time_phrases import TimeWindow, evaluate, find_windows
+from wenshu.semantic.grains import explicit_grain
 from wenshu.semantic.mentions import CUES
 from wenshu.semantic.plan import Window
 
@@ -40,13 +41,15 @@ def followup_window(question: str, previous: Window | None, compare: str = "none
 def plan_window(question: str, compare: str = "none", implied: bool = True) -> Window | None:
     """The window a plan answers for: the question's first period, not counting the one a comparison names
     ("和去年同期比" names last year only as what this period is compared with). With none named, a period over
-    the period before ("WoW", "month over month", 月环比) is the last complete one (`implied`: a follow-up
-    keeps its previous window instead)."""
+    the period before ("WoW", "month over month", 月环比) is the last complete one, and a bare 同比 / 环比 ("销售额
+    环比", "GMV YoY") is last month's, the last complete month (`implied`: a follow-up keeps its previous window
+    instead)."""
     said = re.sub(CUES[compare], " ", question, flags=re.I) if compare != "none" else question
     found = question_window(said)
     if found is None and compare != "none" and implied:
         period = next((p for p, words in _OVER.items() if re.search(words, question, re.I)), None)
-        return question_window(period) if period else None
+        bare = compare in ("yoy", "previous") and not explicit_grain(question)  # "每月销售额环比": every month's
+        return question_window(period or ("last month" if bare else ""))
     return found
 
 
