@@ -24,9 +24,10 @@ from wenshu.semantic import counting, phrasing, ratios
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.grains import explicit_grain, per_period
 from wenshu.semantic.labels import label_spans, label_words, not_the_measures_own
-from wenshu.semantic.cues import AND, COUNTED, CUES, EN, EN_NUM, NOT_PERIOD, NUM, SPLIT_BEFORE, SUPERLATIVE_BEFORE, WHICH_AFTER, WHICH_BEFORE, cue
+from wenshu.semantic.cues import AND, COUNTED, CUES, EN, EN_NUM, NOT_PERIOD, NUM, SPLIT_BEFORE, cue
 from wenshu.semantic.exclusions import left_out, left_out_words, the_rest
 from wenshu.semantic.ordinal import ranged
+from wenshu.semantic.roles import dimension_roles
 from wenshu.semantic.mentioned import Mentions
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.spans import Spans
@@ -82,8 +83,6 @@ def headlined(model: SemanticModel, m: Mentions, question: str) -> Mentions:
     return replace(m, measures=[model.headline], measure_words={model.headline: []})
 
 
-_WHOLE = re.compile(r"\bacross\s+all\s+(the\s+)?$", re.I)
-_COUNTED_AFTER = re.compile(r"\s*(有|是|共|一共|总共)?\s*(多少|几)")
 
 
 def _reciprocal(question: str) -> list[tuple[int, int]]:
@@ -162,38 +161,10 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     dims = Spans.find(question, dim_words, metrics.spans() + value_spans + phrasing.spans(question) + own
                       + ratios.per_counted_spans(model, question))  # 按时间倒序, 平均每个客户: no split
     records = Spans.find(question, {r.id: r.words() for r in model.records}, metrics.spans() + value_spans + dims.spans())
-    named, split, counted = [], [], []
-    if cue("each", question) or cue("versus", question) or cue("share", question):  # "北京上海的GMV分别是多少", "app vs web"
-        split += [d for d, codes in values.items() if len(codes) > 1]
     bounded = blank(question, [(t.start, t.end) for t in thresholds(question)])
     many = (top_n(bounded) or 0) > 1 and cue("rank", bounded)  # "the top 5 tier-1 cities": five cities of the tier
-    by_rank: list[str] = []  # unless another dimension is ranked ("top 3 categories … for women shoppers")
-    picked_one, passed = False, thresholds(question)
-    for did in dims.ids():
-        after_value = all(any(e <= s and not question[e:s].strip() for _, e in value_spans) for s, _ in dims.hits[did])
-        kinds = {c.id for c in model.conformed(did)}
-        ranked = many and after_value and all(any(e <= s and not question[e:s].strip() and vd not in kinds
-                                                  for vd, at in value_at.items() for _, e in at) for s, _ in dims.hits[did])
-        after_value = after_value and not ranked  # another dimension's value before its name ("Gold members"): by member
-        split_word = any(SPLIT_BEFORE.search(question[:s]) for s, _ in dims.hits[did])
-        asked = any(WHICH_BEFORE.search(question[:s]) or WHICH_AFTER.match(question[e:]) for s, e in dims.hits[did])
-        best = any(SUPERLATIVE_BEFORE.search(question[:s]) for s, _ in dims.hits[did])
-        asked = asked or any(question[t.end:s].strip() == "的" and not _COUNTED_AFTER.match(question[e:])
-                             for t in passed for s, e in dims.hits[did])  # 超过500的城市 (…的客户有多少位: counted)
-        picked_one, asked = picked_one or best, asked or best
-        whole = all(_WHOLE.search(question[:s]) for s, _ in dims.hits[did])  # "across all channels": their total
-        if (after_value or whole) and not asked:
-            continue  # "华南大区", "tier 1 cities": the name of the value's own kind, not a split ("which Apple product" is)
-        if all(re.search(CUES["counted"], question[:s], re.I) for s, _ in dims.hits[did]):
-            counted.append(did)
-            continue  # "新注册了多少用户": what is counted, not a split
-        named.append(did)
-        if split_word or asked or ranked:
-            split.append(did)
-            by_rank += [did] * (ranked and not (split_word or asked))
-    if len(split) > len(by_rank) or len(by_rank) > 1:  # the first ranked one: "best-selling 运动户外 items among male
-        by_rank = by_rank if len(split) > len(by_rank) else by_rank[1:]  # shoppers" ranks the items
-        named, split = [d for d in named if d not in by_rank], [d for d in split if d not in by_rank]
+    roles = dimension_roles(model, question, dims, values, value_spans, value_at, many)
+    named, split, counted, picked_one = roles.named, roles.split, roles.counted, roles.picked_one
     ends = {e for d in split for _, e in dims.hits.get(d, [])}  # "按城市和品类", "by channel and region": both
     split += [d for d in named if d not in split and any(AND.fullmatch(question[e:s]) for s, _ in dims.hits[d] for e in ends if e <= s)]
     inside = [d for d in phrasing.split_inside(question, model, metrics.spans(), SPLIT_BEFORE) if d not in named]

@@ -1,0 +1,72 @@
+"""The part each dimension named in a question plays: a split (one row per member), a name the answer keeps
+without splitting by it, what is counted, or only the kind of a value named just before it.
+
+- A split word just before the name (各, 按, 每个, by, per), a "which" before it or after it (哪个城市, 城市有哪些),
+  a superlative right before it (销售额最高的城市: one member) or a bound right before it (超过500的城市) split.
+- A name right after one of its own values ("华南大区", "tier 1 cities") is that value's kind, not a split,
+  unless asked; "across all channels" is their total.
+- A name after a count word ("新注册了多少用户") is what is counted.
+- "The top 5 tier-1 cities" ranks the cities of the value named before them (`many`: a top N above one),
+  unless another dimension is ranked ("the top 3 categories … for women shoppers").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from wenshu.semantic.cues import CUES, SPLIT_BEFORE, SUPERLATIVE_BEFORE, WHICH_AFTER, WHICH_BEFORE, cue
+from wenshu.semantic.model import SemanticModel
+from wenshu.semantic.spans import Spans
+from wenshu.semantic.thresholds import thresholds
+
+_WHOLE = re.compile(r"\bacross\s+all\s+(the\s+)?$", re.I)
+_COUNTED_AFTER = re.compile(r"\s*(有|是|共|一共|总共)?\s*(多少|几)")
+
+
+@dataclass
+class Roles:
+    named: list[str] = field(default_factory=list)  # dimensions the question names (split or not)
+    split: list[str] = field(default_factory=list)  # one row per member
+    counted: list[str] = field(default_factory=list)  # the members counted ("多少个买家")
+    picked_one: bool = False  # a superlative right before a name: its top member
+
+
+def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: dict[str, list[str]],
+                    value_spans: list[tuple[int, int]], value_at: dict[str, list[tuple[int, int]]],
+                    many: bool) -> Roles:
+    """Each named dimension's part (`dims`: where each is named; `values`, `value_spans`, `value_at`: the values
+    named and where; `many`: a top N above one is asked)."""
+    out = Roles()
+    if cue("each", question) or cue("versus", question) or cue("share", question):  # "北京上海的GMV分别是多少", "app vs web"
+        out.split += [d for d, codes in values.items() if len(codes) > 1]
+    by_rank: list[str] = []
+    passed = thresholds(question)
+    for did in dims.ids():
+        at = dims.hits[did]
+        after_value = all(any(e <= s and not question[e:s].strip() for _, e in value_spans) for s, _ in at)
+        kinds = {c.id for c in model.conformed(did)}
+        ranked = many and after_value and all(any(e <= s and not question[e:s].strip() and vd not in kinds
+                                                  for vd, spans in value_at.items() for _, e in spans) for s, _ in at)
+        after_value = after_value and not ranked  # another dimension's value before its name ("Gold members"): by member
+        split_word = any(SPLIT_BEFORE.search(question[:s]) for s, _ in at)
+        asked = any(WHICH_BEFORE.search(question[:s]) or WHICH_AFTER.match(question[e:]) for s, e in at)
+        best = any(SUPERLATIVE_BEFORE.search(question[:s]) for s, _ in at)
+        asked = asked or any(question[t.end:s].strip() == "的" and not _COUNTED_AFTER.match(question[e:])
+                             for t in passed for s, e in at)  # 超过500的城市 (…的客户有多少位: counted)
+        out.picked_one, asked = out.picked_one or best, asked or best
+        whole = all(_WHOLE.search(question[:s]) for s, _ in at)  # "across all channels": their total
+        if (after_value or whole) and not asked:
+            continue  # "华南大区", "tier 1 cities": the name of the value's own kind, not a split ("which Apple product" is)
+        if all(re.search(CUES["counted"], question[:s], re.I) for s, _ in at):
+            out.counted.append(did)
+            continue  # "新注册了多少用户": what is counted, not a split
+        out.named.append(did)
+        if split_word or asked or ranked:
+            out.split.append(did)
+            by_rank += [did] * (ranked and not (split_word or asked))
+    if len(out.split) > len(by_rank) or len(by_rank) > 1:  # the first ranked one: "best-selling 运动户外 items among male
+        by_rank = by_rank if len(out.split) > len(by_rank) else by_rank[1:]  # shoppers" ranks the items
+        out.named = [d for d in out.named if d not in by_rank]
+        out.split = [d for d in out.split if d not in by_rank]
+    return out
