@@ -218,3 +218,9 @@ def test_a_list_of_a_value_names_the_record_whose_column_holds_it():
     plan = listed("这个月注册的银卡会员名单")  # 银卡会员: a level, which only the customers' rows hold
     assert plan.records == "customers" and [(f.dimension, f.values) for f in plan.filters] == [("member_level", ["1"])]
     assert plan.measures == []
+
+
+def test_a_list_of_customers_picked_by_their_orders_goes_to_free_sql():
+    got = ground(QueryPlan(measures=["pv"]), MODEL, "这周下过单的客户有哪些")  # by their orders, not their sign-up
+    assert got.plan is None and "picked by rows of orders" in got.reason
+    assert listed("这周注册的客户有哪些").records == "customers"  # their own date: listed

@@ -126,11 +126,13 @@ def entry_words(model: SemanticModel, entry: Entry) -> list[str]:
 _ASKED_AFTER = r"(?:数|的?数量|(?:一共|总共|共)?有(?:多少|几)(?:个|位|名)?|是?多少)"
 
 
-def apart(model: SemanticModel, question: str, taken: list[tuple[int, int]]) -> dict[str, list[tuple[int, int]]]:
+def apart(model: SemanticModel, question: str, taken: list[tuple[int, int]],
+          asked: bool = True) -> dict[str, list[tuple[int, int]]]:
     """Counts named with their act and their noun apart: a count whose Chinese name is an act before a
     dimension's word (下单客户数, 购买客户数) is also named by the act, what it was done to, 的 and the noun
     counted ("购买了手机数码的客户数", "上个月下单的客户有多少"), or by the noun counted and then the act
-    ("多少客户购买了"). measure id -> the act's and the noun's spans, none inside `taken`."""
+    ("多少客户购买了"). measure id -> the act's and the noun's spans, none inside `taken` (`asked`: only where
+    a count is asked after the noun; else also "上个月下单的客户有哪些", the rows the act picks)."""
     nouns = {w for d in model.dimensions for w in d.words() if _CJK.search(w) and len(w) >= 2}
     out: dict[str, list[tuple[int, int]]] = {}
     used = list(taken)
@@ -139,8 +141,10 @@ def apart(model: SemanticModel, question: str, taken: list[tuple[int, int]]) -> 
                 for i in [w.find(n)] if i >= 2 and w[i + len(n):] in ("", "数") and re.fullmatch(r"[\u4e00-\u9fff]+", w[:i])
                 and not re.search("多少|几|总", w[:i])}
         for act, noun in sorted(acts):
-            a, n = re.escape(act), re.escape(noun)
-            for m in [*re.finditer(rf"({a})(?:了|过)?[^，。？！,.?!\s]{{0,12}}?的({n}{_ASKED_AFTER})", question),
+            n = re.escape(noun)  # a two-character act said with 了 / 过 inside: 下过单, 下了单
+            a = re.escape(act[0]) + "(?:了|过)?" + re.escape(act[1]) if len(act) == 2 else re.escape(act)
+            tail = _ASKED_AFTER if asked else ""
+            for m in [*re.finditer(rf"({a})(?:了|过)?[^，。？！,.?!\s]{{0,12}}?的({n}{tail})", question),
                       *re.finditer(rf"((?:多少|几)(?:个|位|名)?{n})[^，。？！,.?!\s]{{0,2}}?({a})", question)]:
                 spans = [m.span(1), m.span(2)]
                 if not any(s < e2 and s2 < e for s, e in spans for s2, e2 in used):
