@@ -36,6 +36,7 @@ from wenshu.semantic.money import money_of_rows, money_twins
 from wenshu.semantic.phrasing import backed, backs, said_outside_fields
 from wenshu.semantic.paths import measure_tables, reachable, reaches, value_filters
 from wenshu.semantic.plan import Filter, QueryPlan
+from wenshu.semantic.ranked_by import ranked_by
 from wenshu.semantic.ratios import share_of_whole
 from wenshu.semantic.windows import two_periods
 from wenshu.semantic.variants import entry_words
@@ -267,7 +268,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     if share and not dims and not grain and (whole := share_of_whole(model, measures)):
         measures, share = whole, False  # "what percentage of orders were cancelled": the cancellation rate
         filters = restated(model, measures, filters)
-    order_by = plan.order_by if plan.order_by in measures else None
+    order_by = plan.order_by if plan.order_by in measures else ranked_by(model, question, measures)  # 按金额算排前三
     compare = m.compare if m.compare != "none" else two_periods(question) or "none"  # "今年一季度和去年一季度对比"
     update = {
         "measures": measures, "dimensions": dims, "filters": filters + bounds, "grain": grain,

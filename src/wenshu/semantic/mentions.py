@@ -120,8 +120,10 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     metrics = Spans({k: v for k, v in joint.hits.items() if not k.startswith("record:")},
                     {k: [o for o in v if not o.startswith("record:")] for k, v in joint.others.items()
                      if not k.startswith("record:")})
-    for mid, spans in apart(model, question, metrics.spans() + taken).items():  # "购买了手机数码的客户数"
+    acted = apart(model, question, metrics.spans() + taken)  # "购买了手机数码的客户数"
+    for mid, spans in acted.items():
         metrics.hits.setdefault(mid, []).extend(spans)
+    named_whole = [sp for sp in metrics.spans() if not any(sp in v for v in acted.values())]  # 客户数: counted, no split
     values: dict[str, list[str]] = {}
     value_spans: list[tuple[int, int]] = []
     value_at: dict[str, list[tuple[int, int]]] = {}
@@ -167,7 +169,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     named, split, counted, picked_one = roles.named, roles.split, roles.counted, roles.picked_one
     ends = {e for d in split for _, e in dims.hits.get(d, [])}  # "按城市和品类", "by channel and region": both
     split += [d for d in named if d not in split and any(AND.fullmatch(question[e:s]) for s, _ in dims.hits[d] for e in ends if e <= s)]
-    inside = [d for d in phrasing.split_inside(question, model, metrics.spans(), SPLIT_BEFORE) if d not in named]
+    inside = [d for d in phrasing.split_inside(question, model, named_whole, SPLIT_BEFORE) if d not in named]
     named, split = named + inside, split + inside  # "各品牌销售额"
     compare = next((k for k in ("yoy", "week", "previous") if cue(k, question)), "none")
     by_change = "asc" if cue("fell", question) else "desc" if cue("grew", question) else None
@@ -184,7 +186,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     measures = ratios.rated_rows(model, question, measures, measure_words)  # "the refund rate on … orders"
     measures, pct = (p := ratios.percent_of(model, question, measures, measure_words)), p != measures  # "as a % of sales"
     if cue("share", question) and not pct or rank and not split:  # "品牌销售额构成", "品牌销售额排行": the shares
-        inside = [d for d in phrasing.split_inside(question, model, metrics.spans()) if d not in named + [*values]]
+        inside = [d for d in phrasing.split_inside(question, model, named_whole) if d not in named + [*values]]
         named, split = named + inside, split + inside  # and ranks are the brands' (unless a brand is named)
     kept = counting.qualified(model, measures, measure_words)  # "how many orders got cancelled"
     measure_words = {x: w for x, w in measure_words.items() if x in kept or x not in measures}

@@ -44,6 +44,12 @@ def averaged(model: SemanticModel, question: str, measures: list[str], words: di
         if not average and r.numerator in measures and r.denominator in measures and _per_after(question, r, words):
             kept = [x for x in measures if x not in (r.numerator, r.denominator)]
             return [r.id, *kept]
+        if r.id in measures and _into(question, r, words):  # "convert visitors into paid orders": the rate alone
+            return [x for x in measures if x not in (r.numerator, r.denominator)]
+        if r.id in measures and r.denominator in measures and words.get(r.denominator) and all(
+                re.search(_PER + "$", question[:m.start()], re.I)
+                for w in words[r.denominator] for m in re.finditer(re.escape(w), question, re.I)):
+            return [x for x in measures if x != r.denominator]  # "average selling price per unit": the ratio's own per
     return measures
 
 
@@ -112,6 +118,17 @@ def per_counted_spans(model: SemanticModel, question: str) -> list[tuple[int, in
     denominator counts, not a split by customer."""
     pats = [p for r in model.ratios if r.scale == 1 and r.unit != "%" if (p := _per_counted(model, r.denominator))]
     return [m.span() for p in dict.fromkeys(pats) for m in re.finditer(p, question)]
+
+
+def _into(question: str, r, words: dict[str, list[str]]) -> bool:
+    """The ratio named, then its denominator "into" / "to" its numerator ("how well did the app convert visitors
+    into paid orders"): the parts say what the ratio is of, they are not asked beside it."""
+    def said(mid: str) -> list[tuple[int, int]]:
+        return [m.span() for w in words.get(mid, []) for m in re.finditer(re.escape(w), question, re.I)]
+
+    own, den, num = said(r.id), said(r.denominator), said(r.numerator)
+    return any(a < d0 and re.fullmatch(r"\s+(?:into|to)\s+(?:[\w-]+\s+){0,2}", question[d1:n0], re.I)
+               for a, _ in own for d0, d1 in den for n0, _ in num)
 
 
 def _per_after(question: str, r, words: dict[str, list[str]]) -> bool:
@@ -193,6 +210,7 @@ def share_of_whole(model: SemanticModel, measures: list[str]) -> list[str] | Non
                 (r.scale == 100 or r.unit == "%") and parts[r.numerator].table == parts[r.denominator].table:
             table = parts[r.denominator].table.lower()
             whole = {x for x in measures if x in parts and parts[x].agg == "count" and parts[x].table.lower() == table}
+            whole.add(r.denominator)  # "下过单的客户中，复购客户占几成": the buyers are the whole
             return [r.id, *(x for x in measures if x != r.numerator and x not in whole)]
     return None
 

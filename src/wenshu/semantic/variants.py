@@ -123,7 +123,8 @@ def entry_words(model: SemanticModel, entry: Entry) -> list[str]:
     return found
 
 
-_ASKED_AFTER = r"(?:数|的?数量|(?:一共|总共|共)?有(?:多少|几)(?:个|位|名)?|是?多少)"
+# a count asked after the noun, or the noun as the whole a share is of ("下过单的客户中，复购客户占几成")
+_ASKED_AFTER = r"(?:数|的?数量|(?:一共|总共|共)?有(?:多少|几)(?:个|位|名)?|是?多少|当中|之中|中|里)"
 
 
 def apart(model: SemanticModel, question: str, taken: list[tuple[int, int]],

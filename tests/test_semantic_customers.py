@@ -1,0 +1,81 @@
+"""Customer, product, traffic and margin questions read by the rules against the demo's bundled model: which
+measure a ranking is by, a ratio said through its parts, the whole a share of customers is of, trade words for
+city tiers and sign-ups. The questions are written here."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from wenshu.semantic.compile import compile_plan
+from wenshu.semantic.grounding import ground
+from wenshu.semantic.library import bundled_text
+from wenshu.semantic.mentions import read
+from wenshu.semantic.model import parse_model
+from wenshu.semantic.plan import QueryPlan
+
+MODEL = parse_model(bundled_text("demo"))
+
+
+def grounded(question: str, filled: dict | None = None) -> QueryPlan:
+    got = ground(QueryPlan.model_validate(filled or {"measures": read(MODEL, question).measures or ["gmv"]}),
+                 MODEL, question)
+    assert got.plan is not None, got.reason
+    return got.plan
+
+
+@pytest.mark.parametrize(("question", "order_by"), [
+    ("本月各品牌的销量和毛利额，按毛利排前五", "gross_profit"),  # 毛利 ends 毛利额
+    ("本月各品牌的销量和毛利，按销量从高到低取前五", "units_sold"),
+    ("top 4 channels ranked by visitors this week, with visitors and page views", "uv"),
+])  # fmt: skip
+def test_of_several_measures_a_ranking_is_by_the_one_named_after_by(question, order_by):
+    plan = grounded(question)
+    assert plan.limit in (4, 5) and plan.order_by == order_by
+
+
+def test_a_ranking_with_no_measure_named_after_by_keeps_the_models_choice():
+    plan = grounded("各渠道的访客数和浏览量，前两名")
+    assert plan.limit == 2 and plan.order_by is None
+
+
+@pytest.mark.parametrize(("question", "measures"), [
+    ("how well did the web channel convert visitors to paid orders this month", ["conversion_rate"]),
+    ("average selling price per unit by category this year", ["unit_selling_price"]),  # "per unit": its own
+    ("visitors, paid orders and conversion by channel", ["uv", "paid_orders", "conversion_rate"]),  # asked beside it
+])  # fmt: skip
+def test_a_ratio_said_with_its_own_parts_is_the_ratio_alone(question, measures):
+    assert sorted(grounded(question).measures) == sorted(measures)
+
+
+def test_a_share_of_repeat_buyers_among_buyers_is_the_repeat_rate_of_the_scope(demo_db_file):
+    plan = grounded("这个季度在华南下过单的客户里，复购客户占几成", {"measures": ["repeat_buyers"]})
+    assert plan.measures == ["repeat_rate"] and plan.dimensions == [] and not plan.share
+    assert [(f.dimension, f.values) for f in plan.filters] == [("region", ["华南"])]
+
+
+def test_a_share_of_repeat_buyers_among_those_who_ordered_compiles_to_repeat_over_buyers(demo_db_file):
+    plan = grounded("下过单的客户里，复购客户占比多少", {"measures": ["repeat_buyers"]})
+    assert plan.measures == ["repeat_rate"]
+    with sqlite3.connect(demo_db_file) as conn:
+        got = conn.execute(compile_plan(MODEL, plan).sql).fetchone()[-1]
+        repeat, buyers = conn.execute(
+            "SELECT SUM(n >= 2), COUNT(*) FROM (SELECT customer_id, COUNT(*) n FROM orders WHERE status = 1 "
+            "GROUP BY customer_id)").fetchone()
+    assert got == round(100.0 * repeat / buyers, 2)
+
+
+@pytest.mark.parametrize(("question", "code"), [
+    ("paid orders shipped to first-tier cities last week", "1"),
+    ("GMV of new first-tier cities this month", "2"),
+    ("refunds in second-tier cities yesterday", "3"),
+])  # fmt: skip
+def test_city_tiers_said_in_trade_english_are_values_not_a_split(question, code):
+    plan = grounded(question)
+    assert plan.dimensions == [] and [(f.dimension, f.values) for f in plan.filters] == [("city_tier", [code])]
+
+
+def test_sign_ups_are_new_customers():
+    plan = grounded("sign-ups by member tier so far this year")
+    assert plan.measures == ["new_customers"] and plan.dimensions == ["member_level"]
