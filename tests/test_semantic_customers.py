@@ -79,3 +79,16 @@ def test_city_tiers_said_in_trade_english_are_values_not_a_split(question, code)
 def test_sign_ups_are_new_customers():
     plan = grounded("sign-ups by member tier so far this year")
     assert plan.measures == ["new_customers"] and plan.dimensions == ["member_level"]
+
+
+@pytest.mark.parametrize(("question", "order_by"), [
+    ("本季度各品牌的毛利和毛利率，按毛利率排", "gross_margin"),  # 按…排: sorted, by the measure named
+    ("visitors and page views by channel last month, sorted by page views", "pv"),
+])  # fmt: skip
+def test_sorted_by_a_named_measure_orders_every_member_by_it(question, order_by):
+    plan = grounded(question)
+    assert (plan.order, plan.order_by, plan.limit) == ("desc", order_by, None)
+
+
+def test_a_repeat_customer_rate_is_the_repeat_rate():
+    assert grounded("repeat customer rate of Silver members last quarter").measures == ["repeat_rate"]
