@@ -92,3 +92,14 @@ def test_sorted_by_a_named_measure_orders_every_member_by_it(question, order_by)
 
 def test_a_repeat_customer_rate_is_the_repeat_rate():
     assert grounded("repeat customer rate of Silver members last quarter").measures == ["repeat_rate"]
+
+
+def test_improving_on_the_week_before_compares_with_it():
+    from wenshu.semantic.edits import edit
+    from wenshu.semantic.windows import followup_window
+
+    before = QueryPlan.model_validate({"measures": ["uv"], "window": {"start": "2026-11-16", "end": "2026-11-23"}})
+    question = "did that improve on the week before?"
+    m = read(MODEL, question)
+    plan = edit(before, m, followup_window(question, before.window, m.compare), question, MODEL)
+    assert plan.compare == "previous" and plan.window == before.window

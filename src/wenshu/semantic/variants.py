@@ -146,7 +146,7 @@ def apart(model: SemanticModel, question: str, taken: list[tuple[int, int]],
             a = re.escape(act[0]) + "(?:了|过)?" + re.escape(act[1]) if len(act) == 2 else re.escape(act)
             tail = _ASKED_AFTER if asked else ""
             for m in [*re.finditer(rf"({a})(?:了|过)?[^，。？！,.?!\s]{{0,12}}?的({n}{tail})", question),
-                      *re.finditer(rf"((?:多少|几)(?:个|位|名)?{n})[^，。？！,.?!\s]{{0,2}}?({a})", question)]:
+                      *re.finditer(rf"((?:多少|几)(?:个|位|名)?{n})[^，。？！,.?!\s没未不]{{0,6}}?({a})", question)]:
                 spans = [m.span(1), m.span(2)]
                 if not any(s < e2 and s2 < e for s, e in spans for s2, e2 in used):
                     used += spans
