@@ -103,3 +103,9 @@ def test_improving_on_the_week_before_compares_with_it():
     m = read(MODEL, question)
     plan = edit(before, m, followup_window(question, before.window, m.compare), question, MODEL)
     assert plan.compare == "previous" and plan.window == before.window
+
+
+def test_a_percentage_bound_before_a_dimension_keeps_the_members_that_pass():
+    plan = grounded("本季度毛利率高于40%的品牌有哪些")  # the % between the bound and 的
+    assert plan.dimensions == ["brand"] and [(h.dimension, h.op, h.values) for h in plan.having] == [
+        ("gross_margin", "gt", [40])]

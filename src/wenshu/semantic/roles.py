@@ -52,7 +52,7 @@ def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: di
         split_word = any(SPLIT_BEFORE.search(question[:s]) for s, _ in at)
         asked = any(WHICH_BEFORE.search(question[:s]) or WHICH_AFTER.match(question[e:]) for s, e in at)
         best = any(SUPERLATIVE_BEFORE.search(question[:s]) for s, _ in at)
-        asked = asked or any(question[t.end:s].strip() == "的" and not _COUNTED_AFTER.match(question[e:])
+        asked = asked or any(re.fullmatch(r"\s*[%％]?\s*的\s*", question[t.end:s]) and not _COUNTED_AFTER.match(question[e:])
                              for t in passed for s, e in at)  # 超过500的城市 (…的客户有多少位: counted)
         out.picked_one, asked = out.picked_one or best, asked or best
         whole = all(_WHOLE.search(question[:s]) for s, _ in at)  # "across all channels": their total
