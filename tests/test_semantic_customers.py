@@ -109,3 +109,10 @@ def test_a_percentage_bound_before_a_dimension_keeps_the_members_that_pass():
     plan = grounded("本季度毛利率高于40%的品牌有哪些")  # the % between the bound and 的
     assert plan.dimensions == ["brand"] and [(h.dimension, h.op, h.values) for h in plan.having] == [
         ("gross_margin", "gt", [40])]
+
+
+def test_customers_ranked_are_never_counted_one_each():
+    """付款客户数 is buyers, yet "付款最多的3个客户" ranks customers: a distinct count of the key it splits by is 1
+    for every member, so the words backing it do not make it the measure (free SQL answers)."""
+    got = ground(QueryPlan(measures=["buyers"], dimensions=["customer"]), MODEL, "这周付款最多的3个客户")
+    assert got.plan is None or "buyers" not in got.plan.measures

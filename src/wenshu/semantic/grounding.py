@@ -57,14 +57,15 @@ def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str)
     the words back it up."""
     named = [next((x for x in plan.measures if x in m.alternatives.get(n, [])), n) for n in m.measures]
     named = named or money_of_rows(m, model, question) or [x for x in plan.measures if x in m.near_measures]
+    per_member = {k.id for d in m.split for k in keyed_counts(model, d)}  # buyers split by customer: 1 each
     if not named:  # of the model's choices, the one the words back (it may have added one they do not)
         entries = {e.id: e for e in [*model.measures, *model.ratios]}
-        backed_choices = [x for x in plan.measures
-                          if x in entries and any(backs(w, question) for w in entry_words(model, entries[x]))]
+        backed_choices = [x for x in plan.measures if x in entries and x not in per_member
+                          and any(backs(w, question) for w in entry_words(model, entries[x]))]
         if len(backed_choices) == 1:
             return _distinct_counts(backed_choices, m, model)
     named = named or counted_keys(model, m.counted, m.dimension_words, question)
-    if not named and len(said := backed(model, question)) == 1:
+    if not named and len(said := [x for x in backed(model, question) if x not in per_member]) == 1:
         named = said  # "多少个客户付款下过单": the words back one measure only (buyers), whatever the model chose
     chosen = [x for x in plan.measures if x in named]
     kept = (chosen + [x for x in named if x not in chosen])[:3]  # the model's choices first, in the question's order:
