@@ -116,3 +116,11 @@ def test_customers_ranked_are_never_counted_one_each():
     for every member, so the words backing it do not make it the measure (free SQL answers)."""
     got = ground(QueryPlan(measures=["buyers"], dimensions=["customer"]), MODEL, "这周付款最多的3个客户")
     assert got.plan is None or "buyers" not in got.plan.measures
+
+
+def test_a_bound_said_in_money_is_no_bound_on_units():
+    got = ground(QueryPlan(measures=["units_sold"], dimensions=["product"]), MODEL,
+                 "which items priced below 80 yuan sold the most units this month")
+    assert got.plan is None or got.plan.having == []  # a price per item, not a total of units: free SQL answers
+    plan = grounded("which brands sold more than 3000 units this month")
+    assert [(h.dimension, h.op, h.values) for h in plan.having] == [("units_sold", "gt", [3000])]

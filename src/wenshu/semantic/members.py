@@ -22,6 +22,7 @@ from wenshu.semantic.fields import just_before, named_fields
 from wenshu.semantic.mentions import Mentions, cue
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import Filter
+from wenshu.semantic.ratios import MONEY_UNITS
 from wenshu.semantic.thresholds import Threshold
 
 # a count of days ("有几天", "多少天", "how many days"): the members are the days of a daily trend
@@ -50,7 +51,20 @@ def member_bound(t: Threshold, model: SemanticModel, m: Mentions, question: str)
     if not (m.split or m.dimensions) or m.counted or cue("count", question) and not cue("list", question):
         return None
     mid = _named(t, m, question)
+    if mid and _in_money(t, question) and not _money_measure(model, mid):
+        return None  # "products under 100 yuan … sold the most units": a price, not a bound on units sold
     return Filter(dimension=mid, op=t.op, values=[t.value]) if mid else None
+
+
+def _in_money(t: Threshold, question: str) -> bool:
+    """Whether the bound's number is said in money (100元, 100块, "100 yuan", ¥100)."""
+    around = question[max(0, t.start - 1):t.end + 6]
+    return bool(re.search(r"\d\s*(万|千)?\s*(元|块)|\byuan\b|\brmb\b|[¥￥]", around, re.I))
+
+
+def _money_measure(model: SemanticModel, mid: str) -> bool:
+    entry = next((e for e in [*model.measures, *model.ratios] if e.id == mid), None)
+    return entry is None or not entry.unit or entry.unit.casefold() in MONEY_UNITS  # no unit declared: not known
 
 
 def counted_members(t: Threshold, model: SemanticModel, m: Mentions, question: str) -> tuple[Filter, Members] | None:
