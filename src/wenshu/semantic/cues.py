@@ -53,7 +53,7 @@ CUES = {
             r"|biggest|strongest|weakest|thinnest|slimmest|poorest|cheapest|top-selling|best-selling)\b",  # "at least one": a condition
     # an order said without a cut: "highest first", 从高到低 (every member, sorted)
     "ordered": r"从(高|大|多)到(低|小|少)|从(低|小|少)到(高|大|多)|降序|升序|\b(descending|ascending)\b"
-               r"|按[^，。？！,.?!\s]{1,8}?来?排(序|列|一下|个序)?(?=$|[，。？！,.?!\s的吧呢])|\b(sorted|ranked)\s+by\b"
+               r"|按[^，。？！,.?!\s]{1,8}?来?排(序|列|一下|个序)?(?=$|[，。？！,.?!\s的吧呢])"
                r"|\b(sort|sorted|order|ordered|rank|ranked) (it |them |that |those )?by\b"
                r"|\b(highest|largest|biggest|most|lowest|smallest|least|fewest|cheapest|priciest|(most|least) expensive)"
                r"\s+(first|on top|at the top)\b",

@@ -83,8 +83,6 @@ def headlined(model: SemanticModel, m: Mentions, question: str) -> Mentions:
     return replace(m, measures=[model.headline], measure_words={model.headline: []})
 
 
-
-
 def _reciprocal(question: str) -> list[tuple[int, int]]:
     """"next to each other": no label ("other") of any dimension."""
     return [m.span() for m in re.finditer(r"\b(each other|one another)\b", question, re.I)]
