@@ -66,6 +66,7 @@ PLANS = [
      "having": [{"dimension": "gmv", "op": "gt", "values": [500]}]},  # how many days pass
     {"measures": ["gmv"], "dimensions": ["city", "region"], "window": YEAR_AGO, "count_members": True,
      "having": [{"dimension": "gmv", "op": "gt", "values": [1000]}]},  # how many pass in each group
+    {"measures": ["unit_selling_price", "orders_per_buyer"], "dimensions": ["channel"], "window": YEAR_AGO},
 ]
 
 
