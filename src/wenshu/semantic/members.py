@@ -57,9 +57,8 @@ def member_bound(t: Threshold, model: SemanticModel, m: Mentions, question: str)
 
 
 def _in_money(t: Threshold, question: str) -> bool:
-    """Whether the bound's number is said in money (100元, 100块, "100 yuan", ¥100)."""
-    around = question[max(0, t.start - 1):t.end + 6]
-    return bool(re.search(r"\d\s*(万|千)?\s*(元|块)|\byuan\b|\brmb\b|[¥￥]", around, re.I))
+    """Whether the bound is said in money: its own stretch holds a currency (100元, "100 yuan", ¥100)."""
+    return bool(re.search(r"元|块|[¥￥$]|\b(yuan|rmb|cny)\b", question[t.start:t.end], re.I))
 
 
 def _money_measure(model: SemanticModel, mid: str) -> bool:
