@@ -124,3 +124,25 @@ def test_a_bound_said_in_money_is_no_bound_on_units():
     assert got.plan is None or got.plan.having == []  # a price per item, not a total of units: free SQL answers
     plan = grounded("which brands sold more than 3000 units this month")
     assert [(h.dimension, h.op, h.values) for h in plan.having] == [("units_sold", "gt", [3000])]
+
+
+@pytest.mark.parametrize("question", [
+    "上周有多少会员没有下过单",
+    "这个月从没购买过家用电器的客户数",
+    "last month's customers: 多少客户没有下单",
+])  # fmt: skip
+def test_a_count_of_those_who_did_not_act_is_not_the_count_of_those_who_did(question):
+    got = ground(QueryPlan(measures=["buyers"]), MODEL, question)
+    assert got.plan is None and ("did not" in got.reason or "picked by rows" in got.reason), got.reason
+
+
+def test_a_status_said_as_not_done_still_filters_its_rows():
+    plan = grounded("还没付款的订单一共多少笔")
+    assert plan.filters and plan.filters[0].dimension == "order_status"
+
+
+def test_a_list_of_customers_who_did_not_order_goes_to_free_sql():
+    from wenshu.semantic.listing import detail
+    question = "最近一周没下过单的会员名单"
+    listed = detail(MODEL, read(MODEL, question), question)
+    assert listed is not None and listed.plan is None

@@ -39,7 +39,7 @@ from wenshu.semantic.plan import Filter, QueryPlan
 from wenshu.semantic.ranked_by import ranked_by
 from wenshu.semantic.ratios import share_of_whole
 from wenshu.semantic.windows import two_periods
-from wenshu.semantic.variants import entry_words
+from wenshu.semantic.variants import entry_words, negated_act
 
 
 @dataclass
@@ -203,6 +203,8 @@ def unanswerable(model: SemanticModel, m: Mentions, question: str) -> str | None
     bounded = row_bounds(model, m, question) if thresholds(question) else None
     if bounded and bounded.reason:
         return bounded.reason  # a bound on a total per member ("cities whose GMV passed a million"): no plan holds it
+    if act := negated_act(model, question):
+        return f"the question counts those who did not {act}: free SQL answers"
     counted = bounded is not None and bounded.members is not None  # the bound names the measure
     if not counted and not m.measures and not m.near_measures and not money_of_rows(m, model, question) \
             and not counted_keys(model, m.counted, m.dimension_words, question) \

@@ -19,7 +19,7 @@ from wenshu.semantic.phrasing import backed, in_time_order, newest_rows, spans a
 from wenshu.semantic.labels import label_words
 from wenshu.semantic.mentions import Mentions, blank, cue, oriented
 from wenshu.semantic.spans import Spans
-from wenshu.semantic.variants import apart
+from wenshu.semantic.variants import apart, negated_act
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.paths import reachable, value_filters
 from wenshu.semantic.plan import Filter, QueryPlan
@@ -55,8 +55,8 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     if record is None or [d for d in m.split if not _own_name(d, record, model, m)]:
         return None
     acted = [measures[x].table for x in apart(model, question, [], asked=False) if measures[x].table != record.table]
-    if acted:  # "上个月下单的客户有哪些": customers picked by their orders, which a list of customers cannot filter by
-        return Listed(None, f"a list of {record.id} picked by rows of {acted[0]}")
+    if acted or negated_act(model, question):  # "上个月(没)下单的客户有哪些": by their orders, no filter of customers
+        return Listed(None, f"a list of {record.id} picked by rows of {acted[0] if acted else 'another table'}")
     named = [x for x in named_fields(model, record, question) if not _not_a_field(x, record, model, m, question)] \
         if question else []
     named = [x for i, x in enumerate(named)  # "buyer's name", "客户的姓名": the name, not also the buyer

@@ -127,6 +127,34 @@ def entry_words(model: SemanticModel, entry: Entry) -> list[str]:
 _ASKED_AFTER = r"(?:数|的?数量|(?:一共|总共|共)?有(?:多少|几)(?:个|位|名)?|是?多少|当中|之中|中|里)"
 
 
+_NEGATED = re.compile(r"(?:没有?|未|不|从不|从未|从没)$")
+
+
+def _acts(model: SemanticModel) -> list[tuple[Entry, str, str]]:
+    """(count measure, act pattern, noun) for each count named as an act before a dimension's word (下单客户数)."""
+    nouns = {w for d in model.dimensions for w in d.words() if _CJK.search(w) and len(w) >= 2}
+    out = []
+    for x in (x for x in model.measures if x.agg in ("count", "count_distinct") and not x.at_least):
+        acts = {(w[:i], w[i:i + len(n)]) for w in entry_words(model, x) for n in nouns
+                for i in [w.find(n)] if i >= 2 and w[i + len(n):] in ("", "数") and re.fullmatch(r"[\u4e00-\u9fff]+", w[:i])
+                and not re.search("多少|几|总", w[:i])}
+        for act, noun in sorted(acts):  # a two-character act said with 了 / 过 inside: 下过单, 下了单
+            a = re.escape(act[0]) + "(?:了|过)?" + re.escape(act[1]) if len(act) == 2 else re.escape(act)
+            out.append((x, a, noun))
+    return out
+
+
+def negated_act(model: SemanticModel, question: str) -> str | None:
+    """The act of a count said as not done ("上个月没下单的客户", "从未购买过"): those rows are not the count's."""
+    neg = r"(?:没有?|未|从不|从未|从没)(?:再|有)?"
+    for _x, a, noun in _acts(model):
+        n = re.escape(noun)  # the noun counted in the same clause: 未付款的订单 is a status, not this
+        if m := (re.search(rf"{neg}({a})[^，。？！,.?!\s]{{0,12}}?的{n}", question)
+                 or re.search(rf"{n}[^，。？！,.?!\s]{{0,8}}?{neg}({a})", question)):
+            return m.group(1)
+    return None
+
+
 def apart(model: SemanticModel, question: str, taken: list[tuple[int, int]],
           asked: bool = True) -> dict[str, list[tuple[int, int]]]:
     """Counts named with their act and their noun apart: a count whose Chinese name is an act before a
@@ -134,21 +162,17 @@ def apart(model: SemanticModel, question: str, taken: list[tuple[int, int]],
     counted ("购买了手机数码的客户数", "上个月下单的客户有多少"), or by the noun counted and then the act
     ("多少客户购买了"). measure id -> the act's and the noun's spans, none inside `taken` (`asked`: only where
     a count is asked after the noun; else also "上个月下单的客户有哪些", the rows the act picks)."""
-    nouns = {w for d in model.dimensions for w in d.words() if _CJK.search(w) and len(w) >= 2}
     out: dict[str, list[tuple[int, int]]] = {}
     used = list(taken)
-    for x in (x for x in model.measures if x.agg in ("count", "count_distinct") and not x.at_least):
-        acts = {(w[:i], w[i:i + len(n)]) for w in entry_words(model, x) for n in nouns
-                for i in [w.find(n)] if i >= 2 and w[i + len(n):] in ("", "数") and re.fullmatch(r"[\u4e00-\u9fff]+", w[:i])
-                and not re.search("多少|几|总", w[:i])}
-        for act, noun in sorted(acts):
-            n = re.escape(noun)  # a two-character act said with 了 / 过 inside: 下过单, 下了单
-            a = re.escape(act[0]) + "(?:了|过)?" + re.escape(act[1]) if len(act) == 2 else re.escape(act)
-            tail = _ASKED_AFTER if asked else ""
-            for m in [*re.finditer(rf"({a})(?:了|过)?[^，。？！,.?!\s]{{0,12}}?的({n}{tail})", question),
-                      *re.finditer(rf"((?:多少|几)(?:个|位|名)?{n})[^，。？！,.?!\s没未不]{{0,6}}?({a})", question)]:
-                spans = [m.span(1), m.span(2)]
-                if not any(s < e2 and s2 < e for s, e in spans for s2, e2 in used):
-                    used += spans
-                    out.setdefault(x.id, []).extend(spans)
+    tail = _ASKED_AFTER if asked else ""
+    for x, a, noun in _acts(model):
+        n = re.escape(noun)
+        for m in [*re.finditer(rf"({a})(?:了|过)?[^，。？！,.?!\s]{{0,12}}?的({n}{tail})", question),
+                  *re.finditer(rf"((?:多少|几)(?:个|位|名)?{n})[^，。？！,.?!\s没未不]{{0,6}}?({a})", question)]:
+            spans = [m.span(1), m.span(2)]
+            if _NEGATED.search(question[:m.start()]):  # 没有下单的客户: the act not done, not this count
+                continue
+            if not any(s < e2 and s2 < e for s, e in spans for s2, e2 in used):
+                used += spans
+                out.setdefault(x.id, []).extend(spans)
     return out
