@@ -115,6 +115,15 @@
   lists of customers and products, with filters said in everyday words; six two-turn conversations whose second
   turn switches the measure, adds a filter or a split, narrows to the bottom N, adds a comparison or changes the
   window; 24 Chinese, 16 English, written by another helper (`bench/data/biz19_questions.yaml`), for development.
+- `biz20`: 40 business questions written in the style of the demo gold set's development half, weighted toward
+  the kinds the earlier sets found hardest, asked the way business people talk: ratio measures against an earlier
+  period (客单价 环比 and 本月至今 vs 上月同期, 退款率 vs the same month last year, margin % quarter to date vs last
+  quarter, cancellation and conversion rate vs the week before, in points), two members side by side with the
+  difference (华东 vs 华南, app vs 小程序, Guangzhou vs Shenzhen, men vs women), shares within a scope, ratio measures
+  split by a dimension and ranked, growth rankings, bounded aggregates and averages per order and per customer;
+  seven conversations (three of three turns, four of two) whose later turns are terse (那光看app渠道呢？, 去掉小程序,
+  跟前一个月比呢？, "now do it per brand", "keep the three worst"); 24 Chinese, 16 English, written by another
+  helper (`bench/data/biz20_questions.yaml`), for development.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -149,7 +158,8 @@ DEMO_SETS = {"demo": ("gold", None), "demo_dev": ("gold", "dev"), "demo_test": (
              "biz12": ("biz12", None), "biz13": ("biz13", None),
              "biz14": ("biz14", None), "biz15": ("biz15", None),
              "biz16": ("biz16", None), "biz17": ("biz17", None),
-             "biz18": ("biz18", None), "biz19": ("biz19", None)}
+             "biz18": ("biz18", None), "biz19": ("biz19", None),
+             "biz20": ("biz20", None)}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
          "biz_dev": "development", "biz2": "development", "biz3": "development", "para_en": "development",
          "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
@@ -159,7 +169,8 @@ ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_
          "biz8": "development", "biz9": "development", "biz10": "development",
          "biz11": "development", "biz12": "development", "biz13": "development",
          "biz14": "development", "biz15": "development", "biz16": "development",
-         "biz17": "development", "biz18": "development", "biz19": "development"}
+         "biz17": "development", "biz18": "development", "biz19": "development",
+         "biz20": "development"}
 
 
 def role_of(set_name: str) -> str:
@@ -284,7 +295,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, half, source)
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, para_en or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, para_en or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)
