@@ -67,6 +67,10 @@ PLANS = [
     {"measures": ["gmv"], "dimensions": ["city", "region"], "window": YEAR_AGO, "count_members": True,
      "having": [{"dimension": "gmv", "op": "gt", "values": [1000]}]},  # how many pass in each group
     {"measures": ["unit_selling_price", "orders_per_buyer"], "dimensions": ["channel"], "window": YEAR_AGO},
+    {"measures": ["gmv", "refund_rate"], "dimensions": ["region"], "window": YEAR_AGO, "difference": True,
+     "filters": [{"dimension": "region", "values": ["华东", "华南"]}]},  # two members side by side, and the gaps
+    {"measures": ["paid_orders"], "dimensions": ["city_tier"], "window": YEAR_AGO, "difference": True,
+     "filters": [{"dimension": "city_tier", "values": ["一线", "二线"]}]},  # coded members, matched by label
 ]
 
 

@@ -112,6 +112,9 @@ class PlanView:
         elif p.share_only():
             text = head + pick(lang, f"{_fmt(rows[0][-1])} % of all {self.name(first)}{self.whole()}.",
                                f"占全部{self.name(first)}{self.whole()}的 {_fmt(rows[0][-1])} %。")
+        elif p.pair():  # both members, then the gap: "华东销售额 2,867,510.57，华南销售额 …，销售额差额 …"
+            told = [f"{c} {self.num(p.measures[i // 3], v)}" for i, (c, v) in enumerate(zip(columns, rows[0]))]
+            text = head + pick(lang, ", ".join(told) + ".", "，".join(told) + "。")
         elif keys == 0:
             parts = []
             for i, mid in enumerate(p.measures):
@@ -180,6 +183,10 @@ class PlanView:
             return _project(columns, rows, picked, "trend", title)
         if p.share and keys:
             return _project(columns, rows, [*range(keys), len(columns) - 1], "share", title)
+        if p.pair() and rows:  # the two members as two bars
+            member = pick(self.lang, "member", "成员")
+            return choose_chart([member, self.name(p.measures[0])], [[columns[0], rows[0][0]], [columns[1], rows[0][1]]],
+                                "compare", title)
         if p.compare != "none" and keys == 1:
             return _project(columns, rows, [0, 1, 2], "compare", title)
         if p.compare != "none" and keys == 0:

@@ -18,6 +18,7 @@ import sqlglot
 from wenshu.semantic.compiled import AGG, OPS, Compiled, PlanNotCompilable, key_column, literal
 from wenshu.semantic.labels import COMPARE, DIFFERENCE, PERIOD, SHARE, change_name, coded, counted_name
 from wenshu.semantic.model import Measure, Ratio, SemanticModel
+from wenshu.semantic.pair import paired
 from wenshu.semantic.paths import Unreachable, joins, joins_through_children
 from wenshu.semantic.plan import QueryPlan, Window
 from wenshu.semantic.sql_writer import SqlWriter
@@ -159,6 +160,9 @@ class Compiler(SqlWriter):
         sql = "WITH " + ", ".join(f"{n} AS ({s})" for n, s in ctes.items())
         if plan.count_members:  # "有多少个城市成交额超过100万": how many members pass (their keys, not names)
             return self.counted(sql, keys, source, metrics)
+        if (pair := plan.pair()) is not None:  # "华东和华南各卖了多少，差了多少": both in one row, and the gap
+            body, columns = paired(self, sql, f"SELECT {', '.join(select)} FROM {source}", metrics, *pair)
+            return Compiled(self.pretty(body), columns, self.dialect)
         sql += f" SELECT {', '.join(select)} FROM {source}" + self.having(metrics) + self.ordering(metrics)
         return Compiled(self.pretty(sql), columns, self.dialect)
 

@@ -283,7 +283,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         "order": oriented(m, model, order_by or measures[0]) if ranked else None,
         "order_by": order_by if ranked else None,
         "by_change": bool(m.by_change and ranked and not grain and compare != "none"),
-        "difference": compare != "none" and cue("delta", question),
+        "difference": cue("delta", question),  # with no comparison, two members side by side (QueryPlan.pair)
     }
     if update["by_change"]:  # "掉得最厉害": the largest fall first, whatever the measure's better direction
         update["order"] = m.by_change

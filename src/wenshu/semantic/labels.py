@@ -18,6 +18,8 @@ POINTS = {"zh": {"yoy": "同比(百分点)", "previous": "环比(百分点)", "w
           "en": {"yoy": "YoY (pts)", "previous": "change (pts)", "week": "WoW (pts)"}}
 SHARE = {"zh": "占比%", "en": "share %"}
 DIFFERENCE = {"zh": "{}变化量", "en": "{} change"}  # a comparison's change as an amount: 订单量变化量
+# two members' gap (the first's minus the second's), a percentage's in points: 销售额差额, refund rate gap (pts)
+GAP = {"zh": {False: "{}差额", True: "{}相差(百分点)"}, "en": {False: "{} gap", True: "{} gap (pts)"}}
 # the number of members (periods) a count of members answers with: 城市数, number of cities, 天数, number of days
 COUNTED_PERIOD = {"zh": {"day": "天数", "week": "周数", "month": "月数", "quarter": "季度数", "year": "年数"},
                   "en": {g: f"number of {g}s" for g in ("day", "week", "month", "quarter", "year")}}
@@ -30,6 +32,11 @@ def change_name(name: str, compare: str, lang: str, points: bool) -> str:
     """The column of a measure's change: "销售额同比%", "refund rate change (pts)"."""
     growth = POINTS[lang][compare] if points else COMPARE[lang][compare][1]
     return f"{name}{growth}" if lang == "zh" else f"{name} {growth}"
+
+
+def member_column(member: str, name: str, lang: str) -> str:
+    """The column of one member's value of a measure: 华东销售额, "Guangzhou average order value"."""
+    return f"{member}{name}" if lang == "zh" else f"{member} {name}"
 
 
 def counted_name(name: str, lang: str, grain: str | None = None) -> str:

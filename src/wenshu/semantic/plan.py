@@ -75,12 +75,22 @@ class QueryPlan(BaseModel):
     order: Literal["desc", "asc"] | None = None
     order_by: str | None = None  # a measure id of the plan; default the first
     by_change: bool = False  # with a comparison, ranked by the measure's change (growth), not by its value
-    difference: bool = False  # with a comparison, the change as an amount too ("比前一周变化了多少")
+    # with a comparison, the change as an amount too ("比前一周变化了多少"); with none, two members of the split side
+    # by side in one row and the gap between them ("华东和华南各卖了多少，差了多少": `pair`)
+    difference: bool = False
     limit: int | None = Field(None, ge=1, le=10_000)
 
     def ranked_by_change(self) -> bool:
         """Ranked by each member's change against the earlier period (a chip may drop the comparison)."""
         return self.by_change and self.compare != "none"
+
+    def pair(self) -> tuple[str, list] | None:
+        """(dimension, its two members) when the answer is the two side by side with the gap between them."""
+        if not self.difference or self.compare != "none" or self.grain or self.share or self.count_members \
+                or self.records or len(self.dimensions) != 1:
+            return None
+        two = [f for f in self.filters if f.dimension == self.dimensions[0] and f.op == "in" and len(f.values) == 2]
+        return (self.dimensions[0], list(two[0].values)) if two else None
 
     def share_only(self) -> bool:
         """A share of a filtered part with nothing to split by answers with the share alone."""

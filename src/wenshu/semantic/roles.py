@@ -38,7 +38,8 @@ def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: di
     """Each named dimension's part (`dims`: where each is named; `values`, `value_spans`, `value_at`: the values
     named and where; `many`: a top N above one is asked)."""
     out = Roles()
-    if cue("each", question) or cue("versus", question) or cue("share", question):  # "北京上海的GMV分别是多少", "app vs web"
+    if any(cue(c, question) for c in ("each", "versus", "share", "delta")):  # "北京上海的GMV分别是多少", "app vs web",
+        # "男女的退款率差几个百分点": each member named, on its own row
         out.split += [d for d, codes in values.items() if len(codes) > 1]
     by_rank: list[str] = []
     passed = thresholds(question)
