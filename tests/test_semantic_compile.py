@@ -150,8 +150,23 @@ def test_an_item_level_filter_keeps_orders_that_have_such_an_item_without_fan_ou
         JOIN categories cat ON cat.category_id = p.category_id WHERE cat.category_name = '{category}'
         AND {PAID_LAST_MONTH}""")
     assert cols == ["订单量", "下单客户数"] and same(rows, expected) and rows[0][0] > 0
-    with pytest.raises(PlanNotCompilable):  # filtering is fine; splitting by it would repeat the orders
-        compile_plan(MODEL, QueryPlan.model_validate({"measures": ["paid_orders"], "dimensions": ["category"]}))
+    _, split = run(sqlite_url, {"measures": ["paid_orders"], "dimensions": ["category"], "window": WINDOW})
+    assert [r[1] for r in split if r[0] == category] == [rows[0][0]]  # split: per category, the orders holding one
+    with pytest.raises(PlanNotCompilable):  # shares of orders split so would not add up to 100 %
+        compile_plan(MODEL, QueryPlan.model_validate({"measures": ["paid_orders"], "dimensions": ["category"],
+                                                      "share": True}))
+
+
+def test_a_rate_of_order_counts_split_by_category_counts_each_order_once_per_category(sqlite_url):
+    cols, rows = run(sqlite_url, {"measures": ["refund_rate"], "dimensions": ["category"], "window": WINDOW})
+    expected = gold(sqlite_url, f"""
+        SELECT cat.category_name, ROUND(100.0 * COUNT(DISTINCT CASE WHEN o.status = 3 THEN o.order_id END)
+               / COUNT(DISTINCT o.order_id), 2)
+        FROM orders o JOIN order_items i ON i.order_id = o.order_id JOIN products p ON p.product_id = i.product_id
+        JOIN categories cat ON cat.category_id = p.category_id
+        WHERE o.status IN (1, 3) AND o.order_date >= '{WINDOW['start']}' AND o.order_date < '{WINDOW['end']}'
+        GROUP BY cat.category_name""")
+    assert cols == ["品类", "退款率"] and sorted(rows) == sorted(expected) and len(rows) > 3
 
 
 def test_the_share_of_a_filtered_part_answers_with_the_share_alone(sqlite_url):

@@ -69,7 +69,7 @@ def test_a_plan_that_would_fan_out_is_not_compiled_and_free_sql_answers(agent, f
                           "FROM order_items oi JOIN orders o ON o.order_id = oi.order_id JOIN products p ON "
                           "p.product_id = oi.product_id JOIN categories cat ON cat.category_id = p.category_id "
                           "WHERE o.status = 1 GROUP BY cat.category_name")
-    resp = agent.ask(AgentRequest(message="订单量按品类分别是多少"))
+    resp = agent.ask(AgentRequest(message="订单量按品类的占比分别是多少"))  # an order in two categories: shares > 100 %
     plan = step(resp, "plan")
     assert plan.status == "skipped" and "repeat the measure's rows" in plan.detail
     assert "generate" in [t.node for t in resp.trace] and "category_name" in resp.sql

@@ -19,7 +19,7 @@ from wenshu.semantic.compiled import AGG, OPS, Compiled, PlanNotCompilable, key_
 from wenshu.semantic.labels import COMPARE, DIFFERENCE, PERIOD, SHARE, change_name, coded, counted_name
 from wenshu.semantic.model import Measure, Ratio, SemanticModel
 from wenshu.semantic.pair import paired
-from wenshu.semantic.paths import Unreachable, joins, joins_through_children
+from wenshu.semantic.paths import Unreachable, joins, joins_through_children, own_key
 from wenshu.semantic.plan import QueryPlan, Window
 from wenshu.semantic.sql_writer import SqlWriter
 
@@ -61,9 +61,14 @@ class Compiler(SqlWriter):
             repeat_safe = m.agg in ("count_distinct", "min", "max") and not m.at_least  # buyers of each category
             hops = (joins_through_children if repeat_safe else joins)(self.model, m.table, used - {m.table})
         except Unreachable as exc:
-            raise self.fail(
-                f"measure {m.id} (on {m.table}) cannot be split or filtered by {exc.target}: joining it would "
-                f"repeat the measure's rows", f"度量 {m.id}（{m.table} 表）不能按 {exc.target} 拆分或筛选：连接会重复度量的行") from exc
+            key = own_key(self.model, m.table) if m.agg == "count" and not m.expr and not m.at_least else None
+            if key is None:
+                raise self.unsplit(m, exc) from exc
+            # orders counted per category: the orders that hold an item of it, each once (refund rate by category)
+            if self.plan.share:  # an order with items of two categories is in both: shares would not add up to 100
+                raise self.unsplit(m, exc) from exc
+            hops = joins_through_children(self.model, m.table, used - {m.table})
+            value = f"COUNT(DISTINCT {self.col(m.table, key)})"
         per = self.engine.bucket(self.plan.per, self.time_column(m, used)) if self.plan.per else None
         if m.at_least:  # 复购客户: the keys with at least N rows, counted per member
             names = ["p" if self.plan.grain and i == len(keys) - 1 else f"d{i}" for i in range(len(keys))]
@@ -81,6 +86,10 @@ class Compiler(SqlWriter):
         outer = ["p" if self.plan.grain and i == len(keys) - 1 else f"d{i}" for i in range(len(keys))]
         return f"SELECT {', '.join([*outer, 'AVG(v) AS v'])} FROM ({sql}) per_period" + \
             (f" GROUP BY {', '.join(outer)}" if outer else "")
+
+    def unsplit(self, m: Measure, exc: Unreachable):
+        return self.fail(f"measure {m.id} (on {m.table}) cannot be split or filtered by {exc.target}: joining it would "
+                         f"repeat the measure's rows", f"度量 {m.id}（{m.table} 表）不能按 {exc.target} 拆分或筛选：连接会重复度量的行")
 
     # -- the whole query ---------------------------------------------------------------------------
     def run(self) -> Compiled:

@@ -37,6 +37,7 @@ CUES = {
                 r"|(than|versus|vs\.?|compared (to|with)|against|with) the (week|month|day|quarter|year) (before|prior)"
                 r"|\b(up|down|rise|rose|grow|grew|change|changed|increase|decrease|fall|fell|drop|dropped)\b.{0,15}\bfrom the"
                 r" (week|month|day|quarter|year) (before|prior)"
+                r"|(比起?|较|相比|和|跟|与|同|对比)(它|其)?(前面|之前|前头)的?那?一?个?(周|星期|月|天|日|季度|年)"  # 比起它前面那个月
                 r"|比再前|(比|和|跟|与|同|较)再往?前一个?(周|星期|月|天|日|季度|年)|再往?前一个?(周|星期|月|天|日|季度|年)的?(相?比|对比)"
                 r"|(vs\.?|versus)\s*(上个?月|上周|上星期|上季度|昨天|前一天|上期|[前上]一(周|个?星期|个?月|个?季度|年|天))"
                 r"|\b(vs\.?|versus|against|than|compared (to|with))\s+last\b(?!\s*[a-z0-9])",  # "this month vs last?"
@@ -52,20 +53,25 @@ CUES = {
             r"|排名|排行|垫底|拖后腿|(?<!at )\bmost(?! recent\b)|(?<!at )\b(highest|lowest|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest"
             r"|biggest|strongest|weakest|thinnest|slimmest|poorest|cheapest|top-selling|best-selling)\b",  # "at least one": a condition
     # an order said without a cut: "highest first", 从高到低 (every member, sorted)
+    # every member ranked, none cut ("Rank all of them", "give me all three, best first", 全部排一下)
+    "every_ranked": r"\brank(ed)? (them |all of them |every \w+ )?all\b|\b(rank|list|show|give me) (them )?all\b"
+                    r"|\ball of them\b|\bthem all\b|\ball (two|three|four|five|six|seven|eight|nine|ten|\d+)\b"
+                    r"|(全部|全都|都)(排|列)(一下|出来|个序)",
     "ordered": r"从(高|大|多)到(低|小|少)|从(低|小|少)到(高|大|多)|降序|升序|\b(descending|ascending)\b"
                r"|按[^，。？！,.?!\s]{1,8}?来?排(序|列|一下|个序)?(?=$|[，。？！,.?!\s的吧呢])"
-               r"|\b(sort|sorted|order|ordered|rank|ranked) (it |them |that |those )?by\b"
-               r"|\b(highest|largest|biggest|most|lowest|smallest|least|fewest|cheapest|priciest|(most|least) expensive)"
+               r"|\b(sort|sorted|order|ordered|rank|ranked) (it |them |that |those |the [\w-]+ ([\w-]+ )?)?by\b"
+               r"|\b(highest|largest|biggest|most|lowest|smallest|least|fewest|cheapest|priciest|(most|least) expensive"
+               r"|best|worst)"
                r"\s+(first|on top|at the top)\b",
     "ascending": r"最(低|少|小|差)|倒数|垫底|拖后腿|排名靠后|从(低|小|少)到(高|大|多)|升序|\bascending\b|后\s*" + NUM + r"\s*(名|个|位|家|款|的)"
                  r"|\b(lowest|(?<!at )least|fewest|bottom|smallest|worst|weakest|thinnest|slimmest|poorest|cheapest)\b",
     # ranked by how much a measure changed, not by its size: a fall ranks the largest fall first, a rise the largest
     # rise ("哪三个品类比上月掉得最厉害", "the regions that grew fastest year on year")
     "fell": r"(掉|跌|降|下滑|下降|减少|缩水)得?最(多|厉害|狠|快|猛)|(降|跌)幅最大|下滑最(多|快|严重)"
-            r"|\b(fell|dropped|declined|decreased|shrank|slipped|slid)( the)? (most|furthest|fastest|hardest)\b"
+            r"|\b(fell|dropped|declined|decreased|shrank|slipped|slid)( (their|its) [\w-]+( [\w-]+)?)?( the)? (most|furthest|fastest|hardest)\b"
             r"|\b(biggest|largest|steepest|sharpest|worst) (drops?|declines?|falls?|decreases?|decliners?)\b",
     "grew": r"(涨|增长|增加|上升|提升)得?最(多|快|猛)|(涨|增)幅最大|增速最(快|高)"
-            r"|\b(grew|rose|increased|jumped|climbed|gained)( the)? (most|fastest|furthest)\b"
+            r"|\b(grew|rose|increased|jumped|climbed|gained)( (their|its) [\w-]+( [\w-]+)?)?( the)? (most|fastest|furthest)\b"
             r"|\b(biggest|largest|strongest|fastest|sharpest) (growth|increases?|gains?|jumps?|rises?|risers?)\b"
             r"|\bfastest[- ]growing\b",
     # how members did, no measure named ("how did each region do", 各渠道表现如何): the headline measure, split
@@ -108,7 +114,8 @@ CUES = {
 SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + NUM
                           + r"\s*[个名大家款位座]|前\s*" + NUM + r"\s*[个名大家款位座]?的?)\s*$"
                           r"|\b(by|per|each|every|for each|across(?!\s+all\b)|which|what|rank|ranking|sort|compare|top\s*" + EN_NUM + r"|(?<!-)(?!one\b)" + EN_NUM
-                          + r")\s+([\w-]+\s+)?$", re.I)  # "5 cities", "top 3 best-performing products" split; "at least one item",
+                          + r")\s+([\w-]+\s+)?$|(?:^|[,;:.!?]\s*|\bplease\s+)order\s+([\w-]+\s+)?$", re.I)  # "5 cities",
+# "top 3 best-performing products", "order the regions by …" split; "at least one item",
 # "across all channels" (the total of all) and "tier-1 cities" (a value's name) do not
 
 

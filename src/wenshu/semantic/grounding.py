@@ -189,9 +189,14 @@ def _reachable_twin(model: SemanticModel, did: str, measures: list[str], m: Ment
     return twin or did
 
 
+_PART_AS_PERCENT = re.compile(r"\bhow much of\b.*\b(as|in) (a )?(percent(age)?|share|proportion)\b", re.I)
+
+
 def asks_amount(m: Mentions, question: str) -> bool:
     """Whether the question asks how much or how many ("how many orders", "贡献了多少成交额"): with a share of a
     filtered part, the part's value is shown beside its share."""
+    if _PART_AS_PERCENT.search(question):  # "how much of our sales came from 小米, as a percentage": the share alone
+        return False
     said = [w for ws in m.measure_words.values() for w in ws if w]
     return cue("amount", question) or any(re.search(r"多少\s*" + re.escape(w), question, re.I) for w in said)
 
@@ -273,13 +278,14 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         filters = restated(model, measures, filters)
     order_by = plan.order_by if plan.order_by in measures else ranked_by(model, question, measures)  # 按金额算排前三
     compare = m.compare if m.compare != "none" else two_periods(question) or "none"  # "今年一季度和去年一季度对比"
+    every = cue("every_ranked", question)  # "Which categories had the highest refund rate? Rank all of them."
     update = {
         "measures": measures, "dimensions": dims, "filters": filters + bounds, "grain": grain,
         "having": [h for h in bounded.having if h.dimension in measures], "count_members": bool(counting),
         "compare": compare, "share": share, "per": m.per if m.per != grain else None,
         "value_too": bool(share and (filters or bounds) and not dims and not grain and asks_amount(m, question)),
         "share_within": within if share else [],
-        "limit": (m.limit or (None if cue("ordered", question) else plan.limit)) if ranked else None,
+        "limit": (m.limit or (None if cue("ordered", question) else plan.limit)) if ranked and not every else None,
         "order": oriented(m, model, order_by or measures[0]) if ranked else None,
         "order_by": order_by if ranked else None,
         "by_change": bool(m.by_change and ranked and not grain and compare != "none"),

@@ -17,7 +17,7 @@ from wenshu.semantic.fields import named_fields, ranked_field, target_of
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.phrasing import backed, in_time_order, newest_rows, spans as phrasing_spans
 from wenshu.semantic.labels import label_words
-from wenshu.semantic.mentions import Mentions, blank, cue, oriented
+from wenshu.semantic.mentions import Mentions, blank, cue, oriented, verbs
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.variants import apart, negated_act
 from wenshu.semantic.model import SemanticModel
@@ -269,7 +269,7 @@ def names_record(record, m: Mentions, model: SemanticModel, question: str) -> bo
         return True
     words = {r.id: r.words() for r in model.records}
     taken = [(s, e) for _, s, e in named_fields(model, record, question) if not _inside_record(s, e, record, question)]
-    return record.id in Spans.find(question, words, taken).hits  # longest first
+    return record.id in Spans.find(question, words, taken + verbs(question)).hits  # longest first
 
 
 def _inside_record(s: int, e: int, record, question: str) -> bool:

@@ -61,7 +61,13 @@ def top_n(question: str) -> int | None:
     return 1 if cue("single", question) and cue("rank", question) and not cue("ordered", question) else None
 
 
-_ORDER_BY = re.compile(r"(?:^|[.;:,!?]\s*)(order|sort|rank)(?=(?:\s+[\w'-]+){1,5}\s+by\b)", re.I)
+_ORDER_BY = re.compile(r"(?:^|[.;:,!?]\s*|\bplease\s+)(order|sort|rank)(?=(?:\s+[\w'-]+){1,5}\s+by\b"
+                       r"|\s+(?:the|them|these|those|all|each|every|it)\b)", re.I)  # "order the regions from …"
+
+
+def verbs(question: str) -> list[tuple[int, int]]:
+    """Where "order", "sort" or "rank" asks to order ("order the regions by …"): no orders named there."""
+    return [m.span(1) for m in _ORDER_BY.finditer(question)]
 
 
 def oriented(m: Mentions, model: SemanticModel, measure: str | None) -> str | None:
@@ -110,7 +116,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     alone = Spans.find(question, words).spans()
     longer = [(s, e) for s, e in Spans.find(question, {d.id: d.words() for d in model.dimensions}).spans()
               if any(s <= a and b <= e and b - a < e - s for a, b in alone)]
-    taken = longer + [m.span(1) for m in _ORDER_BY.finditer(question)]
+    taken = longer + verbs(question)
     joint = Spans.find(question, words, taken)
     labelled = label_spans(model, question)
     if out := left_out_words(question, joint.spans(), labelled):
@@ -181,6 +187,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     measure_words = {x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}
     measures = ratios.averaged(model, question, metrics.ids(), measure_words)  # "average spend per order"
     measures = ratios.per_unit(model, question, measures, measure_words, cue("money", question))  # "平均每单花多少钱"
+    measures = ratios.own_count(model, question, measures, measure_words)  # "下单客户人均花了多少钱"
     measures = ratios.rated_rows(model, question, measures, measure_words)  # "the refund rate on … orders"
     measures, pct = (p := ratios.percent_of(model, question, measures, measure_words)), p != measures  # "as a % of sales"
     if cue("share", question) and not pct or rank and not split:  # "品牌销售额构成", "品牌销售额排行": the shares

@@ -153,6 +153,12 @@ def semi_join(model: SemanticModel, start: str, target: str) -> SemiJoin:
     return min(found, key=lambda s: len(s.hops))
 
 
+def own_key(model: SemanticModel, table: str) -> str | None:
+    """The column other tables look `table`'s rows up by (orders.order_id): one value per row of it."""
+    return next((cb for r in model.relationships for (_, _), (tb, cb) in [r.ends()]
+                 if tb.lower() == table.lower() and r.cardinality in ("many_to_one", "one_to_one")), None)
+
+
 def joins_through_children(model: SemanticModel, start: str, targets: set[str]) -> list[Hop]:
     """Like `joins`, but a table no lookup reaches is joined through a table that looks `start` up (orders
     to their items to the items' categories): for aggregates that repeated rows leave alone (a distinct count,

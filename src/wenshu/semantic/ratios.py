@@ -53,6 +53,16 @@ def averaged(model: SemanticModel, question: str, measures: list[str], words: di
     return measures
 
 
+def own_count(model: SemanticModel, question: str, measures: list[str], words: dict[str, list[str]]) -> list[str]:
+    """A ratio with its denominator named only right before 人均 / 平均 ("下单客户人均花了多少钱"): the count says
+    whom the average is per, it is not asked beside it."""
+    for r in (r for r in model.ratios if r.id in measures and r.denominator in measures and words.get(r.denominator)):
+        if all(re.match(r"\s*的?(?:人均|平均|均)", question[m.end():])
+               for w in words[r.denominator] for m in re.finditer(re.escape(w), question, re.I)):
+            return [x for x in measures if x != r.denominator]
+    return measures
+
+
 def _of_rows(model: SemanticModel, question: str, r, words: dict[str, list[str]]) -> bool:
     """Whether the question averages the numerator over the rows its denominator counts, said in Chinese before
     平均 ("订单的平均实付金额": the amount paid per order, not its sum)."""
@@ -217,13 +227,16 @@ def share_of_whole(model: SemanticModel, measures: list[str]) -> list[str] | Non
 
 # the whole a share is taken of, said before one of its values ("what % of all 华北 orders", "占华北订单的",
 # "among 华北 orders") or after it, before the share ("华北订单中钻石会员占比多少")
-_WHOLE_BEFORE = re.compile(r"(\b(percent(age)?|share|proportion|fraction|out)\s+of|%\s*of|\bamong|\bwithin|占了?)"
-                           r"\s*((all|the|total|every)\s+)*(全部|所有|整个)?$", re.I)
+_WHOLE_BEFORE = re.compile(r"(\b(percent(age)?|share|proportion|fraction|out|how much)\s+of|%\s*of|\bamong|\bwithin|占了?)"
+                           r"\s*((all|the|total|every|our)\s+)*(全部|所有|整个)?$", re.I)
 _PART_AFTER = re.compile(r"\s*(in|to|among|within|of|across)\b", re.I)  # "the share of 华北 in total GMV": the part
 _WHOLE_AFTER = re.compile(r"(的)?[^，。？,.?!\s]{0,8}?(当中|之中|里面|之内|中|里)")
 # a value set before the question as its scope: "In South China, what % of …", "在华南，…占比多少"
 _LEAD = re.compile(r"^\s*((in|for|within|among)\s+(the\s+)?|在|就)?$", re.I)
 _LEAD_END = re.compile(r"[^，。？,.?!:：\s]{0,4}\s*([,，:：]|\s-\s)")
+# a leading clause that sets the whole and holds the value: "Of last month's paid orders shipped to 一线 cities, what %…"
+_CLAUSE = re.compile(r"^\s*(of|among|within)\s[^,，:：?？。]*$", re.I)
+_CLAUSE_END = re.compile(r"[^,，:：?？。]{0,40}[,，:：]")
 
 
 def share_within(question: str, value_at: dict[str, list[tuple[int, int]]], share: str) -> list[str]:
@@ -236,7 +249,9 @@ def share_within(question: str, value_at: dict[str, list[tuple[int, int]]], shar
             after = (hit := _WHOLE_AFTER.match(question[e:])) and re.search(share, question[e + hit.end():], re.I)
             lead = _LEAD.match(question[:s]) and (hit := _LEAD_END.match(question[e:])) \
                 and re.search(share, question[e + hit.end():], re.I)
-            if before or after or lead:
+            clause = _CLAUSE.match(question[:s]) and (hit := _CLAUSE_END.match(question[e:])) \
+                and re.search(share, question[e + hit.end():], re.I)
+            if before or after or lead or clause:
                 out.append(did)
                 break
     return out
