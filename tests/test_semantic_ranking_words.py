@@ -1,0 +1,76 @@
+"""Ways business people word rankings, comparisons and shares, read by the rules against the demo's bundled model:
+every member ranked when all are asked for, growth said with its measure in between, "order the regions …" as a
+verb, the month before said as 它前面那个月, the whole of a share said before the part, an average per its own
+count. The questions are written here."""
+
+from __future__ import annotations
+
+import pytest
+
+from wenshu.semantic.grounding import ground
+from wenshu.semantic.library import bundled_text
+from wenshu.semantic.mentions import read
+from wenshu.semantic.model import parse_model
+from wenshu.semantic.plan import QueryPlan
+
+MODEL = parse_model(bundled_text("demo"))
+
+
+def grounded(question: str, filled: dict | None = None) -> QueryPlan:
+    got = ground(QueryPlan.model_validate(filled or {"measures": read(MODEL, question).measures or ["gmv"]}),
+                 MODEL, question)
+    assert got.plan is not None, got.reason
+    return got.plan
+
+
+@pytest.mark.parametrize("question", [
+    "Which region had the lowest cancellation rate last month? Rank all of them.",
+    "which brand sold the most units this week - give me all of them, best first",
+    "上个月哪个渠道的客单价最高，全部排一下",
+])  # fmt: skip
+def test_every_member_is_ranked_when_all_are_asked_for(question):
+    plan = grounded(question)
+    assert plan.order is not None and plan.limit is None and plan.dimensions
+
+
+def test_a_single_best_stays_one_member():
+    plan = grounded("Which region had the lowest cancellation rate last month?")
+    assert plan.limit == 1
+
+
+@pytest.mark.parametrize(("question", "order"), [
+    ("which cities grew their revenue fastest this month versus last month", "desc"),
+    ("which brands dropped their units sold the most last week vs the week before", "asc"),
+])  # fmt: skip
+def test_growth_said_with_the_measure_in_between_ranks_by_the_change(question, order):
+    plan = grounded(question)
+    assert plan.compare == "previous" and plan.by_change and plan.order == order
+
+
+@pytest.mark.parametrize("question", [
+    "This year, order the channels from the highest average order value down.",
+    "please order the member levels by refund rate",
+])  # fmt: skip
+def test_order_as_a_verb_splits_and_ranks_and_counts_no_orders(question):
+    plan = grounded(question)
+    assert plan.dimensions and plan.order == "desc" and "paid_orders" not in plan.measures and not plan.records
+
+
+@pytest.mark.parametrize("question", ["上周的退款率比起它前面那一周，是高了还是低了？", "本季度毛利率和之前那个季度比怎么样"])
+def test_the_period_before_said_as_the_one_before_it_compares(question):
+    assert grounded(question).compare == "previous"
+
+
+def test_the_whole_of_a_share_said_before_the_part_is_kept():
+    plan = grounded("Year to date, how much of our 母婴玩具 revenue came from 乐高, as a percentage?")
+    assert plan.share and plan.share_within == ["category"] and not plan.value_too
+
+
+def test_a_leading_of_clause_sets_the_whole_of_the_share():
+    plan = grounded("Of this month's paid orders from new first-tier cities, what percentage were placed on the web?")
+    assert plan.share and plan.share_within == ["city_tier"]
+
+
+def test_an_average_per_its_own_count_is_the_ratio_alone():
+    plan = grounded("这个月发往西南的订单，下单客户人均消费多少？")
+    assert plan.measures == ["spend_per_buyer"]
