@@ -74,3 +74,12 @@ def test_a_leading_of_clause_sets_the_whole_of_the_share():
 def test_an_average_per_its_own_count_is_the_ratio_alone():
     plan = grounded("这个月发往西南的订单，下单客户人均消费多少？")
     assert plan.measures == ["spend_per_buyer"]
+
+
+@pytest.mark.parametrize(("question", "ratio"), [
+    ("这周退款的那些单子，平均每单退了多少钱", "avg_refund"),  # refunds count in 笔, asked per 单
+    ("本月平均每笔订单付了多少钱", "aov"),  # orders count in 单, asked per 笔
+    ("平均每单花了多少钱", "aov"),
+])  # fmt: skip
+def test_an_average_per_transaction_is_per_the_rows_named_whatever_their_classifier(question, ratio):
+    assert grounded(question).measures == [ratio]

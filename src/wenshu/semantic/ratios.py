@@ -80,19 +80,28 @@ def per_unit(model: SemanticModel, question: str, measures: list[str], words: di
     "人均"), the ratio whose numerator's unit is asked after it ("几件", "多少元") or whose numerator is money
     when money is asked (`money`: "多少钱"), or the only such ratio. `words`: each named measure's words."""
     units = {x.id: (x.unit or "").casefold() for x in model.measures}
-    per = {r.id: "|".join(filter(None, (_per_unit(units.get(r.denominator, "")), _per_counted(model, r.denominator))))
-           for r in model.ratios if r.scale == 1 and r.unit != "%"}
-    per = {k: v for k, v in per.items() if v}
-    out = list(measures)
-    for r in (r for r in model.ratios if r.id in per and r.numerator in out):
+
+    def per_words(loose: bool) -> dict[str, str]:
+        found = {r.id: "|".join(filter(None, (_per_unit(units.get(r.denominator, ""), loose),
+                                              _per_counted(model, r.denominator))))
+                 for r in model.ratios if r.scale == 1 and r.unit != "%"}
+        return {k: v for k, v in found.items() if v}
+
+    per, out = per_words(False), list(measures)
+    loose = per_words(True)  # with the numerator named, 平均每单退了多少钱 is per refund though refunds count in 笔
+    for r in (r for r in model.ratios if r.id in loose and r.numerator in out):
         said = [m.start() for w in words.get(r.numerator, []) for m in re.finditer(re.escape(w), question, re.I)]
-        if any(re.search(f"(?:{per[r.id]})的?\\s*$", question[:at]) for at in said):  # 单均件数: the numerator after
+        if any(re.search(f"(?:{loose[r.id]})的?\\s*$", question[:at]) for at in said):  # 单均件数: the numerator after
             out = [r.id if x == r.numerator else x for x in out]
     if out != measures or len(measures) > 1:
         return out
-    found = []
-    for r in model.ratios:
-        hit = r.id in per and measures in ([], [r.numerator]) and re.search(per[r.id], question)
+    found, tables = [], {x.id: x.table.lower() for x in model.measures}
+    for r in (r for r in model.ratios if r.id in loose and measures in ([], [r.numerator])):
+        exact = r.id in per and re.search(per[r.id], question)
+        hit = exact or re.search(loose[r.id], question)
+        rows = hit and _rows_named(model, question[hit.end():])  # 平均每笔订单: per order, whatever its classifier
+        if rows and rows != tables.get(r.denominator) or not exact and not rows:
+            continue
         if hit and (_AVERAGE.search(question) or "均" in hit.group(0)):
             own = units.get(r.numerator, "")
             asked = own and re.search(r"(?:多少|几)\s*" + re.escape(own), question[hit.end():])
@@ -101,11 +110,21 @@ def per_unit(model: SemanticModel, question: str, measures: list[str], words: di
     return best if len(best) == 1 else measures
 
 
-def _per_unit(unit: str) -> str:
-    """Words for "per one `unit`": 平均每单, 每一单, 单均, 每单平均, 平均一单 (no pattern for a unit that is no single CJK word)."""
+def _rows_named(model: SemanticModel, after: str) -> str | None:
+    """The table whose records are named right at the start of `after` (订单 -> orders), else None."""
+    return next((rec.table.lower() for rec in model.records for w in rec.words()
+                 if re.fullmatch(r"[\u4e00-\u9fff]+", w) and after.startswith(w)), None)
+
+
+_TRANSACTIONS = "单笔"  # the two classifiers of a transaction: 一单 and 一笔 count the same rows
+
+
+def _per_unit(unit: str, loose: bool = False) -> str:
+    """Words for "per one `unit`": 平均每单, 每一单, 单均, 每单平均, 平均一单 (no pattern for a unit that is no single CJK word;
+    `loose`: a transaction's classifier also as the other one)."""
     if not re.fullmatch(r"[\u4e00-\u9fff]", unit):
         return ""
-    u = re.escape(unit)
+    u = f"[{_TRANSACTIONS}]" if loose and unit in _TRANSACTIONS else re.escape(unit)
     return rf"(?:平均)?每\s*[一1]?\s*{u}(?:平均)?|{u}均|平均\s*[一1]\s*{u}"
 
 
