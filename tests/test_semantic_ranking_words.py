@@ -9,7 +9,7 @@ import pytest
 
 from wenshu.semantic.grounding import ground
 from wenshu.semantic.library import bundled_text
-from wenshu.semantic.mentions import read
+from wenshu.semantic.mentions import headlined, read
 from wenshu.semantic.model import parse_model
 from wenshu.semantic.plan import QueryPlan
 
@@ -83,3 +83,20 @@ def test_an_average_per_its_own_count_is_the_ratio_alone():
 ])  # fmt: skip
 def test_an_average_per_transaction_is_per_the_rows_named_whatever_their_classifier(question, ratio):
     assert grounded(question).measures == [ratio]
+
+
+@pytest.mark.parametrize(("question", "counted"), [
+    ("本月哪些品类卖了超过50万", False),
+    ("how many cities made more than 300,000 yuan last month", True),
+    ("上季度消费超过8000元的客户有多少个", True),
+])  # fmt: skip
+def test_a_bound_on_money_made_said_with_a_verb_bounds_the_headline_measure(question, counted):
+    m = headlined(MODEL, read(MODEL, question), question)  # as the plan step reads a first question
+    plan = ground(QueryPlan(measures=m.measures or ["aov"]), MODEL, question, mentions=m).plan
+    assert plan is not None
+    assert plan.having and plan.having[0].dimension == "gmv" and plan.count_members == counted
+
+
+def test_a_bound_on_pieces_sold_is_no_bound_on_money():
+    got = ground(QueryPlan(measures=["gmv"]), MODEL, "本月哪些品牌卖出超过800台")
+    assert got.plan is None or not any(h.dimension == "gmv" for h in got.plan.having)

@@ -84,9 +84,21 @@ def headlined(model: SemanticModel, m: Mentions, question: str) -> Mentions:
     month", 各渠道表现如何), or what was made ("what did the app make"): by the model's headline measure."""
     if m.measures or not model.headline or m.near_measures:
         return m
-    if not (m.rank and m.judged or cue("performance", question) and (m.split or m.values) or cue("earned", question)):
+    if not (m.rank and m.judged or cue("performance", question) and (m.split or m.values) or cue("earned", question)
+            or _sold_past(question)):
         return m
     return replace(m, measures=[model.headline], measure_words={model.headline: []})
+
+
+_SOLD = re.compile(r"(卖|卖出|卖掉|销售|成交|花|消费|赚)了?\s*$|\b(sold|spent|made|earned|brought in|generated)\s*$", re.I)
+_PIECES = re.compile(r"(件|单|笔|个|次|人|位|名|台|units?|orders?|items?|pieces?)\s*$", re.I)
+
+
+def _sold_past(question: str) -> bool:
+    """A bound on money made, said with a verb and no measure ("哪些城市卖了超过20万", "customers who spent more than
+    5,000 yuan"): not on a count of pieces ("卖出超过3000件")."""
+    return any(_SOLD.search(question[:t.start]) and not _PIECES.search(question[t.start:t.end])
+               for t in thresholds(question))
 
 
 def _reciprocal(question: str) -> list[tuple[int, int]]:
