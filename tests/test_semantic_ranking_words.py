@@ -100,3 +100,31 @@ def test_a_bound_on_money_made_said_with_a_verb_bounds_the_headline_measure(ques
 def test_a_bound_on_pieces_sold_is_no_bound_on_money():
     got = ground(QueryPlan(measures=["gmv"]), MODEL, "本月哪些品牌卖出超过800台")
     assert got.plan is None or not any(h.dimension == "gmv" for h in got.plan.having)
+
+
+def _edited(before: dict, question: str) -> QueryPlan:
+    from wenshu.semantic.edits import edit
+    from wenshu.semantic.windows import followup_window
+
+    previous = QueryPlan.model_validate(before)
+    m = read(MODEL, question)
+    return edit(previous, m, followup_window(question, previous.window, m.compare), question, MODEL)
+
+
+def test_now_do_it_per_another_dimension_swaps_the_split():
+    plan = _edited({"measures": ["cancel_rate"], "dimensions": ["region"], "order": "desc"}, "now do the same per channel")
+    assert plan.dimensions == ["channel"]
+
+
+def test_a_trend_asked_after_a_comparison_shows_the_periods_not_their_growth():
+    before = {"measures": ["gmv"], "window": {"start": "2026-10-01", "end": "2026-11-01"}, "compare": "previous"}
+    plan = _edited(before, "那按周看看最近两个月的走势")
+    assert plan.grain == "week" and plan.compare == "none"
+    assert _edited(before, "按月看同比呢").compare == "yoy"  # a comparison said again stays
+
+
+def test_a_pair_with_its_gap_keeps_the_shape_when_the_measure_changes():
+    before = {"measures": ["gmv"], "dimensions": ["channel"], "difference": True,
+              "filters": [{"dimension": "channel", "values": ["app", "web"]}]}
+    plan = _edited(before, "换成单子数")
+    assert plan.measures == ["paid_orders"] and plan.pair() == ("channel", ["app", "web"])

@@ -26,7 +26,8 @@ from wenshu.semantic.spans import Spans
 
 ADD = r"加上|再加|还有|以及|同时|顺便|也看|也要|\balso\b|\bas well\b|\btoo\b|\badd\b"
 SWAP = r"换成|换为|改成|改为|改按|换按|而不是|替换|instead|rather than|switch to|change to|\bswap\b|\breplace\b" \
-       r"|\bnow (?:split |broken down |break (?:it |that )?down )?(?:by|per)\b"  # "now by region": the split swapped
+       r"|\bnow (?:split |broken down |break (?:it |that )?down |(?:do|run|show|redo) (?:it|that|this|the same) (?:again )?)?" \
+       r"(?:by|per)\b"  # "now by region", "now do it per brand": the split swapped
 JOIN_IN = r"也(?!不|没)|一起|一并|\balso\b|\btoo\b|\bas well\b|\balong with\b|\btogether with\b|\bincluding\b"  # a value added
 DROP_FILTERS = r"不限|所有|全部|全国|整体|\ball\b|\boverall\b|\bin total\b"
 OTHERS = r"(其他|其它|别的|其余|\bother|\bthe rest of(?: the)?|\ball the other)\s*(的)?\s*"  # "其他region也列出来"
@@ -120,6 +121,8 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
         update["window"] = window
     if m.grain and m.grain != previous.grain:
         update["grain"] = m.grain
+        if not previous.grain and previous.compare != "none" and m.compare == "none":
+            update["compare"] = "none"  # "再按月看看趋势" after 升了还是降了: the trend shows the change itself
     if m.compare != "none":
         update["compare"] = m.compare
         update["difference"] = cue("delta", question)
