@@ -169,6 +169,14 @@ def test_a_rate_of_order_counts_split_by_category_counts_each_order_once_per_cat
     assert cols == ["品类", "退款率"] and sorted(rows) == sorted(expected) and len(rows) > 3
 
 
+def test_members_kept_by_a_bound_are_compared_with_the_period_before(sqlite_url):
+    cols, rows = run(sqlite_url, {"measures": ["gmv"], "dimensions": ["city"], "window": WINDOW, "compare": "previous",
+                                  "having": [{"dimension": "gmv", "op": "gt", "values": [1000]}]})
+    _, alone = run(sqlite_url, {"measures": ["gmv"], "dimensions": ["city"], "window": WINDOW,
+                                "having": [{"dimension": "gmv", "op": "gt", "values": [1000]}]})
+    assert cols[-1].endswith("环比%") and sorted(r[:2] for r in rows) == sorted(alone)  # the bound is on this period
+
+
 def test_the_share_of_a_filtered_part_answers_with_the_share_alone(sqlite_url):
     cols, rows = run(sqlite_url, {"measures": ["gmv"], "share": True, "window": WINDOW,
                                   "filters": [{"dimension": "member_level", "values": ["3"]}]})

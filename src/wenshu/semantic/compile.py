@@ -102,8 +102,8 @@ class Compiler(SqlWriter):
         bases = self.bases(metrics)
         if plan.compare != "none" and plan.window is None:
             raise self.fail("a comparison needs a time window", "同比/环比需要时间范围")
-        if (plan.having or plan.count_members) and (not (plan.dimensions or plan.grain) or plan.share
-                                                     or plan.compare != "none"):
+        if (plan.having or plan.count_members) and (not (plan.dimensions or plan.grain) or plan.share or plan.compare
+                                                     != "none" and (plan.count_members or plan.grain)):
             raise self.fail("a bound on a measure's total needs members to keep (a split or a trend), and no "
                             "share or comparison", "度量合计的条件需要按维度或时间拆分，且不能与占比或对比同用")
         if plan.compare != "none" and plan.grain:  # each period against its own earlier one
@@ -170,7 +170,8 @@ class Compiler(SqlWriter):
         if plan.count_members:  # "有多少个城市成交额超过100万": how many members pass (their keys, not names)
             return self.counted(sql, keys, source, metrics)
         if (pair := plan.pair()) is not None:  # "华东和华南各卖了多少，差了多少": both in one row, and the gap
-            body, columns = paired(self, sql, f"SELECT {', '.join(select)} FROM {source}", metrics, *pair)
+            raw = [f"{self.value(mt, 'm', False)} AS r{i}" for i, mt in enumerate(metrics)]  # the gap of exact values
+            body, columns = paired(self, sql, f"SELECT {', '.join(select + raw)} FROM {source}", metrics, *pair)
             return Compiled(self.pretty(body), columns, self.dialect)
         sql += f" SELECT {', '.join(select)} FROM {source}" + self.having(metrics) + self.ordering(metrics)
         return Compiled(self.pretty(sql), columns, self.dialect)

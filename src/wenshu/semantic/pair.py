@@ -27,22 +27,24 @@ def member_name(d, value, lang: str) -> str:
 
 
 def paired(writer, ctes: str, rows: str, metrics, dimension: str, values: list) -> tuple[str, list[str]]:
-    """(SQL, columns): `rows` (a SELECT over the `ctes` WITH clause of one row per member, with the member column
-    and one column per measure) turned into one row of both members' values and the gaps."""
+    """(SQL, columns): `rows` (a SELECT over the `ctes` WITH clause of one row per member, with the member column,
+    one column per measure and each measure unrounded as r0, r1, …) turned into one row of both members' values and
+    the gaps (of the unrounded values, rounded once)."""
     d = writer.dim(dimension)
     key = writer.q(writer.name(d))
     shown = [member_shown(d, v, writer.lang) for v in values]
     names = [member_name(d, v, writer.lang) for v in values]
     select, columns = [], []
-    for mt in metrics:
+    for i, mt in enumerate(metrics):
         measure = writer.name(mt)
         picks = [f"MAX(CASE WHEN g.{key} = {literal(s)} THEN g.{writer.q(measure)} END)" for s in shown]
+        exact = [f"MAX(CASE WHEN g.{key} = {literal(s)} THEN g.r{i} END)" for s in shown]
         for name, pick in zip(names, picks):
             column = member_column(name, measure, writer.lang)
             select.append(f"{pick} AS {writer.q(column)}")
             columns.append(column)
         gap = GAP[writer.lang][writer.in_points(mt)].format(measure)
-        raw = f"{picks[0]} - {picks[1]}"
+        raw = f"{exact[0]} - {exact[1]}"
         counted = getattr(mt, "agg", "") in ("count", "count_distinct")  # a count's gap is a whole number
         select.append(f"{raw if counted else writer.engine.round2(raw)} AS {writer.q(gap)}")
         columns.append(gap)
