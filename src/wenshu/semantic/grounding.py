@@ -21,7 +21,6 @@ language's operator words):
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 
 from wenshu.semantic.bounds import bound_table, carried, row_bounds
@@ -37,7 +36,7 @@ from wenshu.semantic.phrasing import backed, backs, said_outside_fields
 from wenshu.semantic.paths import measure_tables, reachable, reaches, value_filters
 from wenshu.semantic.plan import Filter, QueryPlan
 from wenshu.semantic.ranked_by import ranked_by
-from wenshu.semantic.ratios import share_of_whole
+from wenshu.semantic.ratios import asks_amount, share_of_whole
 from wenshu.semantic.windows import two_periods
 from wenshu.semantic.variants import entry_words, negated_act
 
@@ -189,18 +188,6 @@ def _reachable_twin(model: SemanticModel, did: str, measures: list[str], m: Ment
     return twin or did
 
 
-_PART_AS_PERCENT = re.compile(r"\bhow much of\b.*\b(as|in) (a )?(percent(age)?|share|proportion)\b", re.I)
-
-
-def asks_amount(m: Mentions, question: str) -> bool:
-    """Whether the question asks how much or how many ("how many orders", "贡献了多少成交额"): with a share of a
-    filtered part, the part's value is shown beside its share."""
-    if _PART_AS_PERCENT.search(question):  # "how much of our sales came from 小米, as a percentage": the share alone
-        return False
-    said = [w for ws in m.measure_words.values() for w in ws if w]
-    return cue("amount", question) or any(re.search(r"多少\s*" + re.escape(w), question, re.I) for w in said)
-
-
 def unanswerable(model: SemanticModel, m: Mentions, question: str) -> str | None:
     """Why no plan can answer the question whatever the model fills in (None: one may): a bound no plan
     holds (`semantic.bounds`), or no measure named or backed by the question's words. Checked before the model is asked, so
@@ -283,7 +270,8 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         "measures": measures, "dimensions": dims, "filters": filters + bounds, "grain": grain,
         "having": [h for h in bounded.having if h.dimension in measures], "count_members": bool(counting),
         "compare": compare, "share": share, "per": m.per if m.per != grain else None,
-        "value_too": bool(share and (filters or bounds) and not dims and not grain and asks_amount(m, question)),
+        "value_too": bool(share and (filters or bounds) and not dims and not grain
+                          and asks_amount(m.measure_words, question)),
         "share_within": within if share else [],
         "limit": (m.limit or (None if cue("ordered", question) else plan.limit)) if ranked and not every else None,
         "order": oriented(m, model, order_by or measures[0]) if ranked else None,

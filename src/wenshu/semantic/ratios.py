@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from wenshu.semantic.cues import cue
 from wenshu.semantic.model import SemanticModel
 
 MONEY_UNITS = {"元", "¥", "￥", "yuan", "rmb", "cny", "$", "usd", "dollars", "€", "eur"}
@@ -274,3 +275,15 @@ def share_within(question: str, value_at: dict[str, list[tuple[int, int]]], shar
                 out.append(did)
                 break
     return out
+
+
+_PART_AS_PERCENT = re.compile(r"\bhow much of\b.*\b(as|in) (a )?(percent(age)?|share|proportion)\b", re.I)
+
+
+def asks_amount(measure_words: dict[str, list[str]], question: str) -> bool:
+    """Whether the question asks how much or how many ("how many orders", "贡献了多少成交额"): with a share of a
+    filtered part, the part's value is shown beside its share (`measure_words`: each named measure's words)."""
+    if _PART_AS_PERCENT.search(question):  # "how much of our sales came from 小米, as a percentage": the share alone
+        return False
+    said = [w for ws in measure_words.values() for w in ws if w]
+    return cue("amount", question) or any(re.search(r"多少\s*" + re.escape(w), question, re.I) for w in said)
