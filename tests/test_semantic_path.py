@@ -107,6 +107,16 @@ def test_a_follow_up_edits_the_previous_plan_with_no_model_call(agent, fake_mode
     assert second.plan["plan"]["window"] == first.plan["plan"]["window"]
 
 
+def test_a_terse_follow_up_the_plan_can_take_is_data_without_asking_the_model(agent, fake_model):
+    fake_model.queue(json.dumps({"measures": ["cancel_rate"], "dimensions": ["channel"]}))
+    first = agent.ask(AgentRequest(message="上个月各渠道的取消率，全部排一下"))
+    assert first.plan and first.plan["plan"].get("limit") is None, first.plan
+    calls = len(fake_model.calls)
+    second = agent.ask(AgentRequest(message="keep the two worst", conversation_id=first.conversation_id))
+    assert len(fake_model.calls) == calls  # neither the intent nor the plan asked the model
+    assert step(second, "intent").detail.startswith("data/") and second.plan["plan"]["limit"] == 2
+
+
 def test_the_plan_survives_a_restart(store, fake_model, home):
     from wenshu.agent.service import Agent
     from wenshu.providers.base import ModelClient

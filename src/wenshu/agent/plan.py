@@ -121,6 +121,21 @@ def _from_previous(state: AgentState, model: SemanticModel, previous: dict, ques
     return plan
 
 
+def edits_previous_plan(state: AgentState, ctx: AgentContext) -> bool:
+    """Whether the question changes the plan of the conversation's last answer ("keep the three worst", "now do it
+    per brand"): a data follow-up, however few of the datasource's words it holds."""
+    q = state["query"]
+    previous = next((t for t in reversed(state.get("turns") or []) if t.get("sql")), None)
+    model = ctx.semantic(q["datasource"]) if ctx.semantic and previous and previous.get("plan") else None
+    if model is None:
+        return False
+    try:
+        _from_previous(state | {"schema": {}}, model, previous, q["question"])
+    except (NoPlan, ValidationError):
+        return False
+    return True
+
+
 def _plan(state: AgentState, ctx: AgentContext) -> tuple[QueryPlan, list[dict], str, SemanticModel]:
     q = state["query"]
     given = q.get("plan")
