@@ -128,3 +128,14 @@ def test_a_pair_with_its_gap_keeps_the_shape_when_the_measure_changes():
               "filters": [{"dimension": "channel", "values": ["app", "web"]}]}
     plan = _edited(before, "换成单子数")
     assert plan.measures == ["paid_orders"] and plan.pair() == ("channel", ["app", "web"])
+
+
+def test_a_top_n_of_the_split_names_none_of_its_members_even_when_a_word_is_one():
+    from wenshu.semantic.edits import edit
+    from wenshu.semantic.windows import followup_window
+
+    before = QueryPlan.model_validate({"measures": ["refund_rate"], "dimensions": ["brand"], "order": "desc"})
+    question = "keep the two worst"  # "Keep" is also one of the demo's brands: the value index finds it
+    m = read(MODEL, question, [{"table": "products", "column": "brand", "value": "Keep", "label": "Keep"}])
+    plan = edit(before, m, followup_window(question, before.window, m.compare), question, MODEL)
+    assert plan.dimensions == ["brand"] and not plan.filters and plan.limit == 2

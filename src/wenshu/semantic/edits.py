@@ -48,6 +48,9 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     if (rows := rows_behind(previous, m, question, model)) is not None:
         return rows
     update: dict = {}
+    if m.rank and (m.limit or 0) > 1 and previous.dimensions:  # "keep the three worst" after brands ranked: a top N
+        split = {c.id for d in previous.dimensions for c in model.conformed(d)}  # of the split names none of its members
+        m = replace(m, values={d: v for d, v in m.values.items() if d not in split})  # ("Keep" is also a brand)
     rest, m = _others(previous, m, question, model)
     record = next((r for r in model.records if r.id == previous.records), None)
     named = distinct_counts(model, m.counted, m.measures, previous.measures)  # "how many different customers"
