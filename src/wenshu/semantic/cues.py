@@ -52,11 +52,11 @@ CUES = {
             + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
             r"|排名|排行|垫底|拖后腿|(?<!at )\bmost(?! recent\b)|(?<!at )\b(highest|lowest|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest"
             r"|biggest|strongest|weakest|thinnest|slimmest|poorest|cheapest|top-selling|best-selling)\b",  # "at least one": a condition
-    # an order said without a cut: "highest first", 从高到低 (every member, sorted)
     # every member ranked, none cut ("Rank all of them", "give me all three, best first", 全部排一下)
     "every_ranked": r"\brank(ed)? (them |all of them |every \w+ )?all\b|\b(rank|list|show|give me) (them )?all\b"
                     r"|\ball of them\b|\bthem all\b|\ball (two|three|four|five|six|seven|eight|nine|ten|\d+)\b"
                     r"|(全部|全都|都)(排|列)(一下|出来|个序)",
+    # an order said without a cut: "highest first", 从高到低 (every member, sorted)
     "ordered": r"从(高|大|多)到(低|小|少)|从(低|小|少)到(高|大|多)|降序|升序|\b(descending|ascending)\b"
                r"|按[^，。？！,.?!\s]{1,8}?来?排(序|列|一下|个序)?(?=$|[，。？！,.?!\s的吧呢])"
                r"|\b(sort|sorted|order|ordered|rank|ranked) (it |them |that |those |the [\w-]+ ([\w-]+ )?)?by\b"
@@ -82,7 +82,7 @@ CUES = {
     # a comparison's change asked as an amount ("变化了多少", "多了多少", "by how much"): shown beside the growth %
     # ("环比变化多少" asks the 环比 itself: the growth)
     "delta": r"(?<!环比)(?<!同比)变化了?多少|(增加|减少|多|少|差)了多少|相差多少|差距|差值|\bby how much\b"
-             r"|(?<![最很])(多|少|高|低|差)(几|多少)|差了?几个|相差|差额"  # "app比小程序多几单", 差几个百分点
+             r"|(?<![最很至])(多|少|高|低|差)(几|多少)|差了?几个|相差|差额"  # "app比小程序多几单", 差几个百分点
              r"|\bhow much (more|less|higher|lower|bigger|smaller)\b|\b(difference|delta|gap)\b",
     # a rank by judgement, not by size: which end is "worst" depends on the measure (`Measure.better`)
     "judged": r"最(好|差)|拖后腿|\b(best|worst|strongest|weakest|poorest|better|worse)\b",
