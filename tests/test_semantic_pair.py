@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from demo_subset import YEAR_AGO
 
 from wenshu.agent.plan_answer import PlanView
 from wenshu.semantic.compile import compile_plan
@@ -17,7 +18,7 @@ from wenshu.semantic.model import parse_model
 from wenshu.semantic.plan import QueryPlan
 
 MODEL = parse_model(bundled_text("demo"))
-WINDOW = {"start": "2026-01-01", "end": "2026-07-01"}
+WINDOW = YEAR_AGO  # the twelve months before this one: the demo data ends today
 
 
 def grounded(question: str) -> QueryPlan:
