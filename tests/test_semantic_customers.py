@@ -8,21 +8,11 @@ import sqlite3
 
 import pytest
 
+from demo_reading import MODEL, edited, grounded
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.grounding import ground
-from wenshu.semantic.library import bundled_text
 from wenshu.semantic.mentions import read
-from wenshu.semantic.model import parse_model
 from wenshu.semantic.plan import QueryPlan
-
-MODEL = parse_model(bundled_text("demo"))
-
-
-def grounded(question: str, filled: dict | None = None) -> QueryPlan:
-    got = ground(QueryPlan.model_validate(filled or {"measures": read(MODEL, question).measures or ["gmv"]}),
-                 MODEL, question)
-    assert got.plan is not None, got.reason
-    return got.plan
 
 
 @pytest.mark.parametrize(("question", "order_by"), [
@@ -95,14 +85,9 @@ def test_a_repeat_customer_rate_is_the_repeat_rate():
 
 
 def test_improving_on_the_week_before_compares_with_it():
-    from wenshu.semantic.edits import edit
-    from wenshu.semantic.windows import followup_window
-
-    before = QueryPlan.model_validate({"measures": ["uv"], "window": {"start": "2026-11-16", "end": "2026-11-23"}})
-    question = "did that improve on the week before?"
-    m = read(MODEL, question)
-    plan = edit(before, m, followup_window(question, before.window, m.compare), question, MODEL)
-    assert plan.compare == "previous" and plan.window == before.window
+    before = {"measures": ["uv"], "window": {"start": "2026-11-16", "end": "2026-11-23"}}
+    plan = edited(before, "did that improve on the week before?")
+    assert plan.compare == "previous" and plan.window == QueryPlan.model_validate(before).window
 
 
 def test_a_percentage_bound_before_a_dimension_keeps_the_members_that_pass():

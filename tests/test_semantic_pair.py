@@ -7,24 +7,14 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from demo_reading import MODEL, grounded
 from demo_subset import YEAR_AGO
 
 from wenshu.agent.plan_answer import PlanView
 from wenshu.semantic.compile import compile_plan
-from wenshu.semantic.grounding import ground
-from wenshu.semantic.library import bundled_text
-from wenshu.semantic.mentions import read
-from wenshu.semantic.model import parse_model
 from wenshu.semantic.plan import QueryPlan
 
-MODEL = parse_model(bundled_text("demo"))
 WINDOW = YEAR_AGO  # the twelve months before this one: the demo data ends today
-
-
-def grounded(question: str) -> QueryPlan:
-    got = ground(QueryPlan(measures=read(MODEL, question).measures or ["gmv"]), MODEL, question)
-    assert got.plan is not None, got.reason
-    return got.plan
 
 
 @pytest.mark.parametrize(("question", "dimension"), [

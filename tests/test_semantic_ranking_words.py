@@ -7,20 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from demo_reading import MODEL, edited, grounded
 from wenshu.semantic.grounding import ground
-from wenshu.semantic.library import bundled_text
 from wenshu.semantic.mentions import headlined, read
-from wenshu.semantic.model import parse_model
 from wenshu.semantic.plan import QueryPlan
-
-MODEL = parse_model(bundled_text("demo"))
-
-
-def grounded(question: str, filled: dict | None = None) -> QueryPlan:
-    got = ground(QueryPlan.model_validate(filled or {"measures": read(MODEL, question).measures or ["gmv"]}),
-                 MODEL, question)
-    assert got.plan is not None, got.reason
-    return got.plan
 
 
 @pytest.mark.parametrize("question", [
@@ -102,40 +92,27 @@ def test_a_bound_on_pieces_sold_is_no_bound_on_money():
     assert got.plan is None or not any(h.dimension == "gmv" for h in got.plan.having)
 
 
-def _edited(before: dict, question: str) -> QueryPlan:
-    from wenshu.semantic.edits import edit
-    from wenshu.semantic.windows import followup_window
-
-    previous = QueryPlan.model_validate(before)
-    m = read(MODEL, question)
-    return edit(previous, m, followup_window(question, previous.window, m.compare), question, MODEL)
-
-
 def test_now_do_it_per_another_dimension_swaps_the_split():
-    plan = _edited({"measures": ["cancel_rate"], "dimensions": ["region"], "order": "desc"}, "now do the same per channel")
+    plan = edited({"measures": ["cancel_rate"], "dimensions": ["region"], "order": "desc"}, "now do the same per channel")
     assert plan.dimensions == ["channel"]
 
 
 def test_a_trend_asked_after_a_comparison_shows_the_periods_not_their_growth():
     before = {"measures": ["gmv"], "window": {"start": "2026-10-01", "end": "2026-11-01"}, "compare": "previous"}
-    plan = _edited(before, "那按周看看最近两个月的走势")
+    plan = edited(before, "那按周看看最近两个月的走势")
     assert plan.grain == "week" and plan.compare == "none"
-    assert _edited(before, "按月看同比呢").compare == "yoy"  # a comparison said again stays
+    assert edited(before, "按月看同比呢").compare == "yoy"  # a comparison said again stays
 
 
 def test_a_pair_with_its_gap_keeps_the_shape_when_the_measure_changes():
     before = {"measures": ["gmv"], "dimensions": ["channel"], "difference": True,
               "filters": [{"dimension": "channel", "values": ["app", "web"]}]}
-    plan = _edited(before, "换成单子数")
+    plan = edited(before, "换成单子数")
     assert plan.measures == ["paid_orders"] and plan.pair() == ("channel", ["app", "web"])
 
 
 def test_a_top_n_of_the_split_names_none_of_its_members_even_when_a_word_is_one():
-    from wenshu.semantic.edits import edit
-    from wenshu.semantic.windows import followup_window
-
-    before = QueryPlan.model_validate({"measures": ["refund_rate"], "dimensions": ["brand"], "order": "desc"})
-    question = "keep the two worst"  # "Keep" is also one of the demo's brands: the value index finds it
-    m = read(MODEL, question, [{"table": "products", "column": "brand", "value": "Keep", "label": "Keep"}])
-    plan = edit(before, m, followup_window(question, before.window, m.compare), question, MODEL)
+    before = {"measures": ["refund_rate"], "dimensions": ["brand"], "order": "desc"}
+    # "Keep" is also one of the demo's brands: the value index finds it
+    plan = edited(before, "keep the two worst", [{"table": "products", "column": "brand", "value": "Keep", "label": "Keep"}])
     assert plan.dimensions == ["brand"] and not plan.filters and plan.limit == 2

@@ -12,17 +12,20 @@ from wenshu.semantic.compiled import literal
 from wenshu.semantic.labels import GAP, coded, member_column
 
 
+def _code(d, value):
+    """The stored code of `value`, said as the code or as one of its labels."""
+    codes = {label: code for code, label in d.labels.items()} | {label: code for code, label in d.labels_en.items()}
+    return codes.get(value, value) if isinstance(value, str) else value
+
+
 def member_shown(d, value, lang: str) -> str:
     """The value `value` (a stored code or its label) shows as in the answer's member column."""
-    codes = {label: code for code, label in d.labels.items()} | {label: code for code, label in d.labels_en.items()}
-    code = codes.get(value, value) if isinstance(value, str) else value
-    return d.label(str(code), lang) if coded(d) else code
+    return d.label(str(_code(d, value)), lang) if coded(d) else _code(d, value)
 
 
 def member_name(d, value, lang: str) -> str:
     """How a column names the member: its label where it has one (小程序 for mini_program), else as stored."""
-    codes = {label: code for code, label in d.labels.items()}
-    code = codes.get(value, value) if isinstance(value, str) else value
+    code = _code(d, value)
     return str(d.label(str(code), lang) or code)
 
 
