@@ -28,9 +28,20 @@ def test_a_single_best_stays_one_member():
     assert plan.limit == 1
 
 
+@pytest.mark.parametrize("question", [
+    "Which regions had the lowest cancellation rate last month?",
+    "which cities brought in the most revenue this quarter",
+])  # fmt: skip
+def test_which_before_a_plural_ranks_the_members_without_keeping_only_one(question):
+    plan = grounded(question)
+    assert plan.order is not None and plan.limit is None and plan.dimensions
+
+
 @pytest.mark.parametrize(("question", "order"), [
     ("which cities grew their revenue fastest this month versus last month", "desc"),
     ("which brands dropped their units sold the most last week vs the week before", "asc"),
+    ("Which categories fell in units sold the most this week against last week?", "asc"),
+    ("which channels rose AOV the most this month compared to last month", "desc"),
 ])  # fmt: skip
 def test_growth_said_with_the_measure_in_between_ranks_by_the_change(question, order):
     plan = grounded(question)

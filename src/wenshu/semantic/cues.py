@@ -15,6 +15,8 @@ COUNTED = r"\s*(名|个|大|家|款|位|座|笔|条|单)" + NOT_PERIOD  # 5个�
 EN = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
       "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20}
 EN_NUM = r"(\d+|" + "|".join(EN) + r")"
+# what grew or fell, said between the verb and "the most": "grew their revenue", "dropped in revenue", "rose GMV"
+_WHAT_CHANGED = r"( (in |on |by |of )?(their |its )?(?!the\b|most\b|and\b|but\b)[\w-]+( (?!the\b|most\b)[\w-]+)?)?"
 CUES = {
     "trend": r"趋势|走势|变化趋势|trend|over time",
     "yoy": r"同比|去年同一?个?(期|月|季度|周|星期|天|日|时期|时段)|去年同样的?(这|那)?(几|些)?(天|日|时间|时期|时段|周|月)|上年同期|去年的同一|year[- ](over|on)[- ]year|\byoy\b"
@@ -68,10 +70,10 @@ CUES = {
     # ranked by how much a measure changed, not by its size: a fall ranks the largest fall first, a rise the largest
     # rise ("哪三个品类比上月掉得最厉害", "the regions that grew fastest year on year")
     "fell": r"(掉|跌|降|下滑|下降|减少|缩水)得?最(多|厉害|狠|快|猛)|(降|跌)幅最大|下滑最(多|快|严重)"
-            r"|\b(fell|dropped|declined|decreased|shrank|slipped|slid)( (their|its) [\w-]+( [\w-]+)?)?( the)? (most|furthest|fastest|hardest)\b"
+            r"|\b(fell|dropped|declined|decreased|shrank|slipped|slid)" + _WHAT_CHANGED + r"( the)? (most|furthest|fastest|hardest)\b"
             r"|\b(biggest|largest|steepest|sharpest|worst) (drops?|declines?|falls?|decreases?|decliners?)\b",
     "grew": r"(涨|增长|增加|上升|提升)得?最(多|快|猛)|(涨|增)幅最大|增速最(快|高)"
-            r"|\b(grew|rose|increased|jumped|climbed|gained)( (their|its) [\w-]+( [\w-]+)?)?( the)? (most|fastest|furthest)\b"
+            r"|\b(grew|rose|increased|jumped|climbed|gained)" + _WHAT_CHANGED + r"( the)? (most|fastest|furthest)\b"
             r"|\b(biggest|largest|strongest|fastest|sharpest) (growth|increases?|gains?|jumps?|rises?|risers?)\b"
             r"|\bfastest[- ]growing\b",
     # how members did, no measure named ("how did each region do", 各渠道表现如何): the headline measure, split
@@ -108,7 +110,7 @@ CUES = {
     "amount": r"\bhow (many|much)\b|(有|是)多少(?!钱)(单|笔|件|个|位|人|元|块)|几(单|笔|件|个|位)",
     # what a count counts ("多少用户", "how many customers"): the word after it is not a split
     "counted": r"(多少|(?<!哪)几)个?(位|名)?\s*$|\b(how many|number of|count of)\s+(\w+\s+)?$",
-    "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|" + phrasing.SUPERLATIVE + r"的(那|一)天|\bwhich\b"
+    "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|" + phrasing.SUPERLATIVE + r"的(那|一)天|\bwhich\b(?!\s+[a-z-]+(?<!ss)(?<!us)(?<!is)s\b)"  # "which brands": the members, not one
               r"|\bwhat\s+(?!(is|are|was|were|did|does|do|percent|percentage|share|proportion|about|if)\b)[a-z]+(?<!s)\b",
 }
 SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + NUM
