@@ -74,6 +74,18 @@ def label_spans(model: SemanticModel, question: str) -> list[tuple[int, int]]:
     return [span for d in model.dimensions for span in Spans.find(question, label_words(d)).spans()]
 
 
+def qualifying_values(model: SemanticModel, question: str, named: dict[str, list[tuple[int, int]]]) -> list[tuple[int, int]]:
+    """Of the spans where measures are named (`named`: measure id -> spans), those that are also a dimension's
+    value when a measure of another table is named elsewhere: "新用户的订单量" and "new customers' revenue" ask for
+    the orders and the revenue of new customers (a value of customer type), not for the count of new customers
+    beside them; "cancelled orders' value" stays the count of one table and its value."""
+    labelled = label_spans(model, question)
+    tables = {e.id: e.table for e in model.measures}
+    return [(s, e) for mid, spans in named.items() if mid in tables for s, e in spans
+            if any(a <= s and e <= b for a, b in labelled)
+            and any(tables.get(other) not in (None, tables[mid]) for other in named if other != mid)]
+
+
 def not_the_measures_own(values: dict[str, list[str]], model: SemanticModel, measures: list[str]) -> dict[str, list[str]]:
     """"the money refunded" with the refund amount named: "refunded" describes the measure of another table
     (its own word "refunded amount"), not a filter on the orders' status; "paid orders" keeps "paid"."""

@@ -23,7 +23,7 @@ from dataclasses import replace
 from wenshu.semantic import counting, phrasing, ratios
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.grains import explicit_grain, per_period
-from wenshu.semantic.labels import label_spans, label_words, not_the_measures_own
+from wenshu.semantic.labels import label_spans, label_words, not_the_measures_own, qualifying_values
 from wenshu.semantic.cues import AND, COUNTED, CUES, EN, EN_NUM, NOT_PERIOD, NUM, SPLIT_BEFORE, cue
 from wenshu.semantic.exclusions import left_out, left_out_words, the_rest
 from wenshu.semantic.ordinal import ranged
@@ -125,10 +125,11 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
              **{f"record:{r.id}": r.words() for r in model.records}}
     # a measure's word inside a longer dimension name is the dimension's ("refund reason" is no refund count),
     # and "order … by" at the start of a request is a verb
-    alone = Spans.find(question, words).spans()
+    found = Spans.find(question, words)
+    alone = found.spans()
     longer = [(s, e) for s, e in Spans.find(question, {d.id: d.words() for d in model.dimensions}).spans()
               if any(s <= a and b <= e and b - a < e - s for a, b in alone)]
-    taken = longer + verbs(question)
+    taken = longer + verbs(question) + qualifying_values(model, question, found.hits)  # "新用户的订单量": no count of them
     joint = Spans.find(question, words, taken)
     labelled = label_spans(model, question)
     if out := left_out_words(question, joint.spans(), labelled):

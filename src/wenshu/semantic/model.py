@@ -46,7 +46,10 @@ GRAINS = ("day", "week", "month", "quarter", "year")
 # and the kind of day ("1" a weekend day, "0" a weekday); the codes every engine's adapter computes alike
 PARTS = {"day_of_week": {str(i): (zh, en) for i, zh, en in zip(range(1, 8), "一二三四五六日", (
     "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"))},
-         "day_type": {"1": ("周末", "weekend"), "0": ("工作日", "weekday")}}
+         "day_type": {"1": ("周末", "weekend"), "0": ("工作日", "weekday")},
+         # whether the date falls in the question's window ("1") or before it ("0"): a customer registered in the
+         # window is a new one (新客), before it a returning one (老客); computed against the plan's window
+         "new_in_window": {"1": ("新", "new"), "0": ("老", "existing")}}
 
 
 class Entry(BaseModel):
@@ -103,7 +106,7 @@ class Dimension(Entry):
     conforms: list[str] = Field(default_factory=list)
     # a part of the date `column` holds ("周末和工作日", "by day of the week"), computed by each engine's
     # adapter; its codes are PARTS' and labelled by default
-    part: Literal["day_of_week", "day_type"] | None = None
+    part: Literal["day_of_week", "day_type", "new_in_window"] | None = None
 
     @model_validator(mode="after")
     def _part_labels(self) -> "Dimension":

@@ -40,11 +40,21 @@ class SqlWriter:
         ref = self.col(d.table, column or d.column)
         if not d.part or column:
             return ref
+        if d.part == "new_in_window":
+            return self.new_in_window(d, ref)
         try:
             return self.engine.date_part(d.part, ref)
         except KeyError as exc:
             raise self.fail(f"the semantic layer cannot compute {d.part} in {self.dialect} SQL yet",
                             f"语义层暂不支持在 {self.dialect} 方言中计算 {d.part}") from exc
+
+    def new_in_window(self, d: Dimension, ref: str) -> str:
+        """"1" when the date is on or after the window's start (a customer registered in it: new), else "0". A
+        trend or a comparison would need it per period: those plans are not compiled."""
+        if self.plan.window is None or self.plan.grain or self.plan.compare != "none":
+            raise self.fail(f"'{d.en}' is only defined over one time window",
+                            f"「{d.zh}」只能在一个时间范围内计算")
+        return f"CASE WHEN {ref} >= {self.engine.date_literal(self.plan.window.start)} THEN '1' ELSE '0' END"
 
     def name(self, entry) -> str:
         entry = self.named_as(entry) if isinstance(entry, Measure) else entry
