@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from demo_reading import MODEL
+from demo_reading import MODEL, edited
 from wenshu.semantic.compile import PlanNotCompilable, compile_plan
 from wenshu.semantic.grounding import ground
 from wenshu.semantic.mentions import read
@@ -67,3 +67,18 @@ def test_new_customers_without_one_window_leave_the_question_to_free_sql(update)
     plan = planned("上个月新客贡献了多少销售额")
     with pytest.raises(PlanNotCompilable):
         compile_plan(MODEL, plan.model_copy(update=update), "sqlite", "zh")
+
+
+def test_new_sign_ups_compared_with_the_month_before_are_the_count_not_a_kind_of_customer():
+    plan = planned("上个月新注册的用户比再前一个月多还是少？")
+    assert plan.measures == ["new_customers"] and plan.compare == "previous" and not plan.filters
+    compile_plan(MODEL, plan, "sqlite", "zh")  # compiles: nothing asks for new customers per period
+
+
+def test_a_follow_up_splits_by_new_and_existing_or_keeps_only_one_kind():
+    before = {"measures": ["gmv"], "dimensions": ["region"], "window": {"start": "2026-11-01", "end": "2026-12-01"}}
+    split = edited(before, "按新老客拆开")
+    assert split.dimensions == ["region", "customer_type"] and not split.filters
+    existing = edited(before, "那老客呢")
+    assert existing.dimensions == ["region"] and [(f.dimension, f.values) for f in existing.filters] == [
+        ("customer_type", ["0"])]

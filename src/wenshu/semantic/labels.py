@@ -88,9 +88,13 @@ def qualifying_values(model: SemanticModel, question: str, named: dict[str, list
 
 def not_the_measures_own(values: dict[str, list[str]], model: SemanticModel, measures: list[str]) -> dict[str, list[str]]:
     """"the money refunded" with the refund amount named: "refunded" describes the measure of another table
-    (its own word "refunded amount"), not a filter on the orders' status; "paid orders" keeps "paid"."""
+    (its own word "refunded amount"), not a filter on the orders' status; "paid orders" keeps "paid". New in the
+    window by the date a named measure's own window reads ("新注册的用户" with the sign-ups counted) is that window."""
     dims, out = {d.id: d for d in model.dimensions}, {}
+    timed = {(e.table, e.time) for e in model.measures if e.id in measures}
     for did, codes in values.items():
+        if dims[did].part == "new_in_window" and (dims[did].table, dims[did].column) in timed:
+            continue
         own = [w.casefold() for e in model.measures if e.id in measures and e.table != dims[did].table
                for w in e.words()]
         kept = [c for c in codes if not any(

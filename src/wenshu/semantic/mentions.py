@@ -148,6 +148,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     # "Monday-to-Sunday weeks", "last Monday": no day of the week (read only where the model has date parts)
     dates = phrasing.dated(question) if any(d.part for d in model.dimensions) else []
     rows = phrasing.listed_records(model, question, CUES["rows_noun"], labelled)  # "退款的记录": the refunds, no status
+    rows += [(s, e) for s, e in Spans.find(question, {d.id: d.words() for d in model.dimensions}).spans()
+             if any(s <= a and b <= e and b - a < e - s for a, b in labelled)]  # "按新老客拆开": the split, not 老客
     for d in model.dimensions:
         found = Spans.find(question, label_words(d), metrics.spans() + _reciprocal(question) + rows
                            + (dates if d.part else []))
