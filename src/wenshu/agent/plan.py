@@ -33,7 +33,7 @@ from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import QueryPlan
 from wenshu.semantic.schema import plan_schema
 from wenshu.semantic.thresholds import thresholds
-from wenshu.semantic.windows import followup_window, plan_window
+from wenshu.semantic.windows import followup_window, named_earlier, plan_window
 
 
 class NoPlan(Exception):
@@ -97,7 +97,9 @@ def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel,
     grounded = ground(filled, model, question, mentions=mentions)
     if grounded.plan is None:
         raise NoPlan(grounded.reason)
-    plan = grounded.plan.model_copy(update={"window": plan_window(question, grounded.plan.compare)})
+    window = plan_window(question, grounded.plan.compare)
+    plan = grounded.plan.model_copy(update={"window": window,
+                                            "against": named_earlier(question, window, grounded.plan.compare)})
     extra = f" (dropped, not in the question: {', '.join(grounded.dropped)})" if grounded.dropped else ""
     return plan, grounded.notes + near_notes(plan, mentions), unparsed + extra
 

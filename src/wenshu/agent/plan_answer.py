@@ -54,7 +54,14 @@ class PlanView:
         return (d.label(str(value), self.lang) if d is not None and hasattr(d, "label") else None) or str(value)
 
     def window_text(self) -> str:
-        w = self.plan.window
+        return self.dates(self.plan.window)
+
+    def earlier_text(self) -> str:
+        """The comparison's dates when the question named them ("all of last quarter"), else "" (the shift)."""
+        earlier = self.plan.earlier()
+        return self.dates(earlier) if earlier is not None and earlier == self.plan.against else ""
+
+    def dates(self, w) -> str:
         if w is None:
             return ""
         last = w.end - timedelta(days=1)
@@ -124,9 +131,9 @@ class PlanView:
                 if p.compare != "none":
                     growth, before = rows[0][i * step + 2], rows[0][i * step + 1]
                     sign = "+" if isinstance(growth, (int, float)) and growth > 0 else ""
-                    word = COMPARE[p.compare][lang == "zh"]
-                    part += pick(lang, f", {sign}{_fmt(growth)} % {word} (before: {self.num(mid, before)}{self.unit(mid)})",
-                                 f"，{word} {sign}{_fmt(growth)} %（对比期 {self.num(mid, before)}{self.unit(mid)}）")
+                    word, dates = COMPARE[p.compare][lang == "zh"], self.earlier_text()
+                    part += pick(lang, f", {sign}{_fmt(growth)} % {word} ({dates or 'before'}: {self.num(mid, before)}{self.unit(mid)})",
+                                 f"，{word} {sign}{_fmt(growth)} %（对比期{dates} {self.num(mid, before)}{self.unit(mid)}）")
                 parts.append(part)
             if p.share:
                 parts.append(pick(lang, f"{_fmt(rows[0][-1])} % of the total{self.whole()}",

@@ -112,7 +112,7 @@ class Compiler(SqlWriter):
             return compile_trend_compare(type(self), self.model, plan, self.dialect, self.lang)
         ctes = {f"m_{b}": self.measure_cte(self.measures[b], plan.window) for b in bases}
         if plan.compare != "none":
-            earlier = plan.window.shifted(plan.compare)
+            earlier = plan.earlier()
             ctes |= {f"c_{b}": self.measure_cte(self.measures[b], earlier) for b in bases}
         keys = [f"d{i}" for i in range(len(self.keys_dims))] + (["p"] if plan.grain else [])
         names = list(ctes)

@@ -68,6 +68,9 @@ class QueryPlan(BaseModel):
     grain: Grain | None = None  # a trend: one row per period of each measure's own time column
     per: Grain | None = None  # 日均: each measure per period of its time column, averaged over the periods
     compare: Literal["none", "yoy", "previous", "week"] = "none"  # 同比 / 环比 (the period just before) / a week before
+    # the earlier window when the question names one the comparison's shift would not give ("quarter to date versus
+    # all of last quarter": the whole quarter, not its same days); None: `window.shifted(compare)`
+    against: Window | None = None
     share: bool = False  # 占比: the first measure as a percentage of its total
     value_too: bool = False  # a share of a filtered part that states the part too ("how many …, and what percentage")
     # the dimensions whose filters the share's whole keeps ("what % of all 华北 orders": of 华北's, not of all)
@@ -79,6 +82,15 @@ class QueryPlan(BaseModel):
     # by side in one row and the gap between them ("华东和华南各卖了多少，差了多少": `pair`)
     difference: bool = False
     limit: int | None = Field(None, ge=1, le=10_000)
+
+    def earlier(self) -> Window | None:
+        """The window the comparison reads: the one the question named, else the window shifted. A named one is
+        kept only while it starts where the shift does (a follow-up or a chip that moves the window or changes the
+        comparison leaves it behind)."""
+        if self.compare == "none" or self.window is None:
+            return None
+        shifted = self.window.shifted(self.compare)
+        return self.against if self.against is not None and self.against.start == shifted.start else shifted
 
     def ranked_by_change(self) -> bool:
         """Ranked by each member's change against the earlier period (a chip may drop the comparison)."""

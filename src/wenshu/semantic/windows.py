@@ -69,6 +69,23 @@ def two_periods(question: str) -> str | None:
     return next((k for k in ("yoy", "previous") if first and second and first.shifted(k).start == second.start), None)
 
 
+_WHOLE = r"\b(all|whole|full|entire|complete|all of)\b(?! (of )?(the )?(channels?|regions?|cities|brands?)\b)|整个|全(月|季|季度|年|周)|一整"
+
+
+def named_earlier(question: str, window: Window | None, compare: str) -> Window | None:
+    """The earlier window the question names when the comparison's shift would not give it: "quarter to date versus
+    all of last quarter", "本月至今和上个月全月比" compare with the whole of the period before, which starts where
+    the shifted window does and ends later. None otherwise (the shift is what was asked)."""
+    windows = find_windows(question, "sqlite")
+    if window is None or compare == "none" or len(windows) < 2:
+        return None
+    at = question.find(windows[1].phrase)
+    if not re.search(_WHOLE, question[max(0, at - 14):at + len(windows[1].phrase) + 3], re.I):
+        return None  # "本月至今和上个月比": the same days of last month, as the shift reads it
+    shifted, second = window.shifted(compare), question_window(windows[1].phrase)
+    return second if second and second.start == shifted.start and second.end > shifted.end else None
+
+
 def question_window(question: str) -> Window | None:
     """The first time window the question names, as [start, end) dates, ending today at the latest (a
     period still running is "to date"); None when it names none."""
