@@ -115,6 +115,15 @@ def test_a_trend_asked_after_a_comparison_shows_the_periods_not_their_growth():
     assert edited(before, "按月看同比呢").compare == "yoy"  # a comparison said again stays
 
 
+@pytest.mark.parametrize("question", ["按月的趋势呢", "show it month by month"])
+def test_a_trend_by_a_period_as_long_as_the_window_shows_every_period_not_one(question):
+    before = {"measures": ["gmv"], "window": {"start": "2026-10-01", "end": "2026-11-01"}}
+    plan = edited(before, question)
+    assert plan.grain == "month" and plan.window is None
+    weekly = edited(before, "那每周的走势呢")  # a month holds several weeks: its window stays
+    assert weekly.grain == "week" and weekly.window is not None
+
+
 def test_a_pair_with_its_gap_keeps_the_shape_when_the_measure_changes():
     before = {"measures": ["gmv"], "dimensions": ["channel"], "difference": True,
               "filters": [{"dimension": "channel", "values": ["app", "web"]}]}

@@ -126,6 +126,9 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
         update["grain"] = m.grain
         if not previous.grain and previous.compare != "none" and m.compare == "none":
             update["compare"] = "none"  # "再按月看看趋势" after 升了还是降了: the trend shows the change itself
+        if "window" not in update and previous.window is not None and \
+                (previous.window.end - previous.window.start).days <= PERIOD_DAYS[m.grain]:
+            update["window"] = None  # "按月的趋势呢" after last month: every month, not the one it had
     if m.compare != "none":
         update["compare"] = m.compare
         update["difference"] = cue("delta", question)
@@ -142,6 +145,9 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     if not update:
         return None
     return previous.model_copy(update=update)
+
+
+PERIOD_DAYS = {"day": 1, "week": 7, "month": 31, "quarter": 92, "year": 366}  # the longest period of each grain
 
 
 def rows_behind(previous: QueryPlan, m: Mentions, question: str, model: SemanticModel) -> QueryPlan | None:
