@@ -1,7 +1,8 @@
 """Ways business people word rankings, comparisons and shares, read by the rules against the demo's bundled model:
 every member ranked when all are asked for, growth said with its measure in between, "order the regions …" as a
 verb, the month before said as 它前面那个月, the whole of a share said before the part, an average per its own
-count. The questions are written here."""
+count; follow-ups that ask a trend by a period as long as the window, or the same time last year. The questions are
+written here."""
 
 from __future__ import annotations
 
@@ -122,6 +123,14 @@ def test_a_trend_by_a_period_as_long_as_the_window_shows_every_period_not_one(qu
     assert plan.grain == "month" and plan.window is None
     weekly = edited(before, "那每周的走势呢")  # a month holds several weeks: its window stays
     assert weekly.grain == "week" and weekly.window is not None
+
+
+@pytest.mark.parametrize("question", ["那去年这个时候呢", "what about this time last year?"])
+def test_the_same_time_last_year_is_the_window_a_year_back_not_the_whole_year(question):
+    before = {"measures": ["gmv"], "dimensions": ["region"], "window": {"start": "2026-10-01", "end": "2026-11-01"}}
+    plan = edited(before, question)
+    assert plan.window.model_dump(mode="json") == {"start": "2025-10-01", "end": "2025-11-01"}
+    assert plan.compare == "none" and plan.dimensions == ["region"]
 
 
 def test_a_pair_with_its_gap_keeps_the_shape_when_the_measure_changes():

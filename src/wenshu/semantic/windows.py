@@ -20,6 +20,10 @@ from wenshu.semantic.plan import Window
 BEFORE = (r"前一(?:周|个?星期|个?月|天|日|个?季度|年)|再往前推?一?(?:周|个?星期|个?月|天|个?季度|年)|"
           r"\bthe (?:week|month|day|quarter|year) before\b|\b(?:a|one) (?:week|month|day|quarter|year) (?:earlier|before)\b")
 
+# "The same time last year" in a follow-up: the previous answer's window a year earlier, not the whole of last year
+A_YEAR_BEFORE = (r"去年(?:的)?(?:这个?时候|这时候|此时|这段时间|同一时间)|\b(?:this|that|the same) time (?:last|a) year\b"
+                 r"|\b(?:the same|that) (?:period|month|week|quarter|days?) (?:last|a) year\b|\ba year (?:earlier|before)\b")
+
 
 # a period over the period before, said with no window ("is app GMV up or down WoW?"): the last complete period
 _OVER = {"last week": r"\bwow\b|\bweek[- ](?:over|on)[- ]week\b|周环比",
@@ -35,6 +39,8 @@ def followup_window(question: str, previous: Window | None, compare: str = "none
                                                       question, flags=re.I)
     if previous is not None and re.search(BEFORE, said, re.I):
         return previous.shifted("previous")
+    if previous is not None and re.search(A_YEAR_BEFORE, said, re.I):
+        return previous.shifted("yoy")
     return plan_window(question, compare, implied=previous is None)
 
 
