@@ -1,6 +1,6 @@
 """Reading a question the way the plan step does, against the demo's bundled semantic model, for the tests of the
 semantic readings: grounded into a plan (the measures the words name, else GMV, stand for the model's choice),
-and a follow-up applied to an earlier plan."""
+planned (grounded, its window resolved to dates), and a follow-up applied to an earlier plan."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from wenshu.semantic.library import bundled_text
 from wenshu.semantic.mentions import read
 from wenshu.semantic.model import parse_model
 from wenshu.semantic.plan import QueryPlan
-from wenshu.semantic.windows import followup_window
+from wenshu.semantic.windows import followup_window, plan_window
 
 MODEL = parse_model(bundled_text("demo"))
 
@@ -21,6 +21,12 @@ def grounded(question: str, filled: dict | None = None) -> QueryPlan:
                  MODEL, question)
     assert got.plan is not None, got.reason
     return got.plan
+
+
+def planned(question: str, filled: dict | None = None) -> QueryPlan:
+    """`grounded`, with the window the question names resolved to dates (as the plan step does)."""
+    plan = grounded(question, filled)
+    return plan.model_copy(update={"window": plan_window(question, plan.compare)})
 
 
 def edited(before: dict, question: str, hits: list[dict] | None = None) -> QueryPlan | None:

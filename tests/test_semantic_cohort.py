@@ -9,19 +9,8 @@ import sqlite3
 
 import pytest
 
-from demo_reading import MODEL, edited
+from demo_reading import MODEL, edited, planned
 from wenshu.semantic.compile import PlanNotCompilable, compile_plan
-from wenshu.semantic.grounding import ground
-from wenshu.semantic.mentions import read
-from wenshu.semantic.plan import QueryPlan
-from wenshu.semantic.windows import plan_window
-
-
-def planned(question: str) -> QueryPlan:
-    plan = ground(QueryPlan.model_validate({"measures": read(MODEL, question).measures or ["gmv"]}), MODEL,
-                  question).plan
-    assert plan is not None
-    return plan.model_copy(update={"window": plan_window(question, plan.compare)})
 
 
 def by_registration(db: str, window, new: bool) -> tuple[float, int]:

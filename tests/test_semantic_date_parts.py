@@ -10,21 +10,9 @@ from datetime import date
 
 import pytest
 
+from demo_reading import MODEL, planned
 from wenshu.semantic.compile import compile_plan
-from wenshu.semantic.grounding import ground
-from wenshu.semantic.library import bundled_text
 from wenshu.semantic.mentions import read
-from wenshu.semantic.model import parse_model
-from wenshu.semantic.plan import QueryPlan
-from wenshu.semantic.windows import plan_window
-
-MODEL = parse_model(bundled_text("demo"))
-
-
-def planned(question: str, filled: dict) -> QueryPlan:
-    plan = ground(QueryPlan.model_validate(filled), MODEL, question).plan
-    assert plan is not None
-    return plan.model_copy(update={"window": plan_window(question, plan.compare)})
 
 
 def paid_by_day(db: str, window) -> dict[date, tuple[float, int]]:
