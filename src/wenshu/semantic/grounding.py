@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from wenshu.semantic.attributes import attributes
 from wenshu.semantic.bounds import bound_table, carried, row_bounds
 from wenshu.semantic.counting import counted_keys, free_count, keyed_counts, not_asked, restated
 from wenshu.semantic.thresholds import thresholds
@@ -249,6 +250,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
             if not {c.id for c in model.conformed(d)} - {d} & set(dims[:i])]
     time_split = [d for d in dims if kinds[d] == "time"]
     dims = [d for d in dims if kinds[d] != "time"][:2]
+    dims += attributes(model, dims, named, filtered)  # "客户有哪些？列出姓名和会员等级": each customer's level
     dropped += [f"dimension {d}" for d in plan.dimensions if d not in dims and d not in time_split]
     measures = free_count(model, measures, dims)  # "order count by status": all orders, not the paid ones
     grain = counting.grain if counting else m.grain or (plan.grain if m.trend else None) or ("day" if time_split else None)
