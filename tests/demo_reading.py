@@ -32,5 +32,5 @@ def planned(question: str, filled: dict | None = None) -> QueryPlan:
 def edited(before: dict, question: str, hits: list[dict] | None = None) -> QueryPlan | None:
     """`before` changed as the follow-up `question` says (None when it says nothing the plan knows)."""
     previous = QueryPlan.model_validate(before)
-    m = read(MODEL, question, hits)
+    m = read(MODEL, question, hits, tuple(previous.measures))
     return edit(previous, m, followup_window(question, previous.window, m.compare), question, MODEL)

@@ -71,3 +71,15 @@ def test_a_follow_up_splits_by_new_and_existing_or_keeps_only_one_kind():
     existing = edited(before, "那老客呢")
     assert existing.dimensions == ["region"] and [(f.dimension, f.values) for f in existing.filters] == [
         ("customer_type", ["0"])]
+
+
+@pytest.mark.parametrize(("question", "measures", "filtered"), [
+    ("只看新用户", ["gmv"], True),  # a measure's name that is a value: the GMV of new customers
+    ("new customers only", ["gmv"], True),
+    ("那新用户贡献了多少", ["gmv"], True),
+    ("那新用户有多少", ["new_customers"], False),  # a number of them asked: the count
+])  # fmt: skip
+def test_a_follow_up_naming_new_users_filters_the_plan_unless_it_asks_how_many(question, measures, filtered):
+    before = {"measures": ["gmv"], "dimensions": ["region"], "window": {"start": "2026-11-01", "end": "2026-12-01"}}
+    plan = edited(before, question)
+    assert plan.measures == measures and bool(plan.filters) is filtered

@@ -115,8 +115,8 @@ def near_notes(plan: QueryPlan, m) -> list[dict]:
 def _from_previous(state: AgentState, model: SemanticModel, previous: dict, question: str) -> QueryPlan:
     if not previous.get("plan"):
         raise NoPlan("a follow-up to a free-SQL answer: free SQL edits it")
-    mentions = read(model, question, state["schema"].get("values"))
     before = QueryPlan.model_validate(previous["plan"])
+    mentions = read(model, question, state["schema"].get("values"), tuple(before.measures))
     plan = edit(before, mentions, followup_window(question, before.window, mentions.compare), question, model)
     if plan is None:
         raise NoPlan("the follow-up changes nothing the plan knows: free SQL answers it with the history")

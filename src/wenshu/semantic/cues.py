@@ -108,6 +108,8 @@ CUES = {
     "attributes": r"\bwith (their|its)\b|及其|连同|以及(它们|各自)的",
     # the amount itself asked beside a share ("how many paid orders …, and what percentage", "有多少单，占比多少")
     "amount": r"\bhow (many|much)\b|(有|是)多少(?!钱)(单|笔|件|个|位|人|元|块)|几(单|笔|件|个|位)",
+    # a number of people or things asked ("新用户有多少", "how many new customers"), not an amount ("贡献了多少")
+    "asks_count": r"有多少|多少(个|位|名|人)|几(个|位|名)|\b(how many|number of|count)\b",
     # what a count counts ("多少用户", "how many customers"): the word after it is not a split
     "counted": r"(多少|(?<!哪)几)个?(位|名)?\s*$|\b(how many|number of|count of)\s+(\w+\s+)?$",
     "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|" + phrasing.SUPERLATIVE + r"的(那|一)天|\bwhich\b(?!\s+[a-z-]+(?<!ss)(?<!us)(?<!is)s\b)"  # "which brands": the members, not one

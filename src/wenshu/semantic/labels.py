@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from wenshu.semantic.cues import CUES
 from wenshu.semantic.model import Dimension, SemanticModel
 from wenshu.semantic.spans import Spans
 
@@ -74,16 +75,26 @@ def label_spans(model: SemanticModel, question: str) -> list[tuple[int, int]]:
     return [span for d in model.dimensions for span in Spans.find(question, label_words(d)).spans()]
 
 
-def qualifying_values(model: SemanticModel, question: str, named: dict[str, list[tuple[int, int]]]) -> list[tuple[int, int]]:
+def qualifying_values(model: SemanticModel, question: str, named: dict[str, list[tuple[int, int]]],
+                      beside: tuple[str, ...] = ()) -> list[tuple[int, int]]:
     """Of the spans where measures are named (`named`: measure id -> spans), those that are also a dimension's
     value when a measure of another table is named elsewhere: "新用户的订单量" and "new customers' revenue" ask for
     the orders and the revenue of new customers (a value of customer type), not for the count of new customers
-    beside them; "cancelled orders' value" stays the count of one table and its value."""
+    beside them; "cancelled orders' value" stays the count of one table and its value. `beside`: measures of the
+    plan a follow-up edits, as if named too, unless it asks a number ("只看新用户" is a filter, "新用户有多少" a count)."""
     labelled = label_spans(model, question)
-    tables = {e.id: e.table for e in model.measures}
-    return [(s, e) for mid, spans in named.items() if mid in tables for s, e in spans
+    tables = {e.id: e.table for e in model.measures} | {r.id: None for r in model.ratios}
+    others = [*named, *(beside if not re.search(CUES["asks_count"], question, re.I) else ())]
+    return [(s, e) for mid, spans in named.items() if tables.get(mid) for s, e in spans
             if any(a <= s and e <= b for a, b in labelled)
-            and any(tables.get(other) not in (None, tables[mid]) for other in named if other != mid)]
+            and any(other != mid and _table_of(model, other) not in (None, tables[mid]) for other in others)]
+
+
+def _table_of(model: SemanticModel, mid: str) -> str | None:
+    """A measure's table; a ratio's numerator's (客单价: the orders')."""
+    ratio = next((r for r in model.ratios if r.id == mid), None)
+    mid = ratio.numerator if ratio is not None else mid
+    return next((e.table for e in model.measures if e.id == mid), None)
 
 
 def not_the_measures_own(values: dict[str, list[str]], model: SemanticModel, measures: list[str]) -> dict[str, list[str]]:

@@ -119,7 +119,9 @@ def parts_of_days(model: SemanticModel, dims: Spans) -> list[tuple[int, int]]:
     return [sp for d in model.dimensions if d.part for sp in dims.hits.get(d.id, [])]
 
 
-def read(model: SemanticModel, question: str, value_hits: list[dict] | None = None) -> Mentions:
+def read(model: SemanticModel, question: str, value_hits: list[dict] | None = None, beside: tuple[str, ...] = ()) -> Mentions:
+    """What the question names on the model. `beside`: the measures a follow-up's plan already has, read as named
+    beside it ("只看新用户" after the GMV: the new customers' GMV, not their count)."""
     # measures and records longest first together: "order lines" names the lines, not the orders count
     words = {**{e.id: entry_words(model, e) for e in [*model.measures, *model.ratios]},
              **{f"record:{r.id}": r.words() for r in model.records}}
@@ -129,7 +131,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     alone = found.spans()
     longer = [(s, e) for s, e in Spans.find(question, {d.id: d.words() for d in model.dimensions}).spans()
               if any(s <= a and b <= e and b - a < e - s for a, b in alone)]
-    taken = longer + verbs(question) + qualifying_values(model, question, found.hits)  # "新用户的订单量": no count of them
+    taken = longer + verbs(question) + qualifying_values(model, question, found.hits, beside)  # "新用户的订单量": no count of them
     joint = Spans.find(question, words, taken)
     labelled = label_spans(model, question)
     if out := left_out_words(question, joint.spans(), labelled):
