@@ -61,6 +61,15 @@ def test_gmv_by_region_is_summed_at_order_grain_and_its_shares_add_up_to_100(sql
     assert abs(sum(r[2] for r in rows) - 100) < 0.1  # a share is a share of the total: never 214 %
 
 
+def test_shares_with_a_member_left_out_are_shares_of_the_rest_and_named_members_of_every_member(sqlite_url):
+    plan = {"measures": ["paid_orders"], "dimensions": ["channel"], "window": WINDOW, "share": True}
+    left_out = [{"dimension": "channel", "op": "not_in", "values": ["mini_program"]}]
+    _, rows = run(sqlite_url, plan | {"filters": left_out})
+    assert len(rows) == 2 and abs(sum(r[2] for r in rows) - 100) < 0.1  # "去掉小程序": the two others' shares
+    _, rows = run(sqlite_url, plan | {"filters": [{"dimension": "channel", "values": ["app", "web"]}]})
+    assert len(rows) == 2 and sum(r[2] for r in rows) < 99.9  # "app和网页各占多少": of every channel's orders
+
+
 def test_measures_on_different_grains_meet_on_the_dimension_without_fan_out(sqlite_url):
     cols, rows = run(sqlite_url, {"measures": ["gmv", "units_sold"], "dimensions": ["city"], "window": WINDOW,
                                   "order": "desc", "limit": 5})

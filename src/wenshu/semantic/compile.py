@@ -155,8 +155,10 @@ class Compiler(SqlWriter):
         if plan.share:
             first = self.value(metrics[0], "m", False)
             over = f"SUM({first}) OVER ({f'PARTITION BY {key_of}.p' if plan.grain else ''})"
-            # "华东 / 华北 each: what share": the split's own named members over the whole of every member
-            named = [f.dimension for f in plan.filters if f.dimension in plan.dimensions] if not plan.grain else []
+            # "华东 / 华北 each: what share": the split's own named members over the whole of every member; a member
+            # left out ("去掉小程序") leaves the whole too: the rest's shares of the rest
+            named = [f.dimension for f in plan.filters if f.dimension in plan.dimensions and f.op == "in"] \
+                if not plan.grain else []
             if plan.filters and (not keys or named):  # 钻石会员占了多少: the filtered part over the unfiltered whole
                 kept = [f.dimension for f in plan.filters if f.dimension not in named] if keys else []
                 whole = [self.metric(b) for b in self.bases(metrics[:1])]
