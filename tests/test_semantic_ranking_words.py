@@ -1,8 +1,8 @@
 """Ways business people word rankings, comparisons and shares, read by the rules against the demo's bundled model:
 every member ranked when all are asked for, growth said with its measure in between, "order the regions …" as a
 verb, the month before said as 它前面那个月, the whole of a share said before the part, an average per its own
-count; follow-ups that ask a trend by a period as long as the window, or the same time last year. The questions are
-written here."""
+count; follow-ups that ask a trend by a period as long as the window, or the same time last year; a list sorted by a
+date is in time order, not ranked. The questions are written here."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 
 from demo_reading import MODEL, edited, grounded
 from wenshu.semantic.grounding import ground
+from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import headlined, read
 from wenshu.semantic.plan import QueryPlan
 
@@ -138,3 +139,11 @@ def test_a_top_n_of_the_split_names_none_of_its_members_even_when_a_word_is_one(
     # "Keep" is also one of the demo's brands: the value index finds it
     plan = edited(before, "keep the two worst", [{"table": "products", "column": "brand", "value": "Keep", "label": "Keep"}])
     assert plan.dimensions == ["brand"] and not plan.filters and plan.limit == 2
+
+
+def test_a_list_sorted_by_a_date_is_in_time_order_not_ranked():
+    question = "Refunds last week for damaged items: order id, refund date and amount, sorted by refund date"
+    m = read(MODEL, question)
+    assert not m.rank
+    listed = detail(MODEL, m, question)
+    assert listed.plan.records == "refund" and (listed.plan.order_by, listed.plan.order) == ("refund_date", "asc")

@@ -198,7 +198,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         compare = "previous"  # "fell the most last month": against the month before
     # "top line" is a name; "超过300单" a bound, not the top 300
     bounds = [(t.start, t.end) for t in thresholds(question)]
-    rank = cue("rank", blank(question, metrics.spans() + bounds)) or by_change is not None or cue("ordered", question)
+    rank = cue("rank", blank(question, metrics.spans() + bounds)) or by_change is not None \
+        or cue("ordered", blank(question, phrasing.spans(question)))  # "sorted by refund date": an order in time, no rank
     # "monthly average order value": monthly is a grain here; "daily traffic" names the traffic records
     bare = blank(question, metrics.spans() + records.spans() + parts_of_days(model, dims))  # "每个星期几": no week
     measure_words = {x: [question[s:e] for s, e in spans] for x, spans in metrics.hits.items()}
