@@ -1,6 +1,7 @@
 """Attributes shown beside each member of a split (`semantic.attributes`): "消费超过5000元的客户有哪些？列出姓名和会员
-等级" shows each customer's level on their row. Read from the question's words on the demo's bundled model, compiled
-and run on a real demo database against SQL written here. The questions are written here."""
+等级" shows each customer's level on their row; "按客户性别" is the gender's split, not each customer's. Read from the
+question's words on the demo's bundled model, compiled and run on a real demo database against SQL written here. The
+questions are written here."""
 
 from __future__ import annotations
 
@@ -27,3 +28,9 @@ def test_a_dimension_of_another_table_or_a_filtered_one_is_no_attribute():
     assert planned("上个月每个客户的消费金额和所在城市").dimensions != ["customer", "city"]  # the delivery city
     assert planned("上个月金卡会员里每个客户的消费金额").dimensions == ["customer"]  # a filter, not shown
     assert planned("上个月各会员等级的销售额").dimensions == ["member_level"]  # no member to stand beside
+
+
+def test_a_member_named_right_before_its_own_attribute_says_whose_it_is_not_a_split():
+    assert planned("上个月按客户性别拆分订单量").dimensions == ["gender"]
+    assert planned("Last month's paid orders split by customer gender").dimensions == ["gender"]
+    assert planned("上个月按客户的会员等级看销售额").dimensions == ["member_level"]

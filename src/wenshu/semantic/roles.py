@@ -6,6 +6,8 @@ without splitting by it, what is counted, or only the kind of a value named just
 - A name right after one of its own values ("华南大区", "tier 1 cities") is that value's kind, not a split,
   unless asked; "across all channels" is their total.
 - A name after a count word ("新注册了多少用户") is what is counted.
+- A keyed name right before another name of its own table ("customer gender", "客户的会员等级") says whose
+  attribute that is: the split is the attribute's.
 - "The top 5 tier-1 cities" ranks the cities of the value named before them (`many`: a top N above one),
   unless another dimension is ranked ("the top 3 categories … for women shoppers").
 """
@@ -66,8 +68,28 @@ def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: di
         if split_word or asked or ranked:
             out.split.append(did)
             by_rank += [did] * (ranked and not (split_word or asked))
+    for owner, follower in owners(model, question, dims, out.named):  # "by customer gender": the gender's split
+        out.named.remove(owner)
+        if owner in out.split:
+            out.split = [follower if d == owner else d for d in out.split if d != follower]
     if len(out.split) > len(by_rank) or len(by_rank) > 1:  # the first ranked one: "best-selling 运动户外 items among male
         by_rank = by_rank if len(out.split) > len(by_rank) else by_rank[1:]  # shoppers" ranks the items
         out.named = [d for d in out.named if d not in by_rank]
         out.split = [d for d in out.split if d not in by_rank]
     return out
+
+
+def owners(model: SemanticModel, question: str, dims: Spans, named: list[str]) -> list[tuple[str, str]]:
+    """(owner, follower): a keyed dimension named right before another dimension of its own table ("customer
+    gender", "客户的会员等级") names whose attribute that is, not a split by each customer."""
+    by_id, out = {d.id: d for d in model.dimensions}, []
+    for did in named:
+        if not by_id[did].key:
+            continue
+        after = [e + re.match(r"\s*(的|'s|’s)?\s*", question[e:]).end() for _, e in dims.hits[did]]
+        follower = next((o for o in dims.ids() if o != did and by_id[o].table == by_id[did].table
+                         and all(any(s == at for s, _ in dims.hits[o]) for at in after)), None)
+        if follower is not None:
+            out.append((did, follower))
+    return out
+
