@@ -24,6 +24,7 @@ from wenshu.semantic.model import Record, SemanticModel
 from wenshu.semantic.plan import Filter, QueryPlan, Window
 from wenshu.semantic.spans import Spans
 
+PERIOD_DAYS = {"day": 1, "week": 7, "month": 31, "quarter": 92, "year": 366}  # the longest period of each grain
 ADD = r"加上|再加|还有|以及|同时|顺便|也看|也要|\balso\b|\bas well\b|\btoo\b|\badd\b"
 SWAP = r"换成|换为|改成|改为|改按|换按|而不是|替换|instead|rather than|switch to|change to|\bswap\b|\breplace\b" \
        r"|\bnow (?:split |broken down |break (?:it |that )?down |(?:do|run|show|redo) (?:it|that|this|the same) (?:again )?)?" \
@@ -145,9 +146,6 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     if not update:
         return None
     return previous.model_copy(update=update)
-
-
-PERIOD_DAYS = {"day": 1, "week": 7, "month": 31, "quarter": 92, "year": 366}  # the longest period of each grain
 
 
 def rows_behind(previous: QueryPlan, m: Mentions, question: str, model: SemanticModel) -> QueryPlan | None:

@@ -119,7 +119,8 @@ def parts_of_days(model: SemanticModel, dims: Spans) -> list[tuple[int, int]]:
     return [sp for d in model.dimensions if d.part for sp in dims.hits.get(d.id, [])]
 
 
-def read(model: SemanticModel, question: str, value_hits: list[dict] | None = None, beside: tuple[str, ...] = ()) -> Mentions:
+def read(model: SemanticModel, question: str, value_hits: list[dict] | None = None,
+         beside: tuple[str, ...] = ()) -> Mentions:
     """What the question names on the model. `beside`: the measures a follow-up's plan already has, read as named
     beside it ("只看新用户" after the GMV: the new customers' GMV, not their count)."""
     # measures and records longest first together: "order lines" names the lines, not the orders count

@@ -48,7 +48,7 @@ PARTS = {"day_of_week": {str(i): (zh, en) for i, zh, en in zip(range(1, 8), "一
     "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"))},
          "day_type": {"1": ("周末", "weekend"), "0": ("工作日", "weekday")},
          # whether the date falls in the question's window ("1") or before it ("0"): a customer registered in the
-         # window is a new one (新客), before it a returning one (老客); computed against the plan's window
+         # window is a new one (新客), before it an existing one (老客); computed against the plan's window
          "new_in_window": {"1": ("新", "new"), "0": ("老", "existing")}}
 
 

@@ -75,7 +75,7 @@ def two_periods(question: str) -> str | None:
     return next((k for k in ("yoy", "previous") if first and second and first.shifted(k).start == second.start), None)
 
 
-_WHOLE = r"\b(all|whole|full|entire|complete|all of)\b(?! (of )?(the )?(channels?|regions?|cities|brands?)\b)|整个|全(月|季|季度|年|周)|一整"
+_WHOLE = r"\b(all of|whole|full|entire|complete)\b|整个|全(月|季|季度|年|周)|一整"  # said by the second period
 
 
 def named_earlier(question: str, window: Window | None, compare: str) -> Window | None:
