@@ -83,9 +83,9 @@ def qualifying_values(model: SemanticModel, question: str, named: dict[str, list
     beside them; "cancelled orders' value" stays the count of one table and its value. `beside`: measures of the
     plan a follow-up edits, as if named too, unless it asks a number ("只看新用户" is a filter, "新用户有多少" a count)."""
     labelled = label_spans(model, question)
-    tables = {e.id: e.table for e in model.measures} | {r.id: None for r in model.ratios}
+    tables = {e.id: e.table for e in model.measures}
     others = [*named, *(beside if not re.search(CUES["asks_count"], question, re.I) else ())]
-    return [(s, e) for mid, spans in named.items() if tables.get(mid) for s, e in spans
+    return [(s, e) for mid, spans in named.items() if mid in tables for s, e in spans
             if any(a <= s and e <= b for a, b in labelled)
             and any(other != mid and _table_of(model, other) not in (None, tables[mid]) for other in others)]
 

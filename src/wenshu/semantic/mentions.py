@@ -130,8 +130,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     # and "order … by" at the start of a request is a verb
     found = Spans.find(question, words)
     alone = found.spans()
-    longer = [(s, e) for s, e in Spans.find(question, {d.id: d.words() for d in model.dimensions}).spans()
-              if any(s <= a and b <= e and b - a < e - s for a, b in alone)]
+    names = Spans.find(question, {d.id: d.words() for d in model.dimensions}).spans()  # where dimensions are named
+    longer = [(s, e) for s, e in names if any(s <= a and b <= e and b - a < e - s for a, b in alone)]
     taken = longer + verbs(question) + qualifying_values(model, question, found.hits, beside)  # "新用户的订单量": no count of them
     joint = Spans.find(question, words, taken)
     labelled = label_spans(model, question)
@@ -151,8 +151,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     # "Monday-to-Sunday weeks", "last Monday": no day of the week (read only where the model has date parts)
     dates = phrasing.dated(question) if any(d.part for d in model.dimensions) else []
     rows = phrasing.listed_records(model, question, CUES["rows_noun"], labelled)  # "退款的记录": the refunds, no status
-    rows += [(s, e) for s, e in Spans.find(question, {d.id: d.words() for d in model.dimensions}).spans()
-             if any(s <= a and b <= e and b - a < e - s for a, b in labelled)]  # "按新老客拆开": the split, not 老客
+    rows += [(s, e) for s, e in names  # "按新老客拆开": the split, not 老客
+             if any(s <= a and b <= e and b - a < e - s for a, b in labelled)]
     for d in model.dimensions:
         found = Spans.find(question, label_words(d), metrics.spans() + _reciprocal(question) + rows
                            + (dates if d.part else []))
@@ -179,7 +179,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     values = {d: v for d, v in values.items() if d not in the_rest(question, named_at, excluded)}  # 其他品类
     values, ranged_ids = ranged(question, model, values, value_at)  # "金卡及以上": the levels from gold up
     dim_words = {d.id: d.words() for d in model.dimensions}
-    inside = Spans.find(question, dim_words).spans()  # "line items", 商品明细: the records, not the product ("items", 商品)
+    inside = names  # "line items", 商品明细: the records, not the product ("items", 商品)
     own = [(s, e) for k, v in joint.hits.items() if k.startswith("record:") for s, e in v
            if any(s <= a and b <= e and b - a < e - s for a, b in inside)]
     dims = Spans.find(question, dim_words, metrics.spans() + value_spans + phrasing.spans(question) + own
