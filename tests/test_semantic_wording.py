@@ -125,6 +125,18 @@ def test_a_split_pinned_to_one_value_is_no_split_and_two_values_still_split():
     assert unpinned(twin, MODEL).dimensions == []  # the orders' channel pins the traffic's, its conformed twin
 
 
+@pytest.mark.parametrize(("question", "split", "values"), [
+    ("上个月大区的销售额", ["region"], {}),  # a dimension's name, 的, a measure: each member's
+    ("渠道的订单量是多少", ["channel"], {}),
+    ("本季度城市等级的客单价", ["city_tier"], {}),
+    ("华东大区的销售额", [], {"region": ["华东"]}),  # a value's own kind: a filter
+    ("上个月的销售额", [], {}),  # a period is no split
+])  # fmt: skip
+def test_a_dimensions_name_before_a_measure_splits_by_it(question, split, values):
+    m = read(MODEL, question)
+    assert m.split == split and m.values == values
+
+
 def test_a_list_shows_fields_of_the_rows_it_looks_up_and_a_possessive_names_one_field(demo_db_file):
     plan = grounded("list the refunds over ¥2,000 in the last 30 days with the order date, the buyer's phone "
                     "and the amount", {"measures": ["pv"]})

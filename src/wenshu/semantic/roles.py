@@ -45,6 +45,7 @@ def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: di
         out.split += [d for d, codes in values.items() if len(codes) > 1]
     by_rank: list[str] = []
     passed = thresholds(question)
+    kinds_of = {d.id: d.kind for d in model.dimensions}
     for did in dims.ids():
         at = dims.hits[did]
         after_value = all(any(e <= s and not question[e:s].strip() for _, e in value_spans) for s, _ in at)
@@ -65,7 +66,8 @@ def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: di
             out.counted.append(did)
             continue  # "新注册了多少用户": what is counted, not a split
         out.named.append(did)
-        if split_word or asked or ranked:
+        owned = kinds_of.get(did) != "time" and any(_owns_measure(model, question, e) for _, e in at)  # 大区的销售额
+        if split_word or asked or ranked or owned:
             out.split.append(did)
             by_rank += [did] * (ranked and not (split_word or asked))
     for owner, follower in owners(model, question, dims, out.named):  # "by customer gender": the gender's split
@@ -77,6 +79,13 @@ def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: di
         out.named = [d for d in out.named if d not in by_rank]
         out.split = [d for d in out.split if d not in by_rank]
     return out
+
+
+def _owns_measure(model: SemanticModel, question: str, end: int) -> bool:
+    """Whether a measure's name follows a dimension's name and 的 ("大区的销售额", "渠道的订单量": each member's)."""
+    said = re.match(r"\s*的\s*", question[end:])
+    rest = question[end + said.end():].casefold() if said else ""
+    return bool(rest) and any(rest.startswith(w.casefold()) for x in [*model.measures, *model.ratios] for w in x.words())
 
 
 def owners(model: SemanticModel, question: str, dims: Spans, named: list[str]) -> list[tuple[str, str]]:
