@@ -87,9 +87,36 @@ def test_a_count_of_days_is_named_for_days():
 
 @pytest.mark.parametrize(("text", "op", "value"), [
     ("three or more paid orders", "gte", 3), ("超过三单", "gt", 3), ("两次以上", "gte", 2), ("over twenty units", "gt", 20),
+    ("销售额超过3个亿", "gt", 300_000_000), ("破亿", "gt", 100_000_000), ("不低于1.2亿元", "gte", 120_000_000),
 ])  # fmt: skip
 def test_small_numbers_in_words_are_bounds(text, op, value):
     assert [(t.op, t.value) for t in thresholds(text)] == [(op, value)]
+
+
+@pytest.mark.parametrize(("question", "measure", "op", "value", "level"), [
+    ("列出累计实付满6000元的金卡会员", "gmv", "gte", 6000, ["2"]),  # the amount paid, summed per customer
+    ("which shoppers spent more than 4,000 yuan", "gmv", "gt", 4000, None),  # money, no measure named: the headline
+    ("list the customers with at least 3 paid orders", "paid_orders", "gte", 3, None),
+    ("哪些客户下了超过5个订单", "paid_orders", "gt", 5, None),  # a number of rows: the count named as its rows
+    ("哪些买家退款超过2笔", "refund_count", "gt", 2, None),
+])  # fmt: skip
+def test_a_list_of_members_bounded_on_their_total_keeps_the_members_that_pass(question, measure, op, value, level):
+    plan, reason = grounded(question, ["buyers"])
+    assert plan is not None, reason
+    assert plan.dimensions == ["customer"] and plan.measures == [measure] and not plan.records
+    assert [(h.dimension, h.op, h.values) for h in plan.having] == [(measure, op, [value])]
+    assert [f.values for f in plan.filters if f.dimension == "member_level"] == ([level] if level else [])
+
+
+def test_listed_members_match_hand_written_sql_and_a_row_bound_stays_a_list_of_rows(demo_db_file):
+    plan, _ = grounded("列出累计实付满6000元的金卡会员", ["gmv"])
+    want = rows(demo_db_file, """SELECT c.customer_id, c.customer_name, ROUND(SUM(o.pay_amount), 2) FROM orders o
+        JOIN customers c ON c.customer_id = o.customer_id WHERE o.status = 1 AND c.member_level = 2
+        GROUP BY c.customer_id HAVING SUM(o.pay_amount) >= 6000""")
+    got = rows(demo_db_file, compile_plan(MODEL, plan).sql)
+    assert sorted((a, b, round(c, 2)) for a, b, c in got) == sorted(want) and len(want) > 1
+    plan, _ = grounded("列出实付金额超过5000元的订单", ["gmv"])  # one order's amount: the orders themselves
+    assert plan.records == "order" and not plan.having and not plan.dimensions
 
 
 @pytest.mark.parametrize("text", ["at least one item", "不到一半", "more than two weeks ago", "三月份"])

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from wenshu.semantic.fields import just_before, named_fields, target_of
 from wenshu.semantic.thresholds import Threshold, thresholds
 from wenshu.semantic.listing import names_record
-from wenshu.semantic.members import Members, counted_members, measure_spots, member_bound
+from wenshu.semantic.members import Members, counted_members, listed_members, measure_spots, member_bound
 from wenshu.semantic.mentions import Mentions, cue
 from wenshu.semantic.model import Record, SemanticModel
 from wenshu.semantic.paths import reachable
@@ -103,8 +103,8 @@ def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Reco
             near = [(a, b) for a, b in _next_to(hit[0], (hit[2], t.end), question)  # not "order" in "average
                     if not any(x <= a and b <= y and y - x > b - a and mid not in counts  # order value"; a count's
                                for mid, x, y in measured)]  # words name its rows ("paid orders")
-            if said and not hit[3] and not near:  # "customers who spent over 20,000 in total": not a row
-                hit = None
+            if said and not near and (not hit[3] or _of_members(hit[0], model, m)):  # "customers who spent over
+                hit = None  # 20,000 in total", "累计实付超过5000元的钻石会员有哪些": not a row
         if hit is None and said and (total := member_bound(t, model, m, question)):
             having.append(total)  # "哪些城市成交额超过250万"
             continue
@@ -179,6 +179,13 @@ def bound_name(model: SemanticModel, ref: str, lang: str) -> str:
     return measure or column.replace("_", " ")
 
 
+def _of_members(rec: Record, model: SemanticModel, m: Mentions) -> bool:
+    """Whether the question lists members of a keyed dimension on another table than the bounded rows' (the
+    customers, by their orders' amount paid)."""
+    keyed = listed_members(model, m)
+    return keyed is not None and next(d for d in model.dimensions if d.id == keyed).table.lower() != rec.table.lower()
+
+
 def _records(model: SemanticModel, m: Mentions, question: str) -> list[Record]:
     """The records whose rows the question names: by their own words, or by a count measure it names, also
     as a ratio's denominator ("paid orders over 5,000 yuan" counts order rows; AOV is per order)."""
@@ -221,7 +228,7 @@ def _counts_rows(t: Threshold, model: SemanticModel, question: str) -> bool:
     span, after = question[t.start:t.end], question[t.end:t.end + 24].casefold().lstrip()
     counted = [w for e in [*model.records, *(x for x in model.measures if x.agg in ("count", "count_distinct"))]
                for w in e.words()]
-    return bool(re.search(rf"{_COUNTED}\s*$", span, re.I) or re.match(rf"{_COUNTED}\b", after, re.I)
+    return bool(re.search(rf"{_COUNTED}\s*$", span, re.I) or re.match(rf"{_COUNTED}(?![a-z]|百分点)", after, re.I)
                 or any(after.startswith(w.casefold()) for w in counted))
 
 

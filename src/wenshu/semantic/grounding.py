@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from wenshu.semantic.attributes import attributes
 from wenshu.semantic.bounds import bound_table, carried, row_bounds
+from wenshu.semantic.members import listed_members
 from wenshu.semantic.counting import counted_keys, free_count, keyed_counts, not_asked, restated
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.listing import detail
@@ -198,7 +199,7 @@ def unanswerable(model: SemanticModel, m: Mentions, question: str) -> str | None
         return bounded.reason  # a bound on a total per member ("cities whose GMV passed a million"): no plan holds it
     if act := negated_act(model, question):
         return f"the question counts those who did not {act}: free SQL answers"
-    counted = bounded is not None and bounded.members is not None  # the bound names the measure
+    counted = bounded is not None and (bounded.members is not None or bool(bounded.having))  # it names the measure
     if not counted and not m.measures and not m.near_measures and not money_of_rows(m, model, question) \
             and not counted_keys(model, m.counted, m.dimension_words, question) \
             and not backed(model, question):
@@ -218,7 +219,8 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     dropped: list[str] = []
     bounded = row_bounds(model, m, question)  # "orders over 5,000 yuan": from the words, never the model
     counting = bounded.members  # "有多少个城市成交额超过100万": the bounded measures, per member
-    measures = [h.dimension for h in bounded.having] if counting else _measures(plan, m, model, question)
+    totals = [h.dimension for h in bounded.having]  # "spent over 3,000 yuan": the bound names the measure
+    measures = totals if counting else _measures(plan, m, model, question) or totals
     dropped += [f"measure {x}" for x in plan.measures if x not in measures]
     if not measures:
         return Grounded(None, "the question names none of the semantic model's measures (the plan chose "
@@ -240,6 +242,8 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     named = [*m.dimensions, *m.near_dimensions]  # near: a phrase close in meaning backs the model's choice
     dims = [d for d in plan.dimensions if d in kinds and (d in m.split or d in named and d not in filtered)]
     dims += [d for d in m.split if d not in dims]
+    if bounded.having and not dims and (keyed := listed_members(model, m)):
+        dims = [keyed]  # "累计实付超过5000元的钻石会员有哪些": the customers whose total passes
     within = [f.dimension for f in filters if m.share and f.dimension in m.share_within]  # "of all 华北 orders"
     if m.share and not dims and not bounds and not m.grain and set(filtered) <= set(within):
         dims = [d for d in named if kinds[d] != "time" and d not in filtered][:1]  # "regional contribution …, as a %"

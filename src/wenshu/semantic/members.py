@@ -48,12 +48,55 @@ def measure_spots(m: Mentions, question: str) -> list[tuple[str, int, int]]:
 def member_bound(t: Threshold, model: SemanticModel, m: Mentions, question: str) -> Filter | None:
     """A bound on a measure's total per member, when the members are asked for ("which cities", "各品牌", not
     "how many customers", which counts them: `counted_members`)."""
-    if not (m.split or m.dimensions) or m.counted or cue("count", question) and not cue("list", question):
+    if not (m.split or m.dimensions or listed_members(model, m)) or m.counted \
+            or cue("count", question) and not cue("list", question):
         return None
-    mid = _named(t, m, question)
+    mid = _named(t, m, question, model) or _headline(t, model, question) or _rows_count(t, model, question)
     if mid and _in_money(t, question) and not _money_measure(model, mid):
         return None  # "products under 100 yuan … sold the most units": a price, not a bound on units sold
     return Filter(dimension=mid, op=t.op, values=[t.value]) if mid else None
+
+
+def listed_members(model: SemanticModel, m: Mentions) -> str | None:
+    """The keyed dimension whose members a list asks for ("which customers spent over 3,000 yuan", "list the
+    customers with more than 2 paid orders"), or whose table holds the only values a list names when it names
+    no dimension ("累计实付超过5000元的钻石会员有哪些": the level is the customers', so the customers)."""
+    if not m.listing:
+        return None
+    dims = {d.id: d for d in model.dimensions}
+    keyed = [d for d in m.dimensions if d in dims and dims[d].key]
+    if keyed:
+        return keyed[0] if len(keyed) == 1 else None
+    tables = {dims[d].table.lower() for d in m.values if d in dims and dims[d].kind != "time"}
+    found = [d.id for d in model.dimensions if d.key and d.table.lower() in tables]
+    return found[0] if len(tables) == 1 and len(found) == 1 else None
+
+
+def _headline(t: Threshold, model: SemanticModel, question: str) -> str | None:
+    """A bound said in money with no measure named ("spent over 3,000 yuan"): the model's headline measure, when it
+    is an amount of money."""
+    head = model.headline
+    dims = {d.id for d in model.dimensions}
+    if any(just_before(question, e, t) for rec in model.records for f, _, e in named_fields(model, rec, question)
+           if f not in dims):
+        return None  # "标价低于500元的商品": a field's value, not what anyone spent
+    return head if head and _in_money(t, question) and _money_measure(model, head) \
+        and any(x.id == head and x.unit for x in [*model.measures, *model.ratios]) else None
+
+
+def _rows_count(t: Threshold, model: SemanticModel, question: str) -> str | None:
+    """A number of rows with no measure named ("下了超过5个订单", "下单超过3单"): the count measure named as the rows
+    it counts (orders: the orders), of the record whose word follows the number or whose counts are in its unit."""
+    said = question[t.start:t.end + 12].casefold()
+    after = re.sub(r"^\s*(个|笔|张)?\s*", "", question[t.end:t.end + 12]).casefold()
+    for rec in model.records:
+        counts = [x for x in model.measures if x.agg == "count" and x.table.lower() == rec.table.lower()]
+        own = {w.casefold().rstrip("s") for w in rec.words()}
+        if any(after.startswith(w.casefold()) for w in rec.words()) or any(x.unit and x.unit in said for x in counts):
+            named = [x.id for x in counts if any(w.casefold().rstrip("s") in own for w in (x.zh, x.en))]
+            if len(named) == 1:
+                return named[0]
+    return None
 
 
 def _in_money(t: Threshold, question: str) -> bool:

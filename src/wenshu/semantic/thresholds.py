@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 _UNITS = r"(?:\s*(?:元|块钱?|件|单|笔|人|次|yuan|rmb|cny|units?|items?))?"
-_NUMBER = r"(\d[\d,]*(?:\.\d+)?)\s*(万|千|k\b|w\b)?(?!\d|\s*(?:天|日|周|个?月|年|小时|个?季度)|\s*(?:days?|weeks?|months?|years?|hours?|quarters?)\b)"
+_NUMBER = r"(\d[\d,]*(?:\.\d+)?)\s*(?:个(?=亿))?(万|千|亿|k\b|w\b)?(?!\d|\s*(?:天|日|周|个?月|年|小时|个?季度)|\s*(?:days?|weeks?|months?|years?|hours?|quarters?)\b)"
 # operator words before the number, or after it (3000元以上); the op as the plan writes it
 _BEFORE = (
     (r"不少于|不低于|至少|大于等于|满|>=|≥|\bat least\b|\bno less than\b|\bnot less than\b", "gte"),
@@ -26,8 +26,8 @@ _CURRENCY = r"(?:[¥￥$€]|rmb|cny|usd)?\s*"  # "over ¥5,000": a sign before 
 _RANGE = (rf"(?:(?:在|介于)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:到|至|~|～)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:之间)?"
           rf"|{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:到|至|~|～)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*之间)",
           rf"\bbetween\s+{_CURRENCY}{_NUMBER}{_UNITS}\s+and\s+{_CURRENCY}{_NUMBER}{_UNITS}")
-_SCALE = {"万": 10_000, "w": 10_000, "千": 1_000, "k": 1_000}
-_ROUND = r"(?:过|破|超)(千|万)(?![万亿])"  # "金额过千的", 破万: more than a thousand, ten thousand
+_SCALE = {"亿": 100_000_000, "万": 10_000, "w": 10_000, "千": 1_000, "k": 1_000}
+_ROUND = r"(?:过|破|超)(千|万|亿)(?![万亿])"  # "金额过千的", 破万, 破亿: more than a thousand, ten thousand, …
 # small numbers in words ("three or more paid orders", "超过三单"), read as digits padded to the word's length so
 # every stretch of text keeps its place; a Chinese one only before a unit of counting (不到一半 is no bound),
 # and never "one" / 一 ("at least one item" asks for rows that have any)
