@@ -125,6 +125,20 @@ def test_a_bound_on_orders_reaches_a_measure_of_their_lines(demo_db_file):
     assert '"orders"."pay_amount" > 3000' in sql and run(demo_db_file, plan)
 
 
+def test_a_bound_on_a_field_of_the_members_own_rows_filters_them_not_their_totals(demo_db_file):
+    for question in ("列出标价低于80元的商品和各自卖了多少件", "标价80元以下的商品，各卖了多少件"):
+        plan, reason = grounded(question, ["units_sold"])
+        assert plan is not None, reason
+        assert plan.dimensions == ["product"] and not plan.having
+        assert [(f.dimension, f.op, f.values) for f in plan.filters] == [("products.unit_price", plan.filters[0].op, [80])]
+    want = one(demo_db_file, """SELECT p.product_name, SUM(oi.quantity) FROM order_items oi JOIN orders o
+        ON o.order_id = oi.order_id JOIN products p ON p.product_id = oi.product_id
+        WHERE o.status = 1 AND p.unit_price <= 80 GROUP BY p.product_id""")
+    assert sorted(run(demo_db_file, plan)) == sorted(want) and want
+    plan, reason = grounded("每个标价超过3000元的商品的销售额", ["gmv"])  # no total per product above 3,000
+    assert plan is None or not plan.having
+
+
 def test_a_share_of_bounded_orders_is_the_part_over_the_whole(demo_db_file):
     plan, _ = grounded("超过5000元的订单占已支付订单的比例", ["paid_orders"])
     assert plan.share_only()

@@ -120,7 +120,8 @@ def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Reco
         whole = any(x.id == target and not re.fullmatch(r"\w+", x.expr or "") for x in model.measures)
         ref = target if whole else f"{rec.table}.{target}"  # a measure's row expression, else a column
         out.append(Filter(dimension=ref, op=t.op, values=[t.value]))
-    if out and m.listing:
+    own_rows = {d.table.lower() for d in model.dimensions if d.id in m.dimensions and d.kind != "time"}
+    if out and m.listing and not all(bound_table(model, f) in own_rows for f in out):  # not the members' own rows
         return Bounds([], "the question asks to see rows with a bound, and no list of them holds it: free SQL answers")
     return Bounds(out, "", spans, rows_at, having, members)
 
@@ -198,7 +199,8 @@ def _records(model: SemanticModel, m: Mentions, question: str) -> list[Record]:
 def _fielded(model: SemanticModel, m: Mentions, question: str) -> list[Record]:
     """The records a field's word may belong to: those named, and those of the measures named ("实付超过2000
     元的大单，成交额多少": the orders' amount paid; "购买数量不少于3件 … 卖了多少件": the order lines' quantity)."""
-    tables = {x.table.lower() for x in model.measures if x.id in m.measures}
+    tables = {x.table.lower() for x in model.measures if x.id in m.measures}  # and the members' own rows
+    tables |= {d.table.lower() for d in model.dimensions if d.id in m.dimensions and d.kind != "time"}  # (标价: products')
     named = _records(model, m, question)
     return named + [r for r in model.records if r.table.lower() in tables and r not in named]
 
