@@ -99,6 +99,8 @@ def test_small_numbers_in_words_are_bounds(text, op, value):
     ("list the customers with at least 3 paid orders", "paid_orders", "gte", 3, None),
     ("哪些客户下了超过5个订单", "paid_orders", "gt", 5, None),  # a number of rows: the count named as its rows
     ("哪些买家退款超过2笔", "refund_count", "gt", 2, None),
+    ("上个月谁花了超过8000块", "gmv", "gt", 8000, None),  # who: the model's one keyed kind of member
+    ("Who placed more than 5 orders last month?", "paid_orders", "gt", 5, None),  # five orders: no order's value
 ])  # fmt: skip
 def test_a_list_of_members_bounded_on_their_total_keeps_the_members_that_pass(question, measure, op, value, level):
     plan, reason = grounded(question, ["buyers"])
@@ -106,6 +108,17 @@ def test_a_list_of_members_bounded_on_their_total_keeps_the_members_that_pass(qu
     assert plan.dimensions == ["customer"] and plan.measures == [measure] and not plan.records
     assert [(h.dimension, h.op, h.values) for h in plan.having] == [(measure, op, [value])]
     assert [f.values for f in plan.filters if f.dimension == "member_level"] == ([level] if level else [])
+
+
+def test_who_asks_for_the_members_ranked_or_listed():
+    plan, reason = grounded("钻石会员里谁的消费金额最高", ["gmv"])
+    assert plan is not None, reason
+    assert plan.dimensions == ["customer"] and plan.order == "desc" and plan.measures == ["gmv"]
+    assert [f.values for f in plan.filters] == [["3"]]
+    plan, _ = grounded("Name the 5 shoppers who spent the most this year", ["gmv"])
+    assert plan.dimensions == ["customer"] and plan.limit == 5
+    plan, _ = grounded("金卡会员都有谁", ["gmv"])  # no measure: the customers themselves
+    assert plan.records == "customers" and [f.values for f in plan.filters] == [["2"]]
 
 
 def test_listed_members_match_hand_written_sql_and_a_row_bound_stays_a_list_of_rows(demo_db_file):

@@ -26,14 +26,12 @@ from dataclasses import dataclass, field
 from wenshu.semantic.fields import just_before, named_fields, target_of
 from wenshu.semantic.thresholds import Threshold, thresholds
 from wenshu.semantic.listing import names_record
-from wenshu.semantic.members import Members, counted_members, listed_members, measure_spots, member_bound
+from wenshu.semantic.members import Members, counted_members, counts_rows, listed_members, measure_spots, member_bound
 from wenshu.semantic.mentions import Mentions, cue
 from wenshu.semantic.model import Record, SemanticModel
 from wenshu.semantic.paths import reachable
 from wenshu.semantic.plan import Filter, QueryPlan
 
-# units of counting (100单, 300 units); a record's or a count measure's own words after the number count too
-_COUNTED = r"(?:单|笔|件|人|个|次|家|天|units?|items?|people|times|days)"
 SYMBOL = {"gt": ">", "gte": "≥", "lt": "<", "lte": "≤"}
 
 
@@ -86,7 +84,7 @@ def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Reco
     measured = measure_spots(m, question)
     for t in thresholds(question):
         hit = _field_before(t, fielded, model, question, measured)
-        if hit is None and _counts_rows(t, model, question):
+        if hit is None and counts_rows(t, model, question):
             if said and (total := member_bound(t, model, m, question)):
                 having.append(total)  # "which products sold more than 300 units"
                 continue
@@ -103,7 +101,7 @@ def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Reco
             near = [(a, b) for a, b in _next_to(hit[0], (hit[2], t.end), question)  # not "order" in "average
                     if not any(x <= a and b <= y and y - x > b - a and mid not in counts  # order value"; a count's
                                for mid, x, y in measured)]  # words name its rows ("paid orders")
-            if said and not near and (not hit[3] or _of_members(hit[0], model, m)):  # "customers who spent over
+            if said and not near and (not hit[3] or _of_members(hit[0], model, m, question)):  # "customers who spent over
                 hit = None  # 20,000 in total", "累计实付超过5000元的钻石会员有哪些": not a row
         if hit is None and said and (total := member_bound(t, model, m, question)):
             having.append(total)  # "哪些城市成交额超过250万"
@@ -180,10 +178,10 @@ def bound_name(model: SemanticModel, ref: str, lang: str) -> str:
     return measure or column.replace("_", " ")
 
 
-def _of_members(rec: Record, model: SemanticModel, m: Mentions) -> bool:
+def _of_members(rec: Record, model: SemanticModel, m: Mentions, question: str) -> bool:
     """Whether the question lists members of a keyed dimension on another table than the bounded rows' (the
     customers, by their orders' amount paid)."""
-    keyed = listed_members(model, m)
+    keyed = listed_members(model, m, question)
     return keyed is not None and next(d for d in model.dimensions if d.id == keyed).table.lower() != rec.table.lower()
 
 
@@ -222,16 +220,6 @@ def _field_before(t: Threshold, rows: list[Record], model: SemanticModel, questi
             if best is None or end > best[0]:
                 best = (end, rec, target, start, question[start:end].casefold() in own)
     return None if best is None else best[1:]
-
-
-def _counts_rows(t: Threshold, model: SemanticModel, question: str) -> bool:
-    """"超过100单", "more than 100 orders", "over 300 paid orders": the number counts rows (a unit of
-    counting, a record or a count measure after it), it is no row's value."""
-    span, after = question[t.start:t.end], question[t.end:t.end + 24].casefold().lstrip()
-    counted = [w for e in [*model.records, *(x for x in model.measures if x.agg in ("count", "count_distinct"))]
-               for w in e.words()]
-    return bool(re.search(rf"{_COUNTED}\s*$", span, re.I) or re.match(rf"{_COUNTED}(?![a-z]|百分点)", after, re.I)
-                or any(after.startswith(w.casefold()) for w in counted))
 
 
 def _record_spots(rec: Record, question: str) -> list[tuple[int, int]]:

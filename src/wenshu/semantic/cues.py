@@ -97,7 +97,9 @@ CUES = {
     "rows_noun": r"^的?(记录|明细|清单|列表|单据)",
     # a verb that asks to see what follows: "show me yesterday's unpaid orders" (rows, when rows are named)
     "show": r"\b(show|pull up|bring up|display)(\s+me)?\b",
-    "list": r"哪些|有哪几|列出|列一下|列个|明细|清单|名单|列表|详情|\blist\b|\bdetails?\b|\bwhich\b",
+    "list": r"哪些|有哪几|列出|列一下|列个|明细|清单|名单|列表|详情|谁|\blist\b|\bdetails?\b|\bwhich\b"
+            r"|^\s*who\b",
+    "who": r"谁|^\s*who\b",  # the members asked are people
     "count": r"多少|几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
     "each": r"分别|各自|各是|各(占|贡献|有|卖|花|为|多少)|各[^，。？,.?\s各]{1,4}(多少|几)|\brespectively\b|\beach\b|\bseparately\b",
     # two values set side by side ("app vs web", "华东和华南对比"): one row per value

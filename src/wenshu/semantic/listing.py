@@ -17,7 +17,7 @@ from wenshu.semantic.fields import named_fields, ranked_field, target_of
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.phrasing import backed, in_time_order, newest_rows, spans as phrasing_spans
 from wenshu.semantic.labels import label_words
-from wenshu.semantic.members import member_bound
+from wenshu.semantic.members import counts_rows, member_bound
 from wenshu.semantic.mentions import Mentions, blank, cue, oriented, verbs
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.variants import apart, negated_act
@@ -105,7 +105,7 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     bounds = []
     for t in thresholds(question):
         target = target_of(t, named, record, model, question, own_value)
-        if target is None and member_bound(t, model, m, question) is not None:
+        if (target is None or counts_rows(t, model, question)) and member_bound(t, model, m, question) is not None:
             return None  # "which customers spent over 3,000 yuan": a total per member (`semantic.members`)
         if target is None:
             return Listed(None, f"the question bounds a value that {record.id} rows do not have")

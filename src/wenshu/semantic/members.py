@@ -27,6 +27,8 @@ from wenshu.semantic.thresholds import Threshold
 
 # a count of days ("有几天", "多少天", "how many days"): the members are the days of a daily trend
 _DAYS = r"(?<![这近前后过去])(几|多少)(个)?(天|日子)|\bhow many (different |separate )?days\b|\bnumber of days\b"
+# units of counting (100单, 300 units); a record's or a count measure's own words after the number count too
+_COUNTED = r"(?:单|笔|件|人|个|次|家|天|units?|items?|people|times|days)"
 # a count word right after a member's name ("客户有多少位", "城市一共有几个")
 _COUNT_AFTER = r"^\s*(的)?\s*(一共|总共|共)?\s*(有)?\s*(多少|几)"
 
@@ -45,10 +47,20 @@ def measure_spots(m: Mentions, question: str) -> list[tuple[str, int, int]]:
             for x in re.finditer(re.escape(w.casefold()), q)]
 
 
+def counts_rows(t: Threshold, model: SemanticModel, question: str) -> bool:
+    """"超过100单", "more than 100 orders", "over 300 paid orders": the number counts rows (a unit of
+    counting, a record or a count measure after it), it is no row's value."""
+    span, after = question[t.start:t.end], question[t.end:t.end + 24].casefold().lstrip()
+    counted = [w for e in [*model.records, *(x for x in model.measures if x.agg in ("count", "count_distinct"))]
+               for w in e.words()]
+    return bool(re.search(rf"{_COUNTED}\s*$", span, re.I) or re.match(rf"{_COUNTED}(?![a-z]|百分点)", after, re.I)
+                or any(after.startswith(w.casefold()) for w in counted))
+
+
 def member_bound(t: Threshold, model: SemanticModel, m: Mentions, question: str) -> Filter | None:
     """A bound on a measure's total per member, when the members are asked for ("which cities", "各品牌", not
     "how many customers", which counts them: `counted_members`)."""
-    if not (m.split or m.dimensions or listed_members(model, m)) or m.counted \
+    if not (m.split or m.dimensions or listed_members(model, m, question)) or m.counted \
             or cue("count", question) and not cue("list", question):
         return None
     mid = _named(t, m, question, model) or _headline(t, model, question) or _rows_count(t, model, question)
@@ -57,10 +69,11 @@ def member_bound(t: Threshold, model: SemanticModel, m: Mentions, question: str)
     return Filter(dimension=mid, op=t.op, values=[t.value]) if mid else None
 
 
-def listed_members(model: SemanticModel, m: Mentions) -> str | None:
+def listed_members(model: SemanticModel, m: Mentions, question: str = "") -> str | None:
     """The keyed dimension whose members a list asks for ("which customers spent over 3,000 yuan", "list the
     customers with more than 2 paid orders"), or whose table holds the only values a list names when it names
-    no dimension ("累计实付超过5000元的钻石会员有哪些": the level is the customers', so the customers)."""
+    no dimension ("累计实付超过5000元的钻石会员有哪些": the level is the customers', so the customers), or the model's
+    only keyed dimension when it asks who ("who spent more than 5,000 yuan last month")."""
     if not m.listing:
         return None
     dims = {d.id: d for d in model.dimensions}
@@ -68,8 +81,8 @@ def listed_members(model: SemanticModel, m: Mentions) -> str | None:
     if keyed:
         return keyed[0] if len(keyed) == 1 else None
     tables = {dims[d].table.lower() for d in m.values if d in dims and dims[d].kind != "time"}
-    found = [d.id for d in model.dimensions if d.key and d.table.lower() in tables]
-    return found[0] if len(tables) == 1 and len(found) == 1 else None
+    found = [d.id for d in model.dimensions if d.key and (d.table.lower() in tables or not tables and cue("who", question))]
+    return found[0] if len(tables) <= 1 and len(found) == 1 else None  # "who spent over 5,000": the one kind of member
 
 
 def _headline(t: Threshold, model: SemanticModel, question: str) -> str | None:
