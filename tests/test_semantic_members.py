@@ -39,6 +39,7 @@ def rows(db, sql: str) -> list[tuple]:
     ("订单量超过300单的日子有几天", (None, "day"), "paid_orders", "gt", 300),
     ("How many days had fewer than 250 paid orders?", (None, "day"), "paid_orders", "lt", 250),
     ("有多少个商品销量不少于20件", ("product", None), "units_sold", "gte", 20),
+    ("上个月花了超过4000块的客户一共有几个", ("customer", None), "gmv", "gt", 4000),  # 一共有几个: counted
 ])  # fmt: skip
 def test_a_count_of_members_names_the_members_and_the_bounded_total(question, members, measure, op, value):
     plan, reason = grounded(question, ["buyers"])  # the model's choice does not matter: the words say it all
@@ -88,6 +89,7 @@ def test_a_count_of_days_is_named_for_days():
 @pytest.mark.parametrize(("text", "op", "value"), [
     ("three or more paid orders", "gte", 3), ("超过三单", "gt", 3), ("两次以上", "gte", 2), ("over twenty units", "gt", 20),
     ("销售额超过3个亿", "gt", 300_000_000), ("破亿", "gt", 100_000_000), ("不低于1.2亿元", "gte", 120_000_000),
+    ("花了两万块以上", "gte", 20_000), ("不到三千元", "lt", 3000),
 ])  # fmt: skip
 def test_small_numbers_in_words_are_bounds(text, op, value):
     assert [(t.op, t.value) for t in thresholds(text)] == [(op, value)]
@@ -101,6 +103,8 @@ def test_small_numbers_in_words_are_bounds(text, op, value):
     ("哪些买家退款超过2笔", "refund_count", "gt", 2, None),
     ("上个月谁花了超过8000块", "gmv", "gt", 8000, None),  # who: the model's one keyed kind of member
     ("Who placed more than 5 orders last month?", "paid_orders", "gt", 5, None),  # five orders: no order's value
+    ("上个月金卡会员里，花钱超过6000块的有哪几个人", "gmv", "gt", 6000, ["2"]),  # 哪几个: which, not how many
+    ("今年退款超过3笔的客户有哪些", "refund_count", "gt", 3, None),  # 笔 counts refunds, not the money refunded
 ])  # fmt: skip
 def test_a_list_of_members_bounded_on_their_total_keeps_the_members_that_pass(question, measure, op, value, level):
     plan, reason = grounded(question, ["buyers"])
@@ -132,7 +136,7 @@ def test_listed_members_match_hand_written_sql_and_a_row_bound_stays_a_list_of_r
     assert plan.records == "order" and not plan.having and not plan.dimensions
 
 
-@pytest.mark.parametrize("text", ["at least one item", "不到一半", "more than two weeks ago", "三月份"])
+@pytest.mark.parametrize("text", ["超过一千二百", "at least one item", "不到一半", "more than two weeks ago", "三月份"])
 def test_words_that_are_no_bound_stay_none(text):
     assert thresholds(text) == []
 

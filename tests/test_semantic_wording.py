@@ -136,6 +136,14 @@ def test_a_dimensions_name_before_a_measure_splits_by_it(question, split, values
     m = read(MODEL, question)
     assert m.split == split and m.values == values
 
+def test_a_growth_asked_in_percent_is_no_share_and_those_few_rows_are_no_count():
+    m = read(MODEL, "Did this month's orders go up on the same month last year, and by what percent?")
+    assert m.compare == "yoy" and not m.share
+    assert read(MODEL, "What percent of orders came through the app?").share
+    assert read(MODEL, "上周那几笔取消的订单，把明细给我").listing  # 那几笔: those rows, not how many
+    assert not read(MODEL, "上周有几笔订单被取消").listing
+
+
 
 def test_a_list_shows_fields_of_the_rows_it_looks_up_and_a_possessive_names_one_field(demo_db_file):
     plan = grounded("list the refunds over ¥2,000 in the last 30 days with the order date, the buyer's phone "

@@ -43,7 +43,7 @@ CUES = {
                 r"|比再前|(比|和|跟|与|同|较)再往?前一个?(周|星期|月|天|日|季度|年)|再往?前一个?(周|星期|月|天|日|季度|年)的?(相?比|对比)"
                 r"|(vs\.?|versus)\s*(上个?月|上周|上星期|上季度|昨天|前一天|上期|[前上]一(周|个?星期|个?月|个?季度|年|天))"
                 r"|\b(vs\.?|versus|against|than|compared (to|with))\s+last\b(?!\s*[a-z0-9])",  # "this month vs last?"
-    "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比|百分之几|几成)|的(比例|百分比)(?!是?多少钱)|占[^，。？,.?多少]{0,6}多少(?!钱)|\bshares?\b|percentage of|proportion|what percent"
+    "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比|百分之几|几成)|的(比例|百分比)(?!是?多少钱)|占[^，。？,.?多少]{0,6}多少(?!钱)|\bshares?\b|percentage of|proportion|(?<!\bby )what percent"
              r"|\bwhat % of\b|% of (the )?total"
              r"|\bas (a )?percentages?\b|\b(as|in) (an? )?%|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent(age)?( terms)?\b"
              r"|\b(and|with|plus) (the |a |their |its )?percent(age)?s?\b(?! (change|growth|increase|decrease|drop|rise))"
@@ -100,7 +100,7 @@ CUES = {
     "list": r"哪些|有哪几|列出|列一下|列个|明细|清单|名单|列表|详情|谁|\blist\b|\bdetails?\b|\bwhich\b"
             r"|^\s*who\b",
     "who": r"谁|^\s*who\b",  # the members asked are people
-    "count": r"多少|几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
+    "count": r"多少|(?<![哪那这])几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
     "each": r"分别|各自|各是|各(占|贡献|有|卖|花|为|多少)|各[^，。？,.?\s各]{1,4}(多少|几)|\brespectively\b|\beach\b|\bseparately\b",
     # two values set side by side ("app vs web", "华东和华南对比"): one row per value
     "versus": r"\bvs\.?\b|\bversus\b|\bcompar\w*\b|\bimprove[ds]?\s+(on|over|upon)\b|对比|相比|比较|并排|比一比|(和|与|跟).{1,12}(比|相比|对比)"

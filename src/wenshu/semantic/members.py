@@ -64,6 +64,8 @@ def member_bound(t: Threshold, model: SemanticModel, m: Mentions, question: str)
             or cue("count", question) and not cue("list", question):
         return None
     mid = _named(t, m, question, model) or _headline(t, model, question) or _rows_count(t, model, question)
+    if mid and counts_rows(t, model, question) and not _is_count(model, mid):  # 退款超过2笔: the refunds, not
+        mid = _rows_count(t, model, question) or mid  # the money refunded (超过300件: units sold, a sum)
     if mid and _in_money(t, question) and not _money_measure(model, mid):
         return None  # "products under 100 yuan … sold the most units": a price, not a bound on units sold
     return Filter(dimension=mid, op=t.op, values=[t.value]) if mid else None
@@ -95,6 +97,10 @@ def _headline(t: Threshold, model: SemanticModel, question: str) -> str | None:
         return None  # "标价低于500元的商品": a field's value, not what anyone spent
     return head if head and _in_money(t, question) and _money_measure(model, head) \
         and any(x.id == head and x.unit for x in [*model.measures, *model.ratios]) else None
+
+
+def _is_count(model: SemanticModel, mid: str) -> bool:
+    return any(x.id == mid and x.agg in ("count", "count_distinct") for x in model.measures)
 
 
 def _rows_count(t: Threshold, model: SemanticModel, question: str) -> str | None:

@@ -23,7 +23,7 @@ from wenshu.semantic.spans import Spans
 from wenshu.semantic.thresholds import thresholds
 
 _WHOLE = re.compile(r"\bacross\s+all\s+(the\s+)?$", re.I)
-_COUNTED_AFTER = re.compile(r"\s*(有|是|共|一共|总共)?\s*(多少|几)")
+_COUNTED_AFTER = re.compile(r"\s*(一共|总共|共)?\s*(有|是)?\s*(多少|几)")
 
 
 @dataclass

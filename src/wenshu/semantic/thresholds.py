@@ -73,6 +73,8 @@ def _digits(question: str) -> str:
         return str(value).ljust(len(m.group(0))) if len(str(value)) <= len(m.group(0)) else m.group(0)
 
     out = re.sub(r"\b(" + "|".join(_WORDS) + r")\b", lambda m: pad(m, _WORDS[m.group(1).lower()]), question, flags=re.I)
+    out = re.sub(r"(?<![\d一二两三四五六七八九十])([一二两三四五六七八九])(?=[千万亿](?![一二两三四五六七八九十百零]))",  # 一万块以上, 两千: one digit
+                 lambda m: str(_CN_WORDS.get(m.group(1), 1)), out)  # before its scale, the same length
     return re.sub("(" + "|".join(sorted(_CN_WORDS, key=len, reverse=True)) + ")" + _CN_UNIT,
                   lambda m: pad(m, _CN_WORDS[m.group(1)]), out)
 
