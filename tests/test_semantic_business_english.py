@@ -179,6 +179,9 @@ def edited(question: str) -> QueryPlan | None:
     ("break it down by city", ["channel", "city"]),  # a drill-down keeps the split it had
     ("drop the channel split", []),
     ("不要按渠道拆了", []),
+    ("那城市等级的呢？", ["city_tier"]),  # what about …: instead of the split
+    ("what about by member level?", ["member_level"]),
+    ("那华东呢", ["channel"]),  # a value: a filter, the split stays
 ])  # fmt: skip
 def test_a_terse_follow_up_swaps_adds_or_drops_the_split(question, dimensions):
     plan = edited(question)

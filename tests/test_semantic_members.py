@@ -121,6 +121,10 @@ def test_who_asks_for_the_members_ranked_or_listed():
     assert [f.values for f in plan.filters] == [["3"]]
     plan, _ = grounded("Name the 5 shoppers who spent the most this year", ["gmv"])
     assert plan.dimensions == ["customer"] and plan.limit == 5
+    question = "Who bought 10 or more paid orders this year? Show their gender and order count too."
+    plan = ground(QueryPlan(measures=["paid_orders"], dimensions=["gender"]), MODEL, question).plan  # the model's
+    # split by gender: an attribute of the customers asked for
+    assert plan.dimensions == ["customer", "gender"] and [h.values for h in plan.having] == [[10]]
     plan, _ = grounded("金卡会员都有谁", ["gmv"])  # no measure: the customers themselves
     assert plan.records == "customers" and [f.values for f in plan.filters] == [["2"]]
 

@@ -29,6 +29,8 @@ ADD = r"加上|再加|还有|以及|同时|顺便|也看|也要|\balso\b|\bas we
 SWAP = r"换成|换为|改成|改为|改按|换按|而不是|替换|instead|rather than|switch to|change to|\bswap\b|\breplace\b" \
        r"|\bnow (?:split |broken down |break (?:it |that )?down |(?:do|run|show|redo) (?:it|that|this|the same) (?:again )?)?" \
        r"(?:by|per)\b"  # "now by region", "now do it per brand": the split swapped
+# a terse "what about X" naming only a dimension: X instead of the split ("那大区的呢", "what about by region?")
+WHAT_ABOUT = r"(那|那么)?\s*(按|看)?\s*\w{1,8}?\s*(的|维度的|来看的)?\s*呢\s*[？?]?|(and |so )?(what|how) about (by |per |each )?[\w ]{1,30}\?*"
 JOIN_IN = r"也(?!不|没)|一起|一并|\balso\b|\btoo\b|\bas well\b|\balong with\b|\btogether with\b|\bincluding\b"  # a value added
 DROP_FILTERS = r"不限|所有|全部|全国|整体|\ball\b|\boverall\b|\bin total\b"
 OTHERS = r"(其他|其它|别的|其余|\bother|\bthe rest of(?: the)?|\ball the other)\s*(的)?\s*"  # "其他region也列出来"
@@ -111,8 +113,13 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
         update["filters"] = [*filters.values(), *bounds]
     split = [d for d in [*m.split, *rest, *joined] if kinds.get(d) == "category" and d not in previous.dimensions
              and d not in gone]  # "across every refund reason": the whole again, not a split
+    alone = [d for d in m.dimensions if kinds.get(d) == "category" and d not in previous.dimensions and d not in m.values]
+    terse = bool(previous.dimensions and re.fullmatch(WHAT_ABOUT, question.strip(), re.I))
+    if not split and alone and terse:
+        split = alone[:1]  # "那大区的呢" after categories, "what about by region?": by region instead
+    swapped = terse or bool(re.search(SWAP, question, re.I))
     if split:
-        keep = [] if re.search(SWAP, question, re.I) else previous.dimensions
+        keep = [] if swapped else previous.dimensions
         update["dimensions"] = (keep + split)[-2:]
     elif not record and re.search(DROP_COLUMN, question, re.I) and \
             (gone := [d for d in m.dimensions if d in previous.dimensions]):

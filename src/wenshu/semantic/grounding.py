@@ -242,8 +242,9 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     named = [*m.dimensions, *m.near_dimensions]  # near: a phrase close in meaning backs the model's choice
     dims = [d for d in plan.dimensions if d in kinds and (d in m.split or d in named and d not in filtered)]
     dims += [d for d in m.split if d not in dims]
-    if (bounded.having or m.rank) and not dims and not m.grain and (keyed := listed_members(model, m, question)):
-        dims = [keyed]  # "累计实付超过5000元的钻石会员有哪些", 谁的销售额最高: the customers
+    if (bounded.having or m.rank) and not m.split and not m.grain and (keyed := listed_members(model, m, question)) \
+            and keyed not in dims:  # "累计实付超过5000元的钻石会员有哪些", 谁的销售额最高: the customers (with the
+        dims = [keyed]  # attributes named, below: "who … 15 or more paid orders? … their member tier")
     within = [f.dimension for f in filters if m.share and f.dimension in m.share_within]  # "of all 华北 orders"
     if m.share and not dims and not bounds and not m.grain and set(filtered) <= set(within):
         dims = [d for d in named if kinds[d] != "time" and d not in filtered][:1]  # "regional contribution …, as a %"

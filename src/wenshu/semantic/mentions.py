@@ -222,7 +222,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     return Mentions(
         measures=measures, alternatives=alternatives, dimensions=named, split=split, counted=counted,
         counted_values=counted_values, values=values, records=records.ids(),
-        listing=cue("list", question) and not cue("count", question),
+        listing=cue("list", question) and (not cue("count", question)  # "who … ? their tier and order count too"
+                                           or cue("who", question) and not re.search(r"\bhow many\b|多少|几", question, re.I)),
         dimension_words={d: [question[s:e] for s, e in spans] for d, spans in dims.hits.items()},
         measure_words=measure_words, grain=explicit_grain(bare), per=per_period(bare),
         compare=compare, share=cue("share", question) and not pct,
