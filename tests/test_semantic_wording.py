@@ -140,6 +140,7 @@ def test_a_growth_asked_in_percent_is_no_share_and_those_few_rows_are_no_count()
     m = read(MODEL, "Did this month's orders go up on the same month last year, and by what percent?")
     assert m.compare == "yoy" and not m.share
     assert read(MODEL, "What percent of orders came through the app?").share
+    assert read(MODEL, "Refund rate by category last week, next to the previous week").compare == "previous"
     assert not read(MODEL, "上周下单的客户里男女各占多少人").share and read(MODEL, "上周男女客户各占多少").share
     assert read(MODEL, "上周那几笔取消的订单，把明细给我").listing  # 那几笔: those rows, not how many
     assert not read(MODEL, "上周有几笔订单被取消").listing

@@ -32,7 +32,7 @@ CUES = {
                 r"|compar\w*\b.{0,40}\b(with|to|against)\s+(the\s+)?same (days?|period|time) (of |in )?(last|the (previous|prior)) (week|month|quarter)"
                 r"|(和|与|跟|同|对比)(上个?月|上周|上星期|上季度|上一?年|昨天|前一?天|上期|[前上]一(周|个?星期|个?月|个?季度|年))(相?比|对比)"
                 r"|compar\w*\b.{0,40}\b(with|to|against)\s+(the\s+)?(last|previous|prior)\s+(day|week|month|quarter|year|period)"
-                r"|\b(vs\.?|versus)\s+(the\s+)?(last|previous|prior)\s+(day|week|month|quarter|year|period)"
+                r"|\b(vs\.?|versus|next to|beside|alongside)\s+(the\s+)?(last|previous|prior)\s+(day|week|month|quarter|year|period)"
                 r"|period[- ]over[- ]period|(day|week|month|quarter)[- ](over|on)[- ](day|week|month|quarter)"
                 r"|\b(mom|wow|qoq|dod)\b"
                 r"|\b(against|than|vs\.?|versus|to|with) the same (point|time|days?|period|stage) (of |in )?last (week|month|quarter)\b"
