@@ -135,6 +135,8 @@ def test_a_bound_on_a_field_of_the_members_own_rows_filters_them_not_their_total
         ON o.order_id = oi.order_id JOIN products p ON p.product_id = oi.product_id
         WHERE o.status = 1 AND p.unit_price <= 80 GROUP BY p.product_id""")
     assert sorted(run(demo_db_file, plan)) == sorted(want) and want
+    plan, _ = grounded("Products listed under 80 yuan: how many units did each one sell last month?", ["units_sold"])
+    assert plan.dimensions == ["product"] and [f.dimension for f in plan.filters] == ["products.unit_price"]
     plan, reason = grounded("每个标价超过3000元的商品的销售额", ["gmv"])  # no total per product above 3,000
     assert plan is None or not plan.having
 

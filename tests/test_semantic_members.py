@@ -40,6 +40,7 @@ def rows(db, sql: str) -> list[tuple]:
     ("How many days had fewer than 250 paid orders?", (None, "day"), "paid_orders", "lt", 250),
     ("有多少个商品销量不少于20件", ("product", None), "units_sold", "gte", 20),
     ("上个月花了超过4000块的客户一共有几个", ("customer", None), "gmv", "gt", 4000),  # 一共有几个: counted
+    ("How many of our brands sold more than 2,000 units this year?", ("brand", None), "units_sold", "gt", 2000),
 ])  # fmt: skip
 def test_a_count_of_members_names_the_members_and_the_bounded_total(question, members, measure, op, value):
     plan, reason = grounded(question, ["buyers"])  # the model's choice does not matter: the words say it all

@@ -242,6 +242,10 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     named = [*m.dimensions, *m.near_dimensions]  # near: a phrase close in meaning backs the model's choice
     dims = [d for d in plan.dimensions if d in kinds and (d in m.split or d in named and d not in filtered)]
     dims += [d for d in m.split if d not in dims]
+    if not dims and cue("each", question):  # "items listed under 50 yuan, units each one moved": by item
+        own = {d.id: d.table.lower() for d in model.dimensions}
+        dims = [d for d in named if kinds[d] == "category" and d not in filtered
+                and any(bound_table(model, f) == own[d] for f in bounds)][:1]
     if (bounded.having or m.rank) and not m.split and not m.grain and (keyed := listed_members(model, m, question)) \
             and keyed not in dims:  # "累计实付超过5000元的钻石会员有哪些", 谁的销售额最高: the customers (with the
         dims = [keyed]  # attributes named, below: "who … 15 or more paid orders? … their member tier")
