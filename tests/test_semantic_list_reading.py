@@ -136,6 +136,7 @@ def test_of_the_models_choices_the_one_the_words_back_stays():
     ("上个月购买了家用电器的客户数", ["buyers"], [("category", ["家用电器"])]),  # what was bought between them
     ("本月有多少用户购买了运动户外", ["buyers"], [("category", ["运动户外"])]),  # the noun counted, then the act
     ("昨天有多少位会员通过小程序消费了", ["buyers"], [("channel", ["mini_program"])]),  # 消费客户数; words between
+    ("本周有多少个人在App上付了钱", ["buyers"], [("channel", ["app"])]),  # 多少个人: how many people
 ])  # fmt: skip
 def test_a_count_named_by_its_act_and_noun_apart_is_that_count(question, measures, filters):
     plan = ground(QueryPlan(measures=["gmv"]), MODEL, question).plan
