@@ -31,7 +31,7 @@ from wenshu.semantic.ratios import MONEY_UNITS
 from wenshu.semantic.variants import entry_words
 from wenshu.semantic.spans import Spans
 
-_HOW_MANY = r"(?:多少|几)(?:个(?=人))?"  # 多少个人: how many people
+_HOW_MANY = r"(?:多少|(?<!哪)几)(?:个(?=人))?"  # 多少个人: how many people (哪几个人: which)
 _MONEY = MONEY_UNITS | {"%"}  # a sum in these is an amount, not a number of pieces
 _PUNCT = "，。？！；,.?!;"
 _CLAUSE_END = f"[{_PUNCT}]"
