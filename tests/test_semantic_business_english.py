@@ -21,7 +21,7 @@ from wenshu.semantic.library import bundled_text
 from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import headlined, read
 from wenshu.semantic.model import parse_model
-from wenshu.semantic.plan import QueryPlan, Window
+from wenshu.semantic.plan import Filter, QueryPlan, Window
 from wenshu.semantic.windows import followup_window, plan_window
 
 MODEL = parse_model(bundled_text("demo"))
@@ -186,6 +186,14 @@ def edited(question: str) -> QueryPlan | None:
 def test_a_terse_follow_up_swaps_adds_or_drops_the_split(question, dimensions):
     plan = edited(question)
     assert plan is not None and plan.dimensions == dimensions and plan.measures == PREVIOUS.measures
+
+
+def test_the_other_members_of_a_filter_join_the_split_they_do_not_replace_it():
+    previous = PREVIOUS.model_copy(update={"filters": [Filter(dimension="region", values=["华东"])]})
+    question = "what about the other regions?"
+    m = read(MODEL, question)
+    plan = edit(previous, m, followup_window(question, previous.window, m.compare), question, MODEL)
+    assert plan is not None and plan.dimensions == ["channel", "region"] and not plan.filters
 
 
 @pytest.mark.parametrize("question", ["sort by orders instead", "rank by orders"])

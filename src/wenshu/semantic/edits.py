@@ -117,7 +117,7 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     terse = bool(previous.dimensions and re.fullmatch(WHAT_ABOUT, question.strip(), re.I))
     if not split and alone and terse:
         split = alone[:1]  # "那大区的呢" after categories, "what about by region?": by region instead
-    swapped = terse or bool(re.search(SWAP, question, re.I))
+    swapped = terse and not rest or bool(re.search(SWAP, question, re.I))  # the others of a member: added
     if split:
         keep = [] if swapped else previous.dimensions
         update["dimensions"] = (keep + split)[-2:]
