@@ -45,7 +45,8 @@ def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: di
         out.split += [d for d, codes in values.items() if len(codes) > 1]
     by_rank: list[str] = []
     passed = thresholds(question)
-    kinds_of = {d.id: d.kind for d in model.dimensions}
+    rows = {(r.table.lower(), r.columns[0]) for r in model.records if r.columns}  # dimensions that name records
+    own = {d.id for d in model.dimensions if d.kind != "time" and (d.table.lower(), d.column) not in rows}
     for did in dims.ids():
         at = dims.hits[did]
         after_value = all(any(e <= s and not question[e:s].strip() for _, e in value_spans) for s, _ in at)
@@ -66,7 +67,7 @@ def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: di
             out.counted.append(did)
             continue  # "新注册了多少用户": what is counted, not a split
         out.named.append(did)
-        owned = kinds_of.get(did) != "time" and any(_owns_measure(model, question, e) for _, e in at)  # 大区的销售额
+        owned = did in own and any(_owns_measure(model, question, e) for _, e in at)  # 大区的销售额 (客户的销售额: all)
         if split_word or asked or ranked or owned:
             out.split.append(did)
             by_rank += [did] * (ranked and not (split_word or asked))
