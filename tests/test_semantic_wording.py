@@ -132,6 +132,7 @@ def test_a_split_pinned_to_one_value_is_no_split_and_two_values_still_split():
     ("华东大区的销售额", [], {"region": ["华东"]}),  # a value's own kind: a filter
     ("上个月的销售额", [], {}),  # a period is no split
     ("上个月客户的平均客单价", [], {}),  # the customers are the rows themselves: all of them
+    ("全国所有大区的销售额合计", [], {}),  # all of them: their total
 ])  # fmt: skip
 def test_a_dimensions_name_before_a_measure_splits_by_it(question, split, values):
     m = read(MODEL, question)

@@ -23,6 +23,7 @@ from wenshu.semantic.spans import Spans
 from wenshu.semantic.thresholds import thresholds
 
 _WHOLE = re.compile(r"\bacross\s+all\s+(the\s+)?$", re.I)
+_ALL_BEFORE = re.compile(r"(所有|全部|全体|整个|全国)\s*$")  # "所有城市的销售额": their total, no split
 _COUNTED_AFTER = re.compile(r"\s*(一共|总共|共)?\s*(有|是)?\s*(多少|几)")
 
 
@@ -67,7 +68,8 @@ def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: di
             out.counted.append(did)
             continue  # "新注册了多少用户": what is counted, not a split
         out.named.append(did)
-        owned = did in own and any(_owns_measure(model, question, e) for _, e in at)  # 大区的销售额 (客户的销售额: all)
+        owned = did in own and any(_owns_measure(model, question, e) and not _ALL_BEFORE.search(question[:s])
+                                   for s, e in at)  # 大区的销售额 (客户的销售额, 所有城市的销售额合计: all)
         if split_word or asked or ranked or owned:
             out.split.append(did)
             by_rank += [did] * (ranked and not (split_word or asked))
