@@ -90,13 +90,14 @@ def listed_members(model: SemanticModel, m: Mentions, question: str = "") -> str
 def _headline(t: Threshold, model: SemanticModel, question: str) -> str | None:
     """A bound said in money with no measure named ("spent over 3,000 yuan"): the model's headline measure, when it
     is an amount of money."""
-    head = model.headline
+    head = next((e for e in [*model.measures, *model.ratios] if e.id == model.headline), None)
+    if head is None or not head.unit or head.unit.casefold() not in MONEY_UNITS or not _in_money(t, question):
+        return None
     dims = {d.id for d in model.dimensions}
     if any(just_before(question, e, t) for rec in model.records for f, _, e in named_fields(model, rec, question)
            if f not in dims):
         return None  # "标价低于500元的商品": a field's value, not what anyone spent
-    return head if head and _in_money(t, question) and _money_measure(model, head) \
-        and any(x.id == head and x.unit for x in [*model.measures, *model.ratios]) else None
+    return head.id
 
 
 def _is_count(model: SemanticModel, mid: str) -> bool:
