@@ -41,6 +41,14 @@ def rows(db, sql: str) -> list[tuple]:
     ("有多少个商品销量不少于20件", ("product", None), "units_sold", "gte", 20),
     ("上个月花了超过4000块的客户一共有几个", ("customer", None), "gmv", "gt", 4000),  # 一共有几个: counted
     ("How many of our brands sold more than 2,000 units this year?", ("brand", None), "units_sold", "gt", 2000),
+    # the people counted by their own rows: "how many people" and a count of distinct buyers name the customers,
+    # whose orders are counted (buyers per customer would be one each)
+    ("How many people ordered on the web three or more times this year?", ("customer", None), "paid_orders", "gte", 3),
+    ("今年有多少个客户下单超过6次", ("customer", None), "paid_orders", "gt", 6),
+    ("今年有几位会员买过两次或以上", ("customer", None), "paid_orders", "gte", 2),  # no measure named: their orders
+    ("上个月下单超过3次的客户有多少", ("customer", None), "paid_orders", "gt", 3),  # a number of times: orders
+    ("有多少个品牌今年卖了不到800件", ("brand", None), "units_sold", "lt", 800),  # 件: the one measure in that unit
+    ("今年有多少个城市下单超过2000单", ("city", None), "paid_orders", "gt", 2000),
 ])  # fmt: skip
 def test_a_count_of_members_names_the_members_and_the_bounded_total(question, members, measure, op, value):
     plan, reason = grounded(question, ["buyers"])  # the model's choice does not matter: the words say it all
@@ -61,6 +69,10 @@ def test_counted_members_match_hand_written_sql(demo_db_file):
     want = rows(demo_db_file, """SELECT COUNT(*) FROM (SELECT customer_id FROM orders WHERE status = 1
         GROUP BY customer_id HAVING COUNT(*) >= 4)""")
     assert rows(demo_db_file, compile_plan(MODEL, plan, lang="en").sql) == want and want[0][0] > 0
+    plan, _ = grounded("How many people ordered on the web three or more times?", ["buyers"])
+    want = rows(demo_db_file, """SELECT COUNT(*) FROM (SELECT customer_id FROM orders WHERE status = 1
+        AND channel = 'web' GROUP BY customer_id HAVING COUNT(*) >= 3)""")
+    assert rows(demo_db_file, compile_plan(MODEL, plan).sql) == want and want[0][0] > 0
     plan, _ = grounded("订单量超过300单的日子有几天", ["paid_orders"])
     want = rows(demo_db_file, """SELECT COUNT(*) FROM (SELECT order_date FROM orders WHERE status = 1
         GROUP BY order_date HAVING COUNT(*) > 300)""")
@@ -106,6 +118,8 @@ def test_small_numbers_in_words_are_bounds(text, op, value):
     ("Who placed more than 5 orders last month?", "paid_orders", "gt", 5, None),  # five orders: no order's value
     ("上个月金卡会员里，花钱超过6000块的有哪几个人", "gmv", "gt", 6000, ["2"]),  # 哪几个: which, not how many
     ("今年退款超过3笔的客户有哪些", "refund_count", "gt", 3, None),  # 笔 counts refunds, not the money refunded
+    ("哪些会员今年下单超过8次", "paid_orders", "gt", 8, None),  # 下单 names the buyers: per customer, their orders
+    ("今年下单8次以上的客户有哪些", "paid_orders", "gte", 8, None),  # picked by their orders, counted per customer
 ])  # fmt: skip
 def test_a_list_of_members_bounded_on_their_total_keeps_the_members_that_pass(question, measure, op, value, level):
     plan, reason = grounded(question, ["buyers"])
@@ -139,6 +153,15 @@ def test_listed_members_match_hand_written_sql_and_a_row_bound_stays_a_list_of_r
     assert sorted((a, b, round(c, 2)) for a, b, c in got) == sorted(want) and len(want) > 1
     plan, _ = grounded("列出实付金额超过5000元的订单", ["gmv"])  # one order's amount: the orders themselves
     assert plan.records == "order" and not plan.having and not plan.dimensions
+
+
+def test_members_kept_on_a_total_come_ordered_by_it_and_then_by_the_other_measures(demo_db_file):
+    plan, _ = grounded("退款超过2笔的客户有哪些？退款金额和笔数都要", ["refund_amount"])
+    assert plan.measures == ["refund_count", "refund_amount"]  # kept on the count: ordered by it
+    want = rows(demo_db_file, """SELECT c.customer_id, c.customer_name, COUNT(*), ROUND(SUM(r.refund_amount), 2)
+        FROM refunds r JOIN orders o ON o.order_id = r.order_id JOIN customers c ON c.customer_id = o.customer_id
+        GROUP BY c.customer_id HAVING COUNT(*) > 2 ORDER BY COUNT(*) DESC, SUM(r.refund_amount) DESC""")
+    assert rows(demo_db_file, compile_plan(MODEL, plan).sql) == want and len({w[2] for w in want}) < len(want)
 
 
 @pytest.mark.parametrize("text", ["超过一千二百", "at least one item", "不到一半", "more than two weeks ago", "三月份"])

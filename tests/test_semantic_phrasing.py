@@ -16,6 +16,7 @@ from engine_data import load_sql
 from wenshu.engines.execute import execute_readonly
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.edits import edit
+from wenshu.semantic.grounding import ground
 from wenshu.semantic.library import bundled_text
 from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import read
@@ -157,6 +158,22 @@ def test_a_rank_by_how_much_a_measure_moved_orders_by_its_change(question, order
                                                       "en").sql, row_limit=1000).rows
     growth = sorted((r[3] for r in every if r[3] is not None), reverse=order == "desc")
     assert [r[3] for r in rows] == growth[:3]  # the three that moved most that way, not the three largest
+
+
+@pytest.mark.parametrize(("question", "by_amount"), [
+    ("上个月哪两个城市的订单量比前一个月减少得最多", True),  # 最多: a quantity, ranked by how many fewer
+    ("上个月哪两个城市的订单量比前一个月掉得最厉害", False),  # 最厉害: by the rate
+])  # fmt: skip
+def test_a_change_ranked_by_the_most_is_ranked_by_its_amount(question, by_amount, sqlite_url):
+    got = ground(QueryPlan(measures=["paid_orders"]), MODEL, question).plan
+    assert got.by_change and got.order == "asc" and got.difference == by_amount
+    plan = QueryPlan.model_validate({**got.model_dump(), "window": WINDOW})
+    rows = execute_readonly(sqlite_url, compile_plan(MODEL, plan, "sqlite", "en").sql, row_limit=10).rows
+    every = execute_readonly(sqlite_url, compile_plan(MODEL, plan.model_copy(update={"limit": None}), "sqlite",
+                                                      "en").sql, row_limit=1000).rows
+    column = 4 if by_amount else 3  # the change in orders, else the change in percent
+    assert [r[column] for r in rows] == sorted(r[column] for r in every if r[column] is not None)[:2]
+    assert not by_amount or all(r[4] == r[1] - r[2] for r in every)
 
 
 @pytest.mark.parametrize("question", ["Swap AOV for the number of unique buyers", "把客单价替换为去重买家数"])

@@ -258,13 +258,15 @@ class Compiler(SqlWriter):
             moved = plan.ranked_by_change()  # by the change column; a member without one comes last
             by = self.q(change_name(self.name(target), plan.compare, self.lang, self.in_points(target))
                         if moved else self.name(target))
+            if moved and plan.difference and not self.in_points(target):  # "掉得最多？掉了多少": by the amount
+                by = self.q(DIFFERENCE[self.lang].format(self.name(target)))
             out = f" ORDER BY {f'({by} IS NULL), ' if moved else ''}{by} {(plan.order or 'desc').upper()}"
         elif plan.grain:
             out = f" ORDER BY {self.q(PERIOD[self.lang][plan.grain])}"
         elif self.keys_dims and all(coded(d) for d in self.keys_dims):  # codes have their own order (一线, 新一线…)
             out = " ORDER BY " + ", ".join(f"{self.key_of}.d{i}" for i in range(len(self.keys_dims)))
-        elif self.keys_dims:  # members by the first measure, largest first, as a bar chart reads
-            out = f" ORDER BY {self.q(self.name(metrics[0]))} DESC"
+        elif self.keys_dims:  # members by the first measure, largest first, as a bar chart reads (ties: the next)
+            out = " ORDER BY " + ", ".join(f"{self.q(self.name(x))} DESC" for x in metrics)
         return out + (f" LIMIT {plan.limit}" if plan.limit else "")
 
     def pretty(self, sql: str) -> str:

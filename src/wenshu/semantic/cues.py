@@ -72,6 +72,8 @@ CUES = {
     "fell": r"(掉|跌|降|下滑|下降|减少|缩水)得?最(多|厉害|狠|快|猛)|(降|跌)幅最大|下滑最(多|快|严重)"
             r"|\b(fell|dropped|declined|decreased|shrank|slipped|slid)" + _WHAT_CHANGED + r"( the)? (most|furthest|fastest|hardest)\b"
             r"|\b(biggest|largest|steepest|sharpest|worst) (drops?|declines?|falls?|decreases?|decliners?)\b",
+    # a change ranked by its amount, not its rate: "掉得最多" (most: a quantity), not "最快", "最厉害", "增速"
+    "by_amount": r"(掉|跌|降|下滑|下降|减少|缩水|涨|增长|增加|上升|提升)得?最多",
     "grew": r"(涨|增长|增加|上升|提升)得?最(多|快|猛)|(涨|增)幅最大|增速最(快|高)"
             r"|\b(grew|rose|increased|jumped|climbed|gained)" + _WHAT_CHANGED + r"( the)? (most|fastest|furthest)\b"
             r"|\b(biggest|largest|strongest|fastest|sharpest) (growth|increases?|gains?|jumps?|rises?|risers?)\b"
@@ -100,6 +102,9 @@ CUES = {
     "list": r"哪些|有哪几|列出|列一下|列个|明细|清单|名单|列表|详情|谁|\blist\b|\bdetails?\b|\bwhich\b"
             r"|^\s*who\b",
     "who": r"谁|^\s*who\b",  # the members asked are people
+    # a number of people asked ("多少个客户" names whom; "多少人", "how many people" do not)
+    "people": r"(多少|(?<![哪那这])几)(个|位|名)?人|(多少|(?<![哪那这])几)位|\bhow many (people|persons|individuals)\b"
+              r"|\bnumber of (people|persons|individuals)\b",
     "count": r"多少|(?<![哪那这])几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
     "each": r"分别|各自|各是|各(占|贡献|有|卖|花|为|多少)|各[^，。？,.?\s各]{1,4}(多少|几)|\brespectively\b|\beach\b|\bseparately\b",
     # two values set side by side ("app vs web", "华东和华南对比"): one row per value

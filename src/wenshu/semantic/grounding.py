@@ -238,6 +238,8 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     if why := carried(model, bounds, sorted(measure_tables(model, measures))):
         return Grounded(None, why, dropped)
     measures += [h.dimension for h in bounded.having if h.dimension not in measures][:3 - len(measures)]
+    if bounded.having and not m.rank:  # "退款超过2笔的客户，笔数和金额": the members by the total they are kept on
+        measures.sort(key=lambda x: x not in {h.dimension for h in bounded.having})
     filtered = {f.dimension for f in filters}
     named = [*m.dimensions, *m.near_dimensions]  # near: a phrase close in meaning backs the model's choice
     dims = [d for d in plan.dimensions if d in kinds and (d in m.split or d in named and d not in filtered)]
@@ -263,8 +265,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     dropped += [f"dimension {d}" for d in plan.dimensions if d not in dims and d not in time_split]
     measures = free_count(model, measures, dims)  # "order count by status": all orders, not the paid ones
     grain = counting.grain if counting else m.grain or (plan.grain if m.trend else None) or ("day" if time_split else None)
-    if plan.grain and not grain:
-        dropped.append("grain")
+    dropped += ["grain"] if plan.grain and not grain else []
     if bounded.having and not dims and not grain:
         return Grounded(None, "a bound on a total per member with no members to keep: free SQL answers", dropped)
     if m.rank and not dims and not grain:
@@ -288,13 +289,12 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         "order": oriented(m, model, order_by or measures[0]) if ranked else None,
         "order_by": order_by if ranked else None,
         "by_change": bool(m.by_change and ranked and not grain and compare != "none"),
-        "difference": cue("delta", question),  # with no comparison, two members side by side (QueryPlan.pair)
+        "difference": cue("delta", question) or bool(m.by_change and cue("by_amount", question)),  # ranked by it
     }
     if update["by_change"]:  # "掉得最厉害": the largest fall first, whatever the measure's better direction
         update["order"] = m.by_change
     for key, off in (("compare", "none"), ("share", False)):
         if getattr(plan, key) not in (off, update[key]):
             dropped.append(f"{key} {getattr(plan, key)}")
-    if (plan.limit or plan.order) and not ranked:
-        dropped.append("top N")
+    dropped += ["top N"] if (plan.limit or plan.order) and not ranked else []
     return Grounded(plan.model_copy(update=update), "", dropped, ambiguous(m, measures))

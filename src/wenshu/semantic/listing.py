@@ -17,7 +17,7 @@ from wenshu.semantic.fields import named_fields, ranked_field, target_of
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.phrasing import backed, in_time_order, newest_rows, spans as phrasing_spans
 from wenshu.semantic.labels import label_words
-from wenshu.semantic.members import member_bound
+from wenshu.semantic.members import counts_own_rows, member_bound
 from wenshu.semantic.mentions import Mentions, blank, cue, oriented, verbs
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.variants import apart, negated_act
@@ -56,6 +56,8 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     if record is None or [d for d in m.split if not _own_name(d, record, model, m)]:
         return None
     acted = [measures[x].table for x in apart(model, question, [], asked=False) if measures[x].table != record.table]
+    if acted and any(member_bound(t, model, m, question) for t in thresholds(question)):
+        return None  # "下单3次以上的客户有哪些": their orders counted and bounded per customer (`semantic.members`)
     if acted or negated_act(model, question):  # "上个月(没)下单的客户有哪些": by their orders, no filter of customers
         return Listed(None, f"a list of {record.id} picked by rows of {acted[0] if acted else 'another table'}")
     named = [x for x in named_fields(model, record, question) if not _not_a_field(x, record, model, m, question)] \
@@ -105,7 +107,7 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     bounds = []
     for t in thresholds(question):
         target = target_of(t, named, record, model, question, own_value)
-        if (target is None or _counts_own_rows(t, record, model, question)) and member_bound(t, model, m, question) is not None:
+        if (target is None or counts_own_rows(t, record, model, question)) and member_bound(t, model, m, question) is not None:
             return None  # "which customers spent over 3,000 yuan": a total per member (`semantic.members`)
         if target is None:
             return Listed(None, f"the question bounds a value that {record.id} rows do not have")
@@ -134,14 +136,6 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
         [*record.columns, by_field] if alone and by_field and by_field not in record.columns else [],  # 成本最高的: and the cost
         filters=[Filter(dimension=d, op="not_in" if d in m.excluded else "in", values=v) for d, v in filters.items()] + bounds,
         order_by=order_by, order=order, limit=limit))
-
-
-def _counts_own_rows(t, record, model: SemanticModel, question: str) -> bool:
-    """Whether the number counts the record's own rows, by its word or a count of them after it ("Who placed more
-    than 5 orders", "10 or more paid orders": no order's value)."""
-    after = re.sub(r"^\s*(个|笔|张|单)?\s*", "", question[t.end:t.end + 24]).casefold()
-    counts = [x for x in model.measures if x.agg == "count" and x.table.lower() == record.table.lower()]
-    return any(after.startswith(w.casefold()) for w in [*record.words(), *(w for x in counts for w in x.words())])
 
 
 def _valued(model: SemanticModel, m: Mentions):

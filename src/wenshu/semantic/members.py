@@ -18,9 +18,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from wenshu.semantic.counting import keyed_counts
 from wenshu.semantic.fields import just_before, named_fields
 from wenshu.semantic.mentions import Mentions, cue
-from wenshu.semantic.model import SemanticModel
+from wenshu.semantic.model import Record, SemanticModel
+from wenshu.semantic.paths import reachable, reaches
 from wenshu.semantic.plan import Filter
 from wenshu.semantic.ratios import MONEY_UNITS
 from wenshu.semantic.thresholds import Threshold
@@ -53,8 +55,16 @@ def counts_rows(t: Threshold, model: SemanticModel, question: str) -> bool:
     span, after = question[t.start:t.end], question[t.end:t.end + 24].casefold().lstrip()
     counted = [w for e in [*model.records, *(x for x in model.measures if x.agg in ("count", "count_distinct"))]
                for w in e.words()]
-    return bool(re.search(rf"{_COUNTED}\s*$", span, re.I) or re.match(rf"{_COUNTED}(?![a-z]|百分点)", after, re.I)
+    return bool(re.search(rf"{_COUNTED}\s*(及|或)?(以上|以下|以内|之上|或更多|or more|or fewer)?\s*$", span, re.I) or re.match(rf"{_COUNTED}(?![a-z]|百分点)", after, re.I)
                 or any(after.startswith(w.casefold()) for w in counted))
+
+
+def counts_own_rows(t: Threshold, record: Record, model: SemanticModel, question: str) -> bool:
+    """Whether the number counts the record's own rows, by its word or a count of them after it ("Who placed more
+    than 5 orders", "10 or more paid orders": no order's value)."""
+    after = re.sub(r"^\s*(个|笔|张|单)?\s*", "", question[t.end:t.end + 24]).casefold()
+    counts = [x for x in model.measures if x.agg == "count" and x.table.lower() == record.table.lower()]
+    return any(after.startswith(w.casefold()) for w in [*record.words(), *(w for x in counts for w in x.words())])
 
 
 def member_bound(t: Threshold, model: SemanticModel, m: Mentions, question: str) -> Filter | None:
@@ -63,9 +73,13 @@ def member_bound(t: Threshold, model: SemanticModel, m: Mentions, question: str)
     if not (m.split or m.dimensions or listed_members(model, m, question)) or m.counted \
             or cue("count", question) and not cue("list", question):
         return None
-    mid = _named(t, m, question, model) or _headline(t, model, question) or _rows_count(t, model, question)
+    mid = _named(t, m, question, model) or _headline(t, model, question) or _rows_count(t, model, question) \
+        or _in_unit(t, model, question, [*m.split, *m.dimensions])  # "卖了超过500件": the one measure counted in 件
     if mid and counts_rows(t, model, question) and not _is_count(model, mid):  # 退款超过2笔: the refunds, not
         mid = _rows_count(t, model, question) or mid  # the money refunded (超过300件: units sold, a sum)
+    keyed = [d for d in dict.fromkeys([*m.split, listed_members(model, m, question)]) if d and keyed_counts(model, d)]
+    if len(keyed) == 1 and (mid or counts_rows(t, model, question)):  # "哪些客户下单超过3次": their orders
+        mid = per_member(model, mid or _first_key_count(model, keyed[0]), keyed[0])
     if mid and _in_money(t, question) and not _money_measure(model, mid):
         return None  # "products under 100 yuan … sold the most units": a price, not a bound on units sold
     return Filter(dimension=mid, op=t.op, values=[t.value]) if mid else None
@@ -119,6 +133,16 @@ def _rows_count(t: Threshold, model: SemanticModel, question: str) -> str | None
     return None
 
 
+def _in_unit(t: Threshold, model: SemanticModel, question: str, dims: list[str]) -> str | None:
+    """The one measure whose unit is the word the number is counted in ("超过500件": units sold), of those the
+    dimensions `dims` split."""
+    said = re.search(rf"{_COUNTED}\s*\S{{0,3}}$", question[t.start:t.end]) or re.match(_COUNTED, question[t.end:].lstrip())
+    reach = reachable(model)
+    found = [x.id for x in model.measures if said and x.unit and x.unit == said.group(0).strip()[:len(x.unit)]
+             and all(reaches(model, d, {x.table.lower()}, reach) for d in dims)]
+    return found[0] if len(found) == 1 else None
+
+
 def _in_money(t: Threshold, question: str) -> bool:
     """Whether the bound is said in money: its own stretch holds a currency (100元, "100 yuan", ¥100)."""
     return bool(re.search(r"元|块|[¥￥$]|\b(yuan|rmb|cny)\b", question[t.start:t.end], re.I))
@@ -133,7 +157,14 @@ def counted_members(t: Threshold, model: SemanticModel, m: Mentions, question: s
     """The bound on each member's total and the members whose number the question asks ("有多少个城市成交额
     超过100万"); None when it counts no members or names no measure for the bound."""
     members = _counted(model, m, question)
-    mid = _named(t, m, question, model) if members else None
+    if members is None and counts_rows(t, model, question):  # "有多少个客户下单超过3次", "how many people bought
+        members = _keyed_members(model, m, question)  # through the app two or more times"
+    rows = counts_rows(t, model, question)
+    mid = (_named(t, m, question, model) or (_rows_count(t, model, question) if rows else None)) if members else None
+    if members and members.dimension and (mid or rows):  # "几位客户买了两次或以上": the
+        mid = per_member(model, mid or _first_key_count(model, members.dimension), members.dimension)  # orders
+    if members and not mid:
+        mid = _in_unit(t, model, question, [members.dimension] if members.dimension else [])
     return (Filter(dimension=mid, op=t.op, values=[t.value]), members) if mid else None
 
 
@@ -152,6 +183,30 @@ def _counted(model: SemanticModel, m: Mentions, question: str) -> Members | None
         for x in re.finditer(re.escape(w.casefold()), q))]
     found = counted or after
     return Members(dimension=found[0]) if found else None
+
+
+def _keyed_members(model: SemanticModel, m: Mentions, question: str) -> Members | None:
+    """The members a count of distinct keys counts, when the question bounds their rows: the dimension whose keys the
+    named one counts (多少个客户下单: buyers, by customer), else, when it asks how many people, the model's one dimension
+    that such a count looks up."""
+    keyed = [d.id for d in model.dimensions if d.key and keyed_counts(model, d.id)]
+    named = [d for d in keyed if any(x.id in m.measures for x in keyed_counts(model, d))]
+    found = named or (keyed if cue("people", question) else [])
+    return Members(dimension=found[0]) if len(found) == 1 else None
+
+
+def _first_key_count(model: SemanticModel, did: str) -> str | None:
+    first = keyed_counts(model, did)[:1]
+    return first[0].id if first else None
+
+
+def per_member(model: SemanticModel, mid: str, did: str) -> str:
+    """A bound on a count of the members' own keys (buyers per customer: one each) is a bound on the rows it counts:
+    the row count of the same table with the same default filter (paid orders)."""
+    me = next((x for x in keyed_counts(model, did) if x.id == mid), None)
+    twin = next((x for x in model.measures if me is not None and x.agg == "count"
+                 and x.table.lower() == me.table.lower() and x.filter == me.filter), None)
+    return twin.id if twin is not None else mid
 
 
 def _named(t: Threshold, m: Mentions, question: str, model: SemanticModel | None = None) -> str | None:
