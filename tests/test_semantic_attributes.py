@@ -34,3 +34,10 @@ def test_a_member_named_right_before_its_own_attribute_says_whose_it_is_not_a_sp
     assert planned("上个月按客户性别拆分订单量").dimensions == ["gender"]
     assert planned("Last month's paid orders split by customer gender").dimensions == ["gender"]
     assert planned("上个月按客户的会员等级看销售额").dimensions == ["member_level"]
+
+
+def test_a_compound_of_a_member_and_a_kind_it_looks_up_is_that_kind():
+    assert planned("Gross profit by product category last month").dimensions == ["category"]  # the products' category
+    assert planned("last month's units sold by product brand").dimensions == ["brand"]
+    assert planned("last month's units sold by product and brand").dimensions == ["product", "brand"]  # two, joined
+    assert planned("上个月各商品的品类和销量").dimensions[0] == "product"  # each product's, not a compound

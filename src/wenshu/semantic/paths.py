@@ -12,9 +12,12 @@ category), never split them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from wenshu.semantic.mentions import Mentions
 from wenshu.semantic.model import SemanticModel
+
+if TYPE_CHECKING:  # a type only: mentions reads the model's paths itself
+    from wenshu.semantic.mentions import Mentions
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from wenshu.semantic.cues import CUES, SPLIT_BEFORE, SUPERLATIVE_BEFORE, WHICH_AFTER, WHICH_BEFORE, cue
 from wenshu.semantic.model import SemanticModel
+from wenshu.semantic.paths import reachable
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.thresholds import thresholds
 
@@ -93,13 +94,14 @@ def _owns_measure(model: SemanticModel, question: str, end: int) -> bool:
 
 def owners(model: SemanticModel, question: str, dims: Spans, named: list[str]) -> list[tuple[str, str]]:
     """(owner, follower): a keyed dimension named right before another dimension of its own table ("customer
-    gender", "客户的会员等级") names whose attribute that is, not a split by each customer."""
-    by_id, out = {d.id: d for d in model.dimensions}, []
-    for did in named:
-        if not by_id[did].key:
-            continue
-        after = [e + re.match(r"\s*(的|'s|’s)?\s*", question[e:]).end() for _, e in dims.hits[did]]
-        follower = next((o for o in dims.ids() if o != did and by_id[o].table == by_id[did].table
+    gender", "客户的会员等级") or of one it looks up ("product category": the products' category) names whose attribute
+    that is, not a split by each customer."""
+    by_id, out, reach = {d.id: d for d in model.dimensions}, [], reachable(model)
+    for did in named:  # an unkeyed one only as the first word of a compound ("product category", not 商品的品类)
+        after = [e + re.match(r"\s*(的|'s|’s)?\s*" if by_id[did].key else r"\s*", question[e:]).end()
+                 for _, e in dims.hits[did]]
+        follower = next((o for o in dims.ids() if o != did and (by_id[o].table == by_id[did].table or by_id[o].table.lower()
+                                                                 in reach.get(by_id[did].table.lower(), ()))
                          and all(any(s == at for s, _ in dims.hits[o]) for at in after)), None)
         if follower is not None:
             out.append((did, follower))
