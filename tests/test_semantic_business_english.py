@@ -226,3 +226,12 @@ def test_the_difference_is_the_periods_values_subtracted(demo_db_file):
     assert moved == now - before
     rate = compile_plan(MODEL, plan.model_copy(update={"measures": ["refund_rate"]}), "sqlite", "zh")
     assert len(rate.columns) == 3  # a rate's change is already a difference, in points
+
+
+@pytest.mark.parametrize(("question", "categories"), [
+    ("How much GMV did we book over the last 7 days?", []),  # "book" is what we did, not the books category
+    ("How many units of books did we sell last month?", [["图书文具"]]),  # the category, named before "we"
+])  # fmt: skip
+def test_a_word_right_after_a_subject_is_a_verb_not_a_members_name(question, categories):
+    plan = grounded(question)
+    assert [f.values for f in plan.filters if f.dimension == "category"] == categories

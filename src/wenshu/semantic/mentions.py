@@ -155,7 +155,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
              if any(s <= a and b <= e and b - a < e - s for a, b in labelled)]
     for d in model.dimensions:
         found = Spans.find(question, label_words(d), metrics.spans() + _reciprocal(question) + rows
-                           + (dates if d.part else []))
+                           + phrasing.after_subject(question) + (dates if d.part else []))
         for code in found.ids():
             values.setdefault(d.id, []).append(code)
         value_spans += found.spans()
@@ -169,9 +169,10 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         did = by_column.get((hit.get("table"), hit.get("column")))
         label = str(hit.get("label") or hit.get("value") or "")
         said = label and phrasing.said_outside_fields(model, question, label)  # 商品总额: no value 商品 inside
-        if did and said and str(hit["value"]) not in values.get(did, []):
+        start = q.find(label.casefold())
+        verb = any(s <= start < e for s, e in phrasing.after_subject(question))  # "did we book": no books
+        if did and said and not verb and str(hit["value"]) not in values.get(did, []):
             values.setdefault(did, []).append(str(hit["value"]))
-            start = q.find(label.casefold())
             value_spans.append((start, start + len(label)))
             value_at.setdefault(did, []).append((start, start + len(label)))
     named_at = {d: value_at.get(d, []) for d in values}

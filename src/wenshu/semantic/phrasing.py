@@ -187,6 +187,16 @@ def dated(question: str) -> list[tuple[int, int]]:
     return out
 
 
+_AFTER_SUBJECT = re.compile(r"\b(?:we|you|they|i)\s+(?:(?:did|do|does|have|had|will|would|can|could|just)\s+)?([a-z]+)\b",
+                            re.I)
+
+
+def after_subject(question: str) -> list[tuple[int, int]]:
+    """The English word right after a subject ("how much GMV did we book", "what we sold"): a verb, never a member's
+    name (books)."""
+    return [m.span(1) for m in _AFTER_SUBJECT.finditer(question)]
+
+
 def listed_records(model: SemanticModel, question: str, rows_noun: str,
                    labels: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Where a record's own word comes right before a word for its rows (`rows_noun`: "上周退款的记录", "退货的明细"):
