@@ -132,6 +132,16 @@
   three turns, four of two) whose later turns are terse (这里面只留女的, 再按下单渠道拆开瞧瞧, 那大区的呢？, "only the ones
   who live in first-tier cities"); 24 Chinese, 16 English, written by another helper
   (`bench/data/biz21_questions.yaml`), for development.
+- `biz22`: 40 business questions written blind in the style of the demo gold set's development half, a broad
+  mix of what a manager asks: totals over a window (昨天, 近7天, 本季度至今, 上半年, "month to date" with its
+  run-rate), trends by day, week and month, 同比 / 环比 with growth %, shares, top and bottom N, ratios (客单价,
+  毛利率, conversion from daily traffic, 回头客 / "repeat rate", "basket size"), splits by one or two dimensions
+  (region and channel, gender and member level, weekday and weekend), new versus existing customers, counts and
+  lists of members passing a bound said in words (一万五, "two thousand", "1.5k"), the customer's own city or city
+  tier versus the delivery city, members with no rows, and detail lists of orders and refunds; five conversations
+  (two of three turns, three of two) whose later turns are terse (金额换成客单价, 改成按周，看最近8个整周, "Narrow that
+  down to orders shipped to first-tier cities."); 24 Chinese, 16 English, written by another helper
+  (`bench/data/biz22_questions.yaml`), for development.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -167,7 +177,8 @@ DEMO_SETS = {"demo": ("gold", None), "demo_dev": ("gold", "dev"), "demo_test": (
              "biz14": ("biz14", None), "biz15": ("biz15", None),
              "biz16": ("biz16", None), "biz17": ("biz17", None),
              "biz18": ("biz18", None), "biz19": ("biz19", None),
-             "biz20": ("biz20", None), "biz21": ("biz21", None)}
+             "biz20": ("biz20", None), "biz21": ("biz21", None),
+             "biz22": ("biz22", None)}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
          "biz_dev": "development", "biz2": "development", "biz3": "development", "para_en": "development",
          "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
@@ -178,7 +189,7 @@ ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_
          "biz11": "development", "biz12": "development", "biz13": "development",
          "biz14": "development", "biz15": "development", "biz16": "development",
          "biz17": "development", "biz18": "development", "biz19": "development",
-         "biz20": "development", "biz21": "development"}
+         "biz20": "development", "biz21": "development", "biz22": "development"}
 
 
 def role_of(set_name: str) -> str:
@@ -303,7 +314,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, half, source)
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, para_en or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, para_en or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)
