@@ -25,7 +25,7 @@ def test_a_customer_attribute_named_beside_the_split_is_shown_once_per_customer(
 
 
 def test_a_dimension_of_another_table_or_a_filtered_one_is_no_attribute():
-    assert planned("上个月每个客户的消费金额和所在城市").dimensions == ["customer"]  # the orders reach the delivery city
+    assert planned("上个月每个客户的消费金额和收货城市").dimensions == ["customer"]  # the orders reach the delivery city
     assert planned("上个月金卡会员里每个客户的消费金额").dimensions == ["customer"]  # a filter, not shown
     assert planned("上个月各会员等级的销售额").dimensions == ["member_level"]  # no member to stand beside
 

@@ -20,6 +20,7 @@ from wenshu.semantic.labels import COMPARE, DIFFERENCE, PERIOD, SHARE, change_na
 from wenshu.semantic.model import Measure, Ratio, SemanticModel
 from wenshu.semantic.pair import paired
 from wenshu.semantic.paths import Unreachable, joins, joins_through_children, own_key
+from wenshu.semantic.routes import routed
 from wenshu.semantic.plan import QueryPlan, Window
 from wenshu.semantic.sql_writer import SqlWriter
 
@@ -278,6 +279,7 @@ class Compiler(SqlWriter):
 
 def compile_plan(model: SemanticModel, plan: QueryPlan, dialect: str = "sqlite", lang: str = "zh") -> Compiled:
     """SQL for `plan` in `dialect` (sqlite, postgresql, mysql, mariadb, duckdb); raises PlanNotCompilable."""
+    model = routed(model, plan.via)  # "customers who live in …": their own city, not the delivery city
     if plan.records:
         from wenshu.semantic.detail import DetailCompiler  # a detail list: rows, not aggregates
 

@@ -25,6 +25,7 @@ import re
 import sqlglot
 from sqlglot import exp
 
+from wenshu.semantic.mentioned import Mentions
 from wenshu.semantic.model import Measure, SemanticModel
 from wenshu.semantic.phrasing import backs
 from wenshu.semantic.ratios import MONEY_UNITS
@@ -277,4 +278,21 @@ def distinct_counts(model: SemanticModel, counted: list[str], named: list[str], 
             twin = found[0]
             out = [x for x in out if not (x in by_id and by_id[x].agg == "count"
                                           and by_id[x].table.lower() == twin.table.lower())] + [twin.id]
+    return list(dict.fromkeys(out))
+
+
+def distinct_keys(measures: list[str], m: Mentions, model: SemanticModel) -> list[str]:
+    """"How many distinct customers placed a paid order": the question counts a dimension, so a row count of
+    a table is its distinct count of the key that looks that dimension up (orders.customer_id -> customers),
+    when the model has such a measure with the same default filter."""
+    out = list(measures)
+    for did in m.counted:
+        keyed = keyed_counts(model, did)
+        for i, mid in enumerate(out):
+            me = next((x for x in model.measures if x.id == mid and x.agg == "count"), None)
+            if me is None:
+                continue
+            twin = next((x for x in keyed if x.table.lower() == me.table.lower() and x.filter == me.filter), None)
+            if twin is not None:
+                out[i] = twin.id
     return list(dict.fromkeys(out))

@@ -150,6 +150,8 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     if m.rank and (m.limit or m.order):
         ranked = update.get("order_by", previous.order_by) or update.get("measures", previous.measures)[0]
         update.update(limit=m.limit or previous.limit, order=oriented(m, model, ranked))
+    if via := [r for r in m.via if r not in previous.via]:  # "only the ones who live in first-tier cities"
+        update["via"] = previous.via + via
     if not update:
         return None
     return previous.model_copy(update=update)

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field, replace
 from wenshu.semantic.attributes import attributes
 from wenshu.semantic.bounds import bound_table, carried, row_bounds
 from wenshu.semantic.members import listed_members
-from wenshu.semantic.counting import counted_keys, free_count, keyed_counts, not_asked, restated
+from wenshu.semantic.routes import reached
+from wenshu.semantic.counting import counted_keys, distinct_keys, free_count, keyed_counts, not_asked, restated
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.listing import detail
 from wenshu.semantic.labels import label_words, not_the_measures_own
@@ -64,7 +65,7 @@ def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str)
         backed_choices = [x for x in plan.measures if x in entries and x not in per_member
                           and any(backs(w, question) for w in entry_words(model, entries[x]))]
         if len(backed_choices) == 1:
-            return _distinct_counts(backed_choices, m, model)
+            return distinct_keys(backed_choices, m, model)
     named = named or counted_keys(model, m.counted, m.dimension_words, question)
     if not named and len(said := [x for x in backed(model, question) if x not in per_member]) == 1:
         named = said  # "多少个客户付款下过单": the words back one measure only (buyers), whatever the model chose
@@ -72,24 +73,7 @@ def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str)
     kept = (chosen + [x for x in named if x not in chosen])[:3]  # the model's choices first, in the question's order:
     measures = [x for x in dict.fromkeys(named) if x in kept]  # "how many, and their order value": the count first
     measures = not_asked(money_twins(measures, model, question), m.measure_words, model, question, cue("money", question))
-    return _distinct_counts(measures, m, model)
-
-
-def _distinct_counts(measures: list[str], m: Mentions, model: SemanticModel) -> list[str]:
-    """"How many distinct customers placed a paid order": the question counts a dimension, so a row count of
-    a table is its distinct count of the key that looks that dimension up (orders.customer_id -> customers),
-    when the model has such a measure with the same default filter."""
-    out = list(measures)
-    for did in m.counted:
-        keyed = keyed_counts(model, did)
-        for i, mid in enumerate(out):
-            me = next((x for x in model.measures if x.id == mid and x.agg == "count"), None)
-            if me is None:
-                continue
-            twin = next((x for x in keyed if x.table.lower() == me.table.lower() and x.filter == me.filter), None)
-            if twin is not None:
-                out[i] = twin.id
-    return list(dict.fromkeys(out))
+    return distinct_keys(measures, m, model)
 
 
 def ambiguous(m: Mentions, measures: list[str]) -> list[dict]:
@@ -261,7 +245,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
             if not {c.id for c in model.conformed(d)} - {d} & set(dims[:i])]
     time_split = [d for d in dims if kinds[d] == "time"]
     dims = [d for d in dims if kinds[d] != "time"][:2]
-    dims += attributes(model, dims, named, filtered)  # "客户有哪些？列出姓名和会员等级": each customer's level
+    dims += attributes(model, dims, named, filtered, m.via)  # "客户有哪些？列出姓名和会员等级": each customer's level
     dropped += [f"dimension {d}" for d in plan.dimensions if d not in dims and d not in time_split]
     measures = free_count(model, measures, dims)  # "order count by status": all orders, not the paid ones
     grain = counting.grain if counting else m.grain or (plan.grain if m.trend else None) or ("day" if time_split else None)
@@ -290,6 +274,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         "order_by": order_by if ranked else None,
         "by_change": bool(m.by_change and ranked and not grain and compare != "none"),
         "difference": cue("delta", question) or bool(m.by_change and cue("by_amount", question)),  # ranked by it
+        "via": reached(model, m.via, dims + [f.dimension for f in filters]),  # "customers who live in …": their city
     }
     if update["by_change"]:  # "掉得最厉害": the largest fall first, whatever the measure's better direction
         update["order"] = m.by_change

@@ -83,14 +83,16 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
         and not m.split and not counts \
         and (names_record(record, m, model, question) or _shared(record, m) or shown) \
         and all(x in measures and measures[x].agg == "count" and measures[x].table == record.table for x in m.measures)
-    if not (m.listing or m.rank and (m.limit or len(fields) >= 3) or newest or len(fields) >= 2 and not counts or plain
-            or bounded):
+    foreign = [x for x in m.measures if x not in measures or measures[x].table.lower() != record.table.lower()]
+    summed = [x for x in foreign if x in measures and measures[x].agg != "count"]  # "GMV from customers in tier-1
+    fielded = len(fields) >= 2 and not counts and not (summed and not m.listing and not cue("show", question))  # cities":
+    # a total, no customer rows
+    if not (m.listing or m.rank and (m.limit or len(fields) >= 3) or newest or fielded or plain or bounded):
         return None  # ("华南区的退款记录发我一下": the records named, nothing measured, are listed: `plain`)
     own = [x for x in m.measures if x in measures and measures[x].table.lower() == record.table.lower()
            and not _shared(record, m, x)]  # "orders" names the records here, not the paid-orders count
     own = _shown_only(model, record, own, fields, m)
     valued = [x for x in own if measures[x].agg != "count" and measures[x].expr]
-    foreign = [x for x in m.measures if x not in measures or measures[x].table.lower() != record.table.lower()]
     if m.split and foreign:  # "which products sold the most units": a measure by product, not product rows
         return None
     # "the 5 latest refunds" (最新的5笔) rank by time unless a value is named, other than as a column to show
@@ -135,7 +137,7 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
         records=record.id, measures=own, columns=fields if len(fields) >= 2 else
         [*record.columns, by_field] if alone and by_field and by_field not in record.columns else [],  # 成本最高的: and the cost
         filters=[Filter(dimension=d, op="not_in" if d in m.excluded else "in", values=v) for d, v in filters.items()] + bounds,
-        order_by=order_by, order=order, limit=limit))
+        order_by=order_by, order=order, limit=limit, via=m.via))
 
 
 def _valued(model: SemanticModel, m: Mentions):

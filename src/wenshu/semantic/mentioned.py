@@ -34,4 +34,5 @@ class Mentions:
     counted_values: list[str] = field(default_factory=list)  # dimension ids whose value is counted ("多少钻石会员")
     share_within: list[str] = field(default_factory=list)  # dimension ids whose value is a share's whole (of all 华北 …)
     excluded: list[str] = field(default_factory=list)  # dimension ids whose named values are left out (除了华东)
+    via: list[str] = field(default_factory=list)  # the lookups the question says its dimensions are reached by
     ranged: list[str] = field(default_factory=list)  # dimension ids named with "or higher / 及以上" (semantic.ordinal)

@@ -28,6 +28,7 @@ from wenshu.semantic.cues import AND, COUNTED, CUES, EN, EN_NUM, NOT_PERIOD, NUM
 from wenshu.semantic.exclusions import left_out, left_out_words, the_rest
 from wenshu.semantic.ordinal import ranged
 from wenshu.semantic.roles import dimension_roles
+from wenshu.semantic.routes import said_routes
 from wenshu.semantic.mentioned import Mentions
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.spans import Spans
@@ -231,5 +232,5 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         excluded=excluded, ranged=ranged_ids, share_within=ratios.share_within(question, {d: value_at.get(d, []) for d in values}, CUES["share"]), trend=cue("trend", question), rank=rank,
         limit=(top_n(blank(question, bounds)) or (1 if picked_one else None)) if rank else None,
         order=("asc" if cue("ascending", question) else "desc") if rank else None, judged=rank and cue("judged", question),
-        by_change=by_change,
+        by_change=by_change, via=list(dict.fromkeys(roles.via + said_routes(model, question))),
     )

@@ -146,6 +146,9 @@ class Relationship(BaseModel):
     from_: str = Field(alias="from", pattern=r"^\w+\.\w+$")  # table.column
     to: str = Field(pattern=r"^\w+\.\w+$")
     cardinality: Literal["many_to_one", "one_to_one"] = "many_to_one"
+    # what says a dimension is reached through this lookup where another leads into the same table ("live in",
+    # 家住: the customer's own city, not the order's delivery city; `semantic.routes`)
+    words: list[str] = Field(default_factory=list)
 
     def ends(self) -> tuple[tuple[str, str], tuple[str, str]]:
         a, b = self.from_.split("."), self.to.split(".")

@@ -82,6 +82,9 @@ class QueryPlan(BaseModel):
     # by side in one row and the gap between them ("华东和华南各卖了多少，差了多少": `pair`)
     difference: bool = False
     limit: int | None = Field(None, ge=1, le=10_000)
+    # the lookups its dimensions are reached through where the question says which ("live in": the customers'
+    # city, not the orders' delivery city): relationships' `from` columns (`semantic.routes`); never the model's
+    via: list[str] = Field(default_factory=list)
 
     def earlier(self) -> Window | None:
         """The window the comparison reads: the one the question named, else the window shifted. A named one is

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from wenshu.semantic.cues import CUES, SPLIT_BEFORE, SUPERLATIVE_BEFORE, WHICH_AFTER, WHICH_BEFORE, cue
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.paths import reachable
+from wenshu.semantic.routes import owner_route
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.thresholds import thresholds
 
@@ -34,6 +35,7 @@ class Roles:
     split: list[str] = field(default_factory=list)  # one row per member
     counted: list[str] = field(default_factory=list)  # the members counted ("多少个买家")
     picked_one: bool = False  # a superlative right before a name: its top member
+    via: list[str] = field(default_factory=list)  # "customer city": the lookup the owner's table reaches it by
 
 
 def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: dict[str, list[str]],
@@ -74,7 +76,9 @@ def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: di
         if split_word or asked or ranked or owned:
             out.split.append(did)
             by_rank += [did] * (ranked and not (split_word or asked))
+    tables = {d.id: d.table for d in model.dimensions}
     for owner, follower in owners(model, question, dims, out.named):  # "by customer gender": the gender's split
+        out.via += [r for r in [owner_route(model, tables[owner], tables[follower])] if r]  # "customer city": theirs
         out.named.remove(owner)
         if owner in out.split:
             out.split = [follower if d == owner else d for d in out.split if d != follower]
