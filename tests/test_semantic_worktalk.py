@@ -33,6 +33,8 @@ def test_abbreviated_units_are_the_same_windows(question):
     ("上周的销售金额", ["gmv"]),  # an amount's 额 said in full
     ("top 5 cities by total amount paid last month", ["gmv"]),  # the sum of the field the order calls amount paid
     ("本周各品类卖出去多少件", ["units_sold"]),  # 件 is the unit of a sum of pieces, 卖 one of its name's characters
+    ("这个季度每周退回去的钱", ["refund_amount"]),  # 退的钱 said with the verb's direction
+    ("上个月退掉的钱按原因分一下", ["refund_amount"]),  # and with its result
 ])  # fmt: skip
 def test_names_said_with_total_or_by_their_unit(question, measures):
     assert read(MODEL, question).measures == measures

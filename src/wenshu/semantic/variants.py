@@ -74,6 +74,16 @@ def _totalled(name: str) -> list[str]:
     return []
 
 
+_COMPLEMENTS = ("掉", "了", "出去", "出", "回", "回去", "走")  # a verb's result or direction: 退掉的钱, 退出去的钱
+
+
+def _complemented(name: str) -> list[str]:
+    """退的钱 -> 退掉的钱, 退出去的钱, 退回的钱: a one-character verb before 的钱 / 的金额 said with a complement of its
+    result or direction, as people say it."""
+    said = re.fullmatch(r"([\u3400-\u9fff])(的(?:钱|金额))", name)
+    return [f"{said.group(1)}{c}{said.group(2)}" for c in _COMPLEMENTS] if said else []
+
+
 def _field_totals(model: SemanticModel, entry: Entry) -> list[str]:
     """A sum of one column said as the total of the field a record calls it: gmv sums pay_amount, which the
     order record calls "amount paid", so "total amount paid" and 实付总金额 name it; and asked as how much of
@@ -92,7 +102,7 @@ def _field_totals(model: SemanticModel, entry: Entry) -> list[str]:
 def _expanded(model: SemanticModel, entry: Entry) -> list[str]:
     words = [w for w in entry.words() if w]
     rows = {w for e in [*model.records, *model.dimensions] for w in e.words() if w}
-    words += [a for w in words for a in _abbreviated(w)]
+    words += [a for w in words for a in _abbreviated(w) + _complemented(w)]
     words += [a for w in words if getattr(entry, "agg", None) in ("count", "count_distinct") for a in _asked_count(w, rows)]
     words += [a for w in words if not w.startswith(("多少", "几")) for a in _totalled(w)] + _field_totals(model, entry)
     if getattr(entry, "agg", None) == "sum":  # "the refund total": the refund amount
