@@ -41,3 +41,4 @@ def test_a_compound_of_a_member_and_a_kind_it_looks_up_is_that_kind():
     assert planned("last month's units sold by product brand").dimensions == ["brand"]
     assert planned("last month's units sold by product and brand").dimensions == ["product", "brand"]  # two, joined
     assert planned("上个月各商品的品类和销量").dimensions[0] == "product"  # each product's, not a compound
+    assert planned("上个月各品牌商品的销量").dimensions == ["brand"]  # Chinese: each brand's products, by brand

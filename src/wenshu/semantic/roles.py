@@ -101,7 +101,9 @@ def owners(model: SemanticModel, question: str, dims: Spans, named: list[str]) -
     gender", "客户的会员等级") or of one it looks up ("product category": the products' category) names whose attribute
     that is, not a split by each customer."""
     by_id, out, reach = {d.id: d for d in model.dimensions}, [], reachable(model)
-    for did in named:  # an unkeyed one only as the first word of a compound ("product category", not 商品的品类)
+    for did in named:  # an unkeyed one only as the first word of an English compound ("product category"; not
+        if not by_id[did].key and not all(question[s:e].isascii() for s, e in dims.hits[did]):  # 商品的品类, and
+            continue  # 各品牌商品: Chinese compounds of two kinds are names of their own, 商品品类)
         after = [e + re.match(r"\s*(的|'s|’s)?\s*" if by_id[did].key else r"\s*", question[e:]).end()
                  for _, e in dims.hits[did]]
         follower = next((o for o in dims.ids() if o != did and (by_id[o].table == by_id[did].table or by_id[o].table.lower()
