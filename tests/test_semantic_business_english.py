@@ -235,3 +235,8 @@ def test_the_difference_is_the_periods_values_subtracted(demo_db_file):
 def test_a_word_right_after_a_subject_is_a_verb_not_a_members_name(question, categories):
     plan = grounded(question)
     assert [f.values for f in plan.filters if f.dimension == "category"] == categories
+
+
+def test_a_verb_with_its_particle_is_no_members_name():
+    plan = grounded("How much in refunds was paid out last month?")  # disbursed: not the paid orders' status
+    assert plan.measures == ["refund_amount"] and plan.filters == []

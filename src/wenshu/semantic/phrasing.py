@@ -191,10 +191,13 @@ _AFTER_SUBJECT = re.compile(r"\b(?:we|you|they|i)\s+(?:(?:did|do|does|have|had|w
                             re.I)
 
 
+_PHRASAL = re.compile(r"\b([a-z]+)\s+(?:out|back|off)\b", re.I)
+
+
 def after_subject(question: str) -> list[tuple[int, int]]:
-    """The English word right after a subject ("how much GMV did we book", "what we sold"): a verb, never a member's
-    name (books)."""
-    return [m.span(1) for m in _AFTER_SUBJECT.finditer(question)]
+    """The English word right after a subject ("how much GMV did we book", "what we sold") and a verb with its
+    particle ("refunds paid out"): a verb, never a member's name (books, paid orders)."""
+    return [m.span(1) for m in _AFTER_SUBJECT.finditer(question)] + [m.span(1) for m in _PHRASAL.finditer(question)]
 
 
 def listed_records(model: SemanticModel, question: str, rows_noun: str,
