@@ -209,6 +209,7 @@ def test_rows_named_without_a_sort_only_filter():
 
 @pytest.mark.parametrize(("question", "difference"), [
     ("上周的支付订单数比再前一周变化了多少？", True), ("GMV last month vs the month before, by how much?", True),
+    ("Paid orders this quarter against the same quarter last year: what's the percent difference?", False),  # growth
     ("上周的订单量环比", False),  # the growth only
     ("上个月退款金额环比变化多少", False),  # 环比 names the change asked: the growth
 ])  # fmt: skip

@@ -87,7 +87,7 @@ CUES = {
     # ("环比变化多少" asks the 环比 itself: the growth)
     "delta": r"(?<!环比)(?<!同比)变化了?多少|(增加|减少|多|少|差)了多少|相差多少|差距|差值|\bby how much\b"
              r"|(?<![最很至])(多|少|高|低|差)(几|多少)|差了?几个|相差|差额"  # "app比小程序多几单", 差几个百分点
-             r"|\bhow much (more|less|higher|lower|bigger|smaller)\b|\b(difference|delta|gap)\b",
+             r"|\bhow much (more|less|higher|lower|bigger|smaller)\b|(?<!percentage )(?<!percent )(?<!% )\b(difference|delta|gap)\b",  # "percentage difference": the growth
     # a rank by judgement, not by size: which end is "worst" depends on the measure (`Measure.better`)
     "judged": r"最(好|差)|拖后腿|\b(best|worst|strongest|weakest|poorest|better|worse)\b",
     # the question asks for money, not a count ("how much money went back in refunds")
