@@ -147,3 +147,14 @@ def test_a_list_sorted_by_a_date_is_in_time_order_not_ranked():
     assert not m.rank
     listed = detail(MODEL, m, question)
     assert listed.plan.records == "refund" and (listed.plan.order_by, listed.plan.order) == ("refund_date", "asc")
+
+
+@pytest.mark.parametrize(("question", "limit"), [
+    ("Which was last month's best-selling Apple product by units?", 1),  # a superlative before a value and a kind
+    ("上个月销量最高的苹果产品", 1),  # the same in Chinese: the top product of the brand
+    ("last month's 3 best-selling Apple products by units", 3),
+])  # fmt: skip
+def test_the_top_member_of_a_kind_within_a_value_is_ranked(question, limit):
+    plan = grounded(question)
+    assert plan.dimensions == ["product"] and plan.order == "desc" and plan.limit == limit
+    assert plan.measures == ["units_sold"] and [f.dimension for f in plan.filters] == ["brand"]

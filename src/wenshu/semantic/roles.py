@@ -26,6 +26,9 @@ from wenshu.semantic.thresholds import thresholds
 
 _WHOLE = re.compile(r"\bacross\s+all\s+(the\s+)?$", re.I)
 _ALL_BEFORE = re.compile(r"(所有|全部|全体|整个|全国)\s*$")  # "所有城市的销售额": their total, no split
+# an English superlative right before a value that stands before a kind ("the best-selling Apple product")
+_TOP = re.compile(r"\b(best|worst|top|most|least|highest|lowest|biggest|largest|smallest|cheapest|priciest)"
+                  r"(?:[- ](?:selling|grossing|performing|rated|popular|expensive))?\s*$", re.I)
 _COUNTED_AFTER = re.compile(r"\s*(一共|总共|共)?\s*(有|是)?\s*(多少|几)")
 
 
@@ -55,8 +58,12 @@ def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: di
         at = dims.hits[did]
         after_value = all(any(e <= s and not question[e:s].strip() for _, e in value_spans) for s, _ in at)
         kinds = {c.id for c in model.conformed(did)}
-        ranked = many and after_value and all(any(e <= s and not question[e:s].strip() and vd not in kinds
-                                                  for vd, spans in value_at.items() for _, e in spans) for s, _ in at)
+        before = [(vs, s, e) for s, e in at for vd, spans in value_at.items() for vs, ve in spans
+                  if ve <= s and not question[ve:s].strip() and vd not in kinds]  # another dimension's value, then it
+        top = bool(before) and all(_TOP.search(question[:vs]) or SUPERLATIVE_BEFORE.search(question[:vs]) for vs, _, _ in before)
+        ranked = (many or top) and after_value and len({s for _, s, _ in before}) == len(at)  # "the best-selling Apple
+        out.picked_one = out.picked_one or top and not many and all(  # product": one product of Apple's, the top one
+            not question[s:e].isascii() or not question[s:e].endswith("s") for _, s, e in before)
         after_value = after_value and not ranked  # another dimension's value before its name ("Gold members"): by member
         split_word = any(SPLIT_BEFORE.search(question[:s]) for s, _ in at)
         asked = any(WHICH_BEFORE.search(question[:s]) or WHICH_AFTER.match(question[e:]) for s, e in at)
