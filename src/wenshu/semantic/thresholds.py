@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 _UNITS = r"(?:\s*(?:元|块钱?|件|单|笔|人|次|yuan|rmb|cny|units?|items?))?"
-_NUMBER = r"(\d[\d,]*(?:\.\d+)?)\s*(?:个(?=亿))?(万|千|亿|k\b|w\b)?(?!\d|\s*(?:天|日|周|个?月|年|小时|个?季度)|\s*(?:days?|weeks?|months?|years?|hours?|quarters?)\b)"
+_NUMBER = r"(\d[\d,]*(?:\.\d+)?)\s*(?:个(?=亿))?(万|千|百万|百(?![万亿])|亿|k\b|w\b|thousand\b|million\b)?(?!\d|\s*(?:天|日|周|个?月|年|小时|个?季度)|\s*(?:days?|weeks?|months?|years?|hours?|quarters?)\b)"
 # operator words before the number, or after it (3000元以上); the op as the plan writes it
 _BEFORE = (
     (r"不少于|不低于|至少|大于等于|满|>=|≥|\bat least\b|\bno less than\b|\bnot less than\b", "gte"),
@@ -26,7 +26,8 @@ _CURRENCY = r"(?:[¥￥$€]|rmb|cny|usd)?\s*"  # "over ¥5,000": a sign before 
 _RANGE = (rf"(?:(?:在|介于)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:到|至|~|～)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:之间)?"
           rf"|{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:到|至|~|～)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*之间)",
           rf"\bbetween\s+{_CURRENCY}{_NUMBER}{_UNITS}\s+and\s+{_CURRENCY}{_NUMBER}{_UNITS}")
-_SCALE = {"亿": 100_000_000, "万": 10_000, "w": 10_000, "千": 1_000, "k": 1_000}
+_SCALE = {"亿": 100_000_000, "万": 10_000, "w": 10_000, "千": 1_000, "k": 1_000, "百": 100, "百万": 1_000_000, "thousand": 1_000,
+          "million": 1_000_000}
 _ROUND = r"(?:过|破|超)(千|万|亿)(?![万亿])"  # "金额过千的", 破万, 破亿: more than a thousand, ten thousand, …
 # small numbers in words ("three or more paid orders", "超过三单"), read as digits padded to the word's length so
 # every stretch of text keeps its place; a Chinese one only before a unit of counting (不到一半 is no bound),
@@ -73,7 +74,11 @@ def _digits(question: str) -> str:
         return str(value).ljust(len(m.group(0))) if len(str(value)) <= len(m.group(0)) else m.group(0)
 
     out = re.sub(r"\b(" + "|".join(_WORDS) + r")\b", lambda m: pad(m, _WORDS[m.group(1).lower()]), question, flags=re.I)
-    out = re.sub(r"(?<![\d一二两三四五六七八九十])([一二两三四五六七八九])(?=[千万亿](?![一二两三四五六七八九十百零]))",  # 一万块以上, 两千: one digit
+    digit = {c: str(_CN_WORDS.get(c, 1)) for c in "一二两三四五六七八九"}
+    out = re.sub(r"(?<![\d一二两三四五六七八九十])([一二两三四五六七八九])([万千])([一二三四五六七八九])(?:千|百)?(?![十百零])",
+                 lambda m: (digit[m.group(1)] + digit[m.group(3)] + ("千" if m.group(2) == "万" else "百")).ljust(
+                     len(m.group(0))), out)  # 一万五 (15千), 三千五 (35百): a digit after the scale is the next one down
+    out = re.sub(r"(?<![\d一二两三四五六七八九十])([一二两三四五六七八九])(?=[千万亿](?![一二两三四五六七八九十百零])|百(?![万亿零十]))",  # 一万块以上, 两千: one digit
                  lambda m: str(_CN_WORDS.get(m.group(1), 1)), out)  # before its scale, the same length
     return re.sub("(" + "|".join(sorted(_CN_WORDS, key=len, reverse=True)) + ")" + _CN_UNIT,
                   lambda m: pad(m, _CN_WORDS[m.group(1)]), out)
