@@ -241,3 +241,14 @@ def test_a_word_right_after_a_subject_is_a_verb_not_a_members_name(question, cat
 def test_a_verb_with_its_particle_is_no_members_name():
     plan = grounded("How much in refunds was paid out last month?")  # disbursed: not the paid orders' status
     assert plan.measures == ["refund_amount"] and plan.filters == []
+
+
+def test_a_total_against_an_earlier_period_in_percent_is_its_growth_not_a_share():
+    plan = grounded("How is this quarter's revenue tracking against the same quarter last year, in % terms?")
+    assert plan.compare == "yoy" and not plan.share
+
+
+def test_order_in_a_list_of_fields_names_the_field_not_a_sort():
+    plan = grounded("Paid orders over 9k yesterday: list order ID, customer name, order channel and amount paid")
+    assert plan.records == "order" and "channel" in plan.columns and not plan.dimensions
+    assert grounded("Last month, order the categories by refund rate").dimensions == ["category"]

@@ -61,3 +61,8 @@ def test_a_follow_up_adds_the_route_and_the_plan_model_never_fills_it():
     after = edited(planned("last month's GMV by channel").model_dump(), "only the ones who live in first-tier cities")
     assert after.via == ["customers.city_id"] and [f.values for f in after.filters] == [["1"]]
     assert "via" not in plan_schema(MODEL)["properties"]
+
+
+def test_a_compound_said_once_routes_even_when_the_member_is_named_again():
+    plan = planned("Top 3 customer cities by paid orders last month, going by the customer's own profile")
+    assert plan.dimensions == ["city"] and plan.via == ["customers.city_id"] and plan.limit == 3

@@ -125,9 +125,9 @@ CUES = {
 SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + NUM
                           + r"\s*[个名大家款位座]|前\s*" + NUM + r"\s*[个名大家款位座]?的?)\s*$"
                           r"|\b(by|per|each|every|for each|across(?!\s+all\b)|which|what|rank|ranking|sort|compare|top\s*" + EN_NUM + r"|(?<!-)(?!one\b)" + EN_NUM
-                          + r")\s+([\w-]+\s+)?$|(?:^|[,;:.!?]\s*|\bplease\s+)order\s+([\w-]+\s+)?$", re.I)  # "5 cities",
-# "top 3 best-performing products", "order the regions by …" split; "at least one item",
-# "across all channels" (the total of all) and "tier-1 cities" (a value's name) do not
+                          + r")\s+([\w-]+\s+)?$|(?:^|[;:.!?]\s*|\bplease\s+)order\s+([\w-]+\s+)?$|,\s*order\s+(the|these|those|all|our)\s+([\w-]+\s+)?$", re.I)
+# "5 cities", "top 3 best-performing products", "order the regions by …" split (not ", order channel" in a list of
+# fields); "at least one item", "across all channels" (the total of all) and "tier-1 cities" (a value's name) do not
 
 
 AND = re.compile(r"\s*(和|与|及|以及|、|,|，|&|\band\b|\bor\b)\s*", re.I)  # two dimensions split together

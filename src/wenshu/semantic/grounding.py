@@ -255,8 +255,8 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     if m.rank and not dims and not grain:
         return Grounded(None, "a ranked list of records, not a measure by a dimension: free SQL answers", dropped)
     ranked = m.rank and bool(dims or grain)
-    share = m.share
-    if share and not dims and not grain and (whole := share_of_whole(model, measures)):
+    share = m.share and bool(dims or grain or filters or bounds or m.compare == "none")  # a total against an earlier
+    if share and not dims and not grain and (whole := share_of_whole(model, measures)):  # period "in %": its growth
         measures, share = whole, False  # "what percentage of orders were cancelled": the cancellation rate
         filters = restated(model, measures, filters)
     order_by = plan.order_by if plan.order_by in measures else ranked_by(model, question, measures)  # 按金额算排前三

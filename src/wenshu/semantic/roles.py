@@ -115,7 +115,7 @@ def owners(model: SemanticModel, question: str, dims: Spans, named: list[str]) -
                  for _, e in dims.hits[did]]
         follower = next((o for o in dims.ids() if o != did and (by_id[o].table == by_id[did].table or by_id[o].table.lower()
                                                                  in reach.get(by_id[did].table.lower(), ()))
-                         and all(any(s == at for s, _ in dims.hits[o]) for at in after)), None)
+                         and any(s == at for s, _ in dims.hits[o] for at in after)), None)
         if follower is not None:
             out.append((did, follower))
     return out
