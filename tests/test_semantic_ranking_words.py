@@ -158,3 +158,13 @@ def test_the_top_member_of_a_kind_within_a_value_is_ranked(question, limit):
     plan = grounded(question)
     assert plan.dimensions == ["product"] and plan.order == "desc" and plan.limit == limit
     assert plan.measures == ["units_sold"] and [f.dimension for f in plan.filters] == ["brand"]
+
+
+@pytest.mark.parametrize(("question", "measures", "per"), [
+    ("上个月各渠道的顾客各掏了多少钱？", ["gmv"], None),  # money spent, no measure named: the headline
+    ("上个月工作日和周末平均一天能卖多少钱？", ["gmv"], "day"),  # 平均一天: per day
+    ("上个月每个品类退了多少钱？", ["refund_amount"], None),  # refunds name their own money
+])  # fmt: skip
+def test_money_made_or_spent_asked_with_a_verb_is_the_headline(question, measures, per):
+    m = headlined(MODEL, read(MODEL, question), question)
+    assert m.measures == measures and m.per == per

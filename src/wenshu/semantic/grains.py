@@ -11,9 +11,9 @@ from wenshu.semantic.phrasing import SUPERLATIVE
 
 # an average per period: the measure per day (week, month), averaged over the window's periods
 PER_WORDS = {
-    "day": r"日均|平均每[天日]|每[天日]平均|daily average|average daily|average per day|avg daily|per day on average",
-    "week": r"周均|平均每周|每周平均|weekly average|average weekly|average per week",
-    "month": r"月均|平均每个?月|每个?月平均|monthly average|average monthly|average per month",
+    "day": r"日均|平均每?[一1]?[天日]|每[天日]平均|daily average|average daily|average per day|avg daily|per day on average",
+    "week": r"周均|平均每?[一1]?周|每周平均|weekly average|average weekly|average per week",
+    "month": r"月均|平均每?[一1]?个?月|每个?月平均|monthly average|average monthly|average per month",
 }
 GRAIN_WORDS = {
     "day": r"每天|每日|按天|按日|逐日|哪天|哪一天|" + SUPERLATIVE + r"的(?:那|一)天|daily|per day|by day|each day|which day|what day|day[\s-](to|by)[\s-]day",

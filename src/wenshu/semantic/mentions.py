@@ -82,15 +82,18 @@ def oriented(m: Mentions, model: SemanticModel, measure: str | None) -> str | No
 def headlined(model: SemanticModel, m: Mentions, question: str) -> Mentions:
     """A question (not a follow-up, which keeps its plan's measure) that ranks by judgement and names no measure
     ("哪个渠道卖得最好", "which region is doing worst"), or asks how members did ("how did each region do last
-    month", 各渠道表现如何), or what was made ("what did the app make"): by the model's headline measure."""
+    month", 各渠道表现如何), or what was made or spent ("what did the app make", 各掏了多少钱): by the model's headline
+    measure."""
     if m.measures or not model.headline or m.near_measures:
         return m
     if not (m.rank and m.judged or cue("performance", question) and (m.split or m.values) or cue("earned", question)
-            or _sold_past(question)):
+            or _sold_past(question) or _MONEY_MADE.search(question)):
         return m
     return replace(m, measures=[model.headline], measure_words={model.headline: []})
 
 
+# money made or spent asked with a verb and no measure ("各掏了多少钱", "平均一天能卖多少钱"); not 退了多少钱 (refunds)
+_MONEY_MADE = re.compile(r"(卖|卖出|卖掉|销售|成交|花|花掉|消费|掏|付|赚|进账)了?(多少钱|几个钱)")
 _SOLD = re.compile(r"(卖|卖出|卖掉|销售|成交|花|消费|赚)了?\s*$|\b(sold|spent|made|earned|brought in|generated)\s*$", re.I)
 _PIECES = re.compile(r"(件|单|笔|个|次|人|位|名|台|units?|orders?|items?|pieces?)\s*$", re.I)
 
