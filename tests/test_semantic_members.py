@@ -49,6 +49,7 @@ def rows(db, sql: str) -> list[tuple]:
     ("上个月下单超过3次的客户有多少", ("customer", None), "paid_orders", "gt", 3),  # a number of times: orders
     ("有多少个品牌今年卖了不到800件", ("brand", None), "units_sold", "lt", 800),  # 件: the one measure in that unit
     ("今年有多少个城市下单超过2000单", ("city", None), "paid_orders", "gt", 2000),
+    ("How many ship-to cities took in more than two thousand in GMV this week?", ("city", None), "gmv", "gt", 2000),
 ])  # fmt: skip
 def test_a_count_of_members_names_the_members_and_the_bounded_total(question, members, measure, op, value):
     plan, reason = grounded(question, ["buyers"])  # the model's choice does not matter: the words say it all
