@@ -168,3 +168,12 @@ def test_the_top_member_of_a_kind_within_a_value_is_ranked(question, limit):
 def test_money_made_or_spent_asked_with_a_verb_is_the_headline(question, measures, per):
     m = headlined(MODEL, read(MODEL, question), question)
     assert m.measures == measures and m.per == per
+
+
+@pytest.mark.parametrize(("question", "limit"), [
+    ("上个月七个大区各自卖了多少钱？", None),  # all seven, each: no top 7 (a split added later keeps every row)
+    ("上个月销售额前5个城市分别卖了多少？", 5),  # 前5个: a top five
+])  # fmt: skip
+def test_a_number_of_members_each_asked_is_all_of_them_not_a_top_n(question, limit):
+    plan = grounded(question)
+    assert plan.dimensions and plan.limit == limit and (plan.order is None) == (limit is None)

@@ -204,7 +204,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         compare = "previous"  # "fell the most last month": against the month before
     # "top line" is a name; "超过300单" a bound, not the top 300
     bounds = [(t.start, t.end) for t in thresholds(question)]
-    rank = cue("rank", blank(question, metrics.spans() + bounds)) or by_change is not None \
+    every = [x.span() for x in re.finditer(r"(?<![前后])" + NUM + COUNTED + r"(?=[^，。？,.?\s]{0,6}?(各自|分别|各))", question)]  # 七个大区
+    rank = cue("rank", blank(question, metrics.spans() + bounds + every)) or by_change is not None \
         or cue("ordered", blank(question, phrasing.spans(question)))  # "sorted by refund date": an order in time, no rank
     # "monthly average order value": monthly is a grain here; "daily traffic" names the traffic records
     bare = blank(question, metrics.spans() + records.spans() + parts_of_days(model, dims))  # "每个星期几": no week
