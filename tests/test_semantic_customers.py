@@ -34,6 +34,8 @@ def test_a_ranking_with_no_measure_named_after_by_keeps_the_models_choice():
     ("how well did the web channel convert visitors to paid orders this month", ["conversion_rate"]),
     ("average selling price per unit by category this year", ["unit_selling_price"]),  # "per unit": its own
     ("visitors, paid orders and conversion by channel", ["uv", "paid_orders", "conversion_rate"]),  # asked beside it
+    ("本月每天的转化率（成交单数除以当天UV）", ["conversion_rate"]),  # its parts define it
+    ("last month's AOV (GMV divided by paid orders) by region", ["aov"]),
 ])  # fmt: skip
 def test_a_ratio_said_with_its_own_parts_is_the_ratio_alone(question, measures):
     assert sorted(grounded(question).measures) == sorted(measures)

@@ -105,6 +105,20 @@ def _sold_past(question: str) -> bool:
                for t in thresholds(question))
 
 
+_DIVIDED = r"\s*(?:除以|除|/|÷|divided by|over)\s*(?:当[天日月周]的?|the\s+)?(?:总|total\s+)?"
+
+
+def _defined(model: SemanticModel, question: str, measures: list[str], words: dict[str, list[str]]) -> list[str]:
+    """A named ratio defined in the question by its parts ("转化率（成交单数除以当天总UV）", "AOV (GMV divided by
+    orders)"): the ratio alone, its parts are its definition."""
+    out = list(measures)
+    for r in (r for r in model.ratios if r.id in measures and r.numerator in measures and r.denominator in measures):
+        if any(re.search(re.escape(a) + _DIVIDED + re.escape(b), question, re.I)
+               for a in words.get(r.numerator, []) for b in words.get(r.denominator, [])):
+            out = [x for x in out if x not in (r.numerator, r.denominator)]
+    return out
+
+
 def _reciprocal(question: str) -> list[tuple[int, int]]:
     """"next to each other": no label ("other") of any dimension."""
     return [m.span() for m in re.finditer(r"\b(each other|one another)\b", question, re.I)]
@@ -215,6 +229,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     measures = ratios.own_count(model, question, measures, measure_words)  # "下单客户人均花了多少钱"
     measures = ratios.rated_rows(model, question, measures, measure_words)  # "the refund rate on … orders"
     measures, pct = (p := ratios.percent_of(model, question, measures, measure_words)), p != measures  # "as a % of sales"
+    measures = _defined(model, question, measures, measure_words)  # "转化率（成交单数除以UV）": the rate alone
     if cue("share", question) and not pct or rank and not split:  # "品牌销售额构成", "品牌销售额排行": the shares
         inside = [d for d in phrasing.split_inside(question, model, named_whole) if d not in named + [*values]]
         named, split = named + inside, split + inside  # and ranks are the brands' (unless a brand is named)
