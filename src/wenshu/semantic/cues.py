@@ -42,7 +42,10 @@ CUES = {
                 r"|(比起?|较|相比|和|跟|与|同|对比)(它|其)?(前面|之前|前头)的?那?一?个?(周|星期|月|天|日|季度|年)"  # 比起它前面那个月
                 r"|比再前|(比|和|跟|与|同|较)再往?前一个?(周|星期|月|天|日|季度|年)|再往?前一个?(周|星期|月|天|日|季度|年)的?(相?比|对比)"
                 r"|(vs\.?|versus)\s*(上个?月|上周|上星期|上季度|昨天|前一天|上期|[前上]一(周|个?星期|个?月|个?季度|年|天))"
-                r"|\b(vs\.?|versus|against|than|compared (to|with))\s+last\b(?!\s*[a-z0-9])",  # "this month vs last?"
+                r"|\b(vs\.?|versus|against|than|compared (to|with))\s+last\b(?!\s*[a-z0-9])"  # "this month vs last?"
+                r"|\bthe (?:[\w-]+ )?(?:days?|weeks?|months?|quarters?|years?|period) (?:before|prior to) (?:that|it|this|then)"
+                r"\s+(?:alongside|side by side|next to it|beside it)\b"  # "put the four weeks before that alongside"
+                r"|\b(?:the )?(?:%|percent(?:age)?) change\b",  # ("and the week before that?" moves the window)
     "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比|百分之几|几成)|的(比例|百分比)(?!是?多少钱)|占[^，。？,.?多少]{0,6}多少(?!钱|人|位|单|笔|件|个|次)|\bshares?\b|percentage of|proportion|(?<!\bby )what percent"
              r"|\bwhat % of\b|% of (the )?total"
              r"|\bas (a )?percentages?\b|\b(as|in) (an? )?%|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent(age)?( terms)?\b"
