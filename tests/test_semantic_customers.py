@@ -133,3 +133,14 @@ def test_a_list_of_customers_who_did_not_order_goes_to_free_sql():
     question = "最近一周没下过单的会员名单"
     listed = detail(MODEL, read(MODEL, question), question)
     assert listed is not None and listed.plan is None
+
+
+def test_repeat_buyers_as_a_share_of_those_who_placed_an_order_is_the_repeat_rate():
+    m = read(MODEL, "上个季度的回头客占当季下过单客户的百分之几？")  # 下过单: 下单 with its aspect particle
+    assert sorted(m.measures) == ["buyers", "repeat_buyers"] and m.share
+    assert grounded("上个季度的回头客占当季下过单客户的百分之几？").measures == ["repeat_rate"]
+
+
+def test_a_small_order_count_asked_with_its_share_of_all_paid_orders_states_both():
+    plan = grounded("上周实付不到50元的订单有多少，占全部已支付订单的百分之几？")
+    assert plan.share and plan.value_too and [f.op for f in plan.filters if "." in f.dimension] == ["lt"]

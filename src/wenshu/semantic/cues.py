@@ -46,7 +46,7 @@ CUES = {
                 r"|\bthe (?:[\w-]+ )?(?:days?|weeks?|months?|quarters?|years?|period) (?:before|prior to) (?:that|it|this|then)"
                 r"\s+(?:alongside|side by side|next to it|beside it)\b"  # "put the four weeks before that alongside"
                 r"|\b(?:the )?(?:%|percent(?:age)?) change\b",  # ("and the week before that?" moves the window)
-    "share": r"占比|份额|比重|构成|占.{0,6}(比例|百分比|百分之几|几成)|的(比例|百分比)(?!是?多少钱)|占[^，。？,.?多少]{0,6}多少(?!钱|人|位|单|笔|件|个|次)|\bshares?\b|percentage of|proportion|(?<!\bby )what percent"
+    "share": r"占比|份额|比重|构成|占.{0,12}(比例|百分比|百分之几|几成)|的(比例|百分比)(?!是?多少钱)|占[^，。？,.?多少]{0,6}多少(?!钱|人|位|单|笔|件|个|次)|\bshares?\b|percentage of|proportion|(?<!\bby )what percent"
              r"|\bwhat % of\b|% of (the )?total"
              r"|\bas (a )?percentages?\b|\b(as|in) (an? )?%|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent(age)?( terms)?\b"
              r"|\b(and|with|plus) (the |a |their |its )?percent(age)?s?\b(?! (change|growth|increase|decrease|drop|rise))"
@@ -117,7 +117,7 @@ CUES = {
     # the fields a list shows are attributes of its rows ("products with their brand and price")
     "attributes": r"\bwith (their|its)\b|及其|连同|以及(它们|各自)的",
     # the amount itself asked beside a share ("how many paid orders …, and what percentage", "有多少单，占比多少")
-    "amount": r"\bhow (many|much)\b|(有|是)多少(?!钱)(单|笔|件|个|位|人|元|块)|几(单|笔|件|个|位)",
+    "amount": r"\bhow (many|much)\b|(有|是)多少(?!钱)(单|笔|件|个|位|人|元|块|(?=[，,。？?；;\s]|$))|几(单|笔|件|个|位)",
     # a number of people or things asked ("新用户有多少", "how many new customers"), not an amount ("贡献了多少")
     "asks_count": r"有多少|多少(个|位|名|人)|几(个|位|名)|\b(how many|number of|count)\b",
     # what a count counts ("多少用户", "how many customers"): the word after it is not a split
