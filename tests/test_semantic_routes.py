@@ -10,6 +10,7 @@ import sqlite3
 import pytest
 
 from demo_reading import MODEL, edited, planned
+from wenshu.agent.plan_answer import PlanView
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.schema import plan_schema
 
@@ -66,3 +67,12 @@ def test_a_follow_up_adds_the_route_and_the_plan_model_never_fills_it():
 def test_a_compound_said_once_routes_even_when_the_member_is_named_again():
     plan = planned("Top 3 customer cities by paid orders last month, going by the customer's own profile")
     assert plan.dimensions == ["city"] and plan.via == ["customers.city_id"] and plan.limit == 3
+
+
+def test_the_answer_says_whose_city_it_counted(demo_db_file):
+    plan = planned("上个月家住一线城市的客户一共花了多少钱")
+    compiled = compile_plan(MODEL, plan)
+    text = PlanView(MODEL, plan, "zh").explain(compiled.columns, [list(r) for r in rows(demo_db_file, compiled.sql)])
+    assert "城市等级=一线" in text and "按客户的城市" in text
+    en = planned("last month's GMV from customers who live in first-tier cities")
+    assert "by the customer's city" in PlanView(MODEL, en, "en").explain(["GMV"], [[1.0]])

@@ -78,8 +78,22 @@ class PlanView:
         return f"{self.name(f.dimension)}{'≠' if f.op in ('not_in', 'ne') else '='}{values}"
 
     def scope(self) -> str:
-        parts = [self.window_text(), *(self.condition(f) for f in [*self.plan.filters, *self.plan.having])]
+        parts = [self.window_text(), *(self.condition(f) for f in [*self.plan.filters, *self.plan.having]),
+                 *(self.route(r) for r in self.plan.via)]
         return pick(self.lang, ", ".join(p for p in parts if p), "，".join(p for p in parts if p))
+
+    def route(self, via: str) -> str:
+        """The lookup the plan's dimensions are reached through, said as whose they are: 按客户的城市, "by the
+        customer's city" (not the orders' delivery city)."""
+        rel = next((r for r in self.model.relationships if r.from_ == via), None)
+        if rel is None:
+            return ""
+        (owner_table, _), (target_table, _) = rel.ends()
+        owner = next((d.id for d in self.model.dimensions if d.key and d.table.lower() == owner_table.lower()), None)
+        target = next((d.id for d in self.model.dimensions if d.table.lower() == target_table.lower()), None)
+        if owner is None or target is None:
+            return ""
+        return pick(self.lang, f"by the {self.name(owner)}'s {self.name(target)}", f"按{self.name(owner)}的{self.name(target)}")
 
     def whole(self) -> str:
         """The filters a share's whole keeps ("of all orders (大区=华北)"), else nothing: the whole is everything."""
