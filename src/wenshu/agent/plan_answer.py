@@ -93,7 +93,8 @@ class PlanView:
         target = next((d.id for d in self.model.dimensions if d.table.lower() == target_table.lower()), None)
         if owner is None or target is None:
             return ""
-        return pick(self.lang, f"by the {self.name(owner)}'s {self.name(target)}", f"按{self.name(owner)}的{self.name(target)}")
+        owner, target = self.name(owner), self.name(target)
+        return pick(self.lang, f"by the {owner}'s {target}", f"按{owner}的{target}")
 
     def whole(self) -> str:
         """The filters a share's whole keeps ("of all orders (大区=华北)"), else nothing: the whole is everything."""

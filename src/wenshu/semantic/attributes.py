@@ -18,7 +18,8 @@ def attributes(model: SemanticModel, split: list[str], named: list[str], filtere
     """The named dimensions to show beside each member of `split` (dimension ids), in the question's order."""
     dims = {d.id: d for d in model.dimensions}
     tables = {dims[d].table.lower() for d in split if d in dims and dims[d].key}
-    tables |= {r.ends()[1][0].lower() for r in model.relationships if r.from_ in via and r.ends()[0][0].lower() in tables}
+    tables |= {r.ends()[1][0].lower() for r in model.relationships
+               if r.from_ in via and r.ends()[0][0].lower() in tables}  # 所在城市: the customer's own
     out = [d for d in dict.fromkeys(named) if d in dims and d not in split and d not in filtered
            and dims[d].kind == "category" and not dims[d].part and dims[d].table.lower() in tables]
     return out[:max(0, MAX_SPLIT - len(split))]

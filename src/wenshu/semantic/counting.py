@@ -230,11 +230,11 @@ def qualified(model: SemanticModel, measures: list[str], words: dict[str, list[s
 
 
 def rows_only(model: SemanticModel, measures: list[str], words: dict[str, list[str]], earlier: list[str]) -> bool:
-    """Whether `measures` are counts named only by the name of their rows ("the orders"), on the table an earlier
-    turn's measures already measure or look up (refunds: "orders shipped to first-tier cities" are the orders the
-    refunds are of): in a follow-up those words say which rows, not what to count."""
+    """Whether `measures` are counts named only by the name of their rows ("the orders"), on a table an earlier turn's
+    measures measure or look up (after refunds, "orders shipped to …"): in a follow-up they say which rows."""
     by_id, reach = {x.id: x for x in model.measures}, reachable(model)
-    tables = {t for x in earlier if x in by_id for t in {by_id[x].table.lower()} | reach.get(by_id[x].table.lower(), set())}
+    own = {by_id[x].table.lower() for x in earlier if x in by_id}
+    tables = own | {t for o in own for t in reach.get(o, set())}
     return bool(measures) and all(
         x in by_id and by_id[x].agg == "count" and by_id[x].table.lower() in tables and words.get(x)
         and all((0, len(w)) in _rows_in(model, by_id[x].table, w) for w in words[x]) for x in measures)

@@ -85,8 +85,8 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
         and all(x in measures and measures[x].agg == "count" and measures[x].table == record.table for x in m.measures)
     foreign = [x for x in m.measures if x not in measures or measures[x].table.lower() != record.table.lower()]
     summed = [x for x in foreign if x in measures and measures[x].agg != "count"]  # "GMV from customers in tier-1
-    fielded = len(fields) >= 2 and not counts and not (summed and not m.listing and not cue("show", question))  # cities":
-    # a total, no customer rows
+    asked = m.listing or cue("show", question)  # cities": a total, no customer rows
+    fielded = len(fields) >= 2 and not counts and not (summed and not asked)
     if not (m.listing or m.rank and (m.limit or len(fields) >= 3) or newest or fielded or plain or bounded):
         return None  # ("华南区的退款记录发我一下": the records named, nothing measured, are listed: `plain`)
     own = [x for x in m.measures if x in measures and measures[x].table.lower() == record.table.lower()

@@ -55,8 +55,8 @@ def counts_rows(t: Threshold, model: SemanticModel, question: str) -> bool:
     span, after = question[t.start:t.end], question[t.end:t.end + 24].casefold().lstrip()
     counted = [w for e in [*model.records, *(x for x in model.measures if x.agg in ("count", "count_distinct"))]
                for w in e.words()]
-    return bool(re.search(rf"{_COUNTED}\s*(及|或)?(以上|以下|以内|之上|或更多|or more|or fewer)?\s*$", span, re.I) or re.match(rf"{_COUNTED}(?![a-z]|百分点)", after, re.I)
-                or any(after.startswith(w.casefold()) for w in counted))
+    return bool(re.search(rf"{_COUNTED}\s*(及|或)?(以上|以下|以内|之上|或更多|or more|or fewer)?\s*$", span, re.I)
+                or re.match(rf"{_COUNTED}(?![a-z]|百分点)", after, re.I) or any(after.startswith(w.casefold()) for w in counted))
 
 
 def counts_own_rows(t: Threshold, record: Record, model: SemanticModel, question: str) -> bool:
