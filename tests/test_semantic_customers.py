@@ -144,3 +144,10 @@ def test_repeat_buyers_as_a_share_of_those_who_placed_an_order_is_the_repeat_rat
 def test_a_small_order_count_asked_with_its_share_of_all_paid_orders_states_both():
     plan = grounded("上周实付不到50元的订单有多少，占全部已支付订单的百分之几？")
     assert plan.share and plan.value_too and [f.op for f in plan.filters if "." in f.dimension] == ["lt"]
+
+
+def test_a_measures_own_definition_restated_is_no_bound_and_the_count_asked_stays_beside_its_rate():
+    plan = grounded("上个季度的回头客有多少人？就是至少成交两单的，占当季下过单客户的百分之几")
+    assert plan.measures == ["repeat_buyers", "repeat_rate"] and not plan.having and not plan.share
+    assert grounded("上个月取消的订单有多少，占全部订单的百分之几").measures == ["cancelled_orders", "cancel_rate"]
+    assert grounded("what percentage of orders were cancelled last month").measures == ["cancel_rate"]

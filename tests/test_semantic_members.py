@@ -168,12 +168,13 @@ def test_members_kept_on_a_total_come_ordered_by_it_and_then_by_the_other_measur
 @pytest.mark.parametrize(("text", "value"), [
     ("超过一千二百元", 1200), ("一万五及以上", 15000), ("超过两万五", 25000), ("三千五以上", 3500), ("超过两百块", 200),
     ("more than two thousand yuan", 2000), ("over 1.5k", 1500), ("超过2百万", 2_000_000),
+    ("至少成交两单", 2),  # a verb between the word and the number
 ])  # fmt: skip
 def test_amounts_said_in_words_are_their_numbers(text, value):
     assert [t.value for t in thresholds(text)] == [value]
 
 
-@pytest.mark.parametrize("text", ["at least one item", "不到一半", "more than two weeks ago", "三月份"])
+@pytest.mark.parametrize("text", ["at least one item", "不到一半", "more than two weeks ago", "三月份", "卖得最多的5个商品"])
 def test_words_that_are_no_bound_stay_none(text):
     assert thresholds(text) == []
 

@@ -83,6 +83,8 @@ def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Reco
     counts = {x.id for x in model.measures if x.agg in ("count", "count_distinct")}
     measured = measure_spots(m, question)
     for t in thresholds(question):
+        if _defines(t, model, m):
+            continue  # "回头客…就是至少成交两单的": the repeat buyers' own definition, no bound
         hit = _field_before(t, fielded, model, question, measured)
         if hit is None and counts_rows(t, model, question):
             if said and (total := member_bound(t, model, m, question)):
@@ -122,6 +124,12 @@ def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Reco
     if out and m.listing and not all(bound_table(model, f) in own_rows for f in out):  # not the members' own rows
         return Bounds([], "the question asks to see rows with a bound, and no list of them holds it: free SQL answers")
     return Bounds(out, "", spans, rows_at, having, members)
+
+
+def _defines(t, model: SemanticModel, m: Mentions) -> bool:
+    """Whether the bound restates a named measure's own `at_least` (repeat buyers: two or more paid orders)."""
+    return any(x.at_least and x.id in m.measures and (t.op, t.value) in (("gte", x.at_least), ("gt", x.at_least - 1))
+               for x in model.measures)
 
 
 def rebound(previous: QueryPlan, model: SemanticModel, m: Mentions, question: str) -> list[Filter] | None:

@@ -257,7 +257,9 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     ranked = m.rank and bool(dims or grain)
     share = m.share and bool(dims or grain or filters or bounds or m.compare == "none")  # a total against an earlier
     if share and not dims and not grain and (whole := share_of_whole(model, measures)):  # period "in %": its growth
-        measures, share = whole, False  # "what percentage of orders were cancelled": the cancellation rate
+        part = [x for x in measures if asks_amount(m.measure_words, question)  # "回头客有多少人，占…百分之几": and
+                and any(r.id in whole and r.numerator == x for r in model.ratios)]  # how many
+        measures, share = part + whole, False  # "what percentage of orders were cancelled": the cancellation rate
         filters = restated(model, measures, filters)
     order_by = plan.order_by if plan.order_by in measures else ranked_by(model, question, measures)  # 按金额算排前三
     compare = m.compare if m.compare != "none" else two_periods(question) or "none"  # "今年一季度和去年一季度对比"

@@ -58,7 +58,8 @@ def thresholds(question: str) -> list[Threshold]:
             mid = m.start(lo + 2)
             out += [Threshold(m.start(), mid, "gte", _value(*low)), Threshold(mid, m.end(), "lte", _value(*high))]
     for words, op in _BEFORE:  # "超过了250万": an aspect word between
-        for m in re.finditer(rf"({words})\s*了?\s*{_CURRENCY}{_NUMBER}{_UNITS}", question, re.I):
+        for m in re.finditer(rf"({words})\s*(?:(?<!最多)(?<!最少)[\u4e00-\u9fff]{{1,2}}?)?了?\s*{_CURRENCY}{_NUMBER}{_UNITS}",
+                             question, re.I):  # "至少成交两单": a verb between (not 卖得最多的5个, the top five)
             out.append(Threshold(m.start(), m.end(), op, _value(m.group(2), m.group(3))))
     for words, op in _AFTER:
         for m in re.finditer(rf"{_CURRENCY}{_NUMBER}{_UNITS}\s*({words})", question, re.I):
