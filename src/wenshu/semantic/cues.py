@@ -117,7 +117,7 @@ CUES = {
     # the fields a list shows are attributes of its rows ("products with their brand and price")
     "attributes": r"\bwith (their|its)\b|及其|连同|以及(它们|各自)的",
     # the amount itself asked beside a share ("how many paid orders …, and what percentage", "有多少单，占比多少")
-    "amount": r"\bhow (many|much)\b|(有|是)多少(?!钱)(单|笔|件|个|位|人|元|块|(?=[，,。？?；;\s]|$))|几(单|笔|件|个|位)",
+    "amount": r"\bhow (many|much)\b|(有|是)多少(?!钱)(单|笔|件|个|位|人|元|块)|有多少(?=[，,。？?；;\s]|$)|几(单|笔|件|个|位)",
     # a number of people or things asked ("新用户有多少", "how many new customers"), not an amount ("贡献了多少")
     "asks_count": r"有多少|多少(个|位|名|人)|几(个|位|名)|\b(how many|number of|count)\b",
     # what a count counts ("多少用户", "how many customers"): the word after it is not a split
