@@ -156,10 +156,9 @@ def _money_measure(model: SemanticModel, mid: str) -> bool:
 def counted_members(t: Threshold, model: SemanticModel, m: Mentions, question: str) -> tuple[Filter, Members] | None:
     """The bound on each member's total and the members whose number the question asks ("有多少个城市成交额
     超过100万"); None when it counts no members or names no measure for the bound."""
-    members = _counted(model, m, question)
-    if members is None and counts_rows(t, model, question):  # "有多少个客户下单超过3次", "how many people bought
-        members = _keyed_members(model, m, question)  # through the app two or more times"
-    rows = counts_rows(t, model, question)
+    members, rows = _counted(model, m, question), counts_rows(t, model, question)
+    if members is None and rows:  # "有多少个客户下单超过3次", "how many people bought through the app two or more times"
+        members = _keyed_members(model, m, question)
     mid = (_named(t, m, question, model) or (_rows_count(t, model, question) if rows else None)) if members else None
     if members and members.dimension and (mid or rows):  # "几位客户买了两次或以上": the
         mid = per_member(model, mid or _first_key_count(model, members.dimension), members.dimension)  # orders
