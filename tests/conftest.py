@@ -67,7 +67,10 @@ def no_plain_reading_by_default():
 @pytest.fixture
 def home(tmp_path, monkeypatch, demo_db_file) -> Path:
     """A fresh WENSHU_HOME with the demo DB already in place (copied, so tests cannot share state)."""
-    home = tmp_path / "home"
+    from wenshu.demo.generate import ensure_demo_db
+
+    ensure_demo_db(demo_db_file.parent)  # rebuilt in place if the run crossed midnight: the agent's copy would be
+    home = tmp_path / "home"  # rebuilt for the new day while the tests' own reads of demo_db_file stayed on the old one
     (home / "data").mkdir(parents=True)
     shutil.copy(demo_db_file, home / "data" / "demo.sqlite")
     monkeypatch.setenv("WENSHU_HOME", str(home))
