@@ -14,7 +14,7 @@ from sqlglot import exp
 from wenshu.catalog.joins import key_edges
 from wenshu.sql.query_tables import column_table, source_tables
 from wenshu.sql.repeated_rows import once_per_row
-from wenshu.sql.unused_joins import _name_words, _question_words
+from wenshu.sql.unused_joins import _name_words, _question_words, drop_unused_joins
 
 
 def _select(sql: str) -> exp.Select | None:
@@ -25,6 +25,11 @@ def _select(sql: str) -> exp.Select | None:
 def repeated_rows(sql, catalog, question, db):
     fixed = once_per_row(sql, catalog, "sqlite")
     return fixed.sql if fixed.changed else None
+
+
+def unused_join(sql, catalog, question, db):
+    fixed = drop_unused_joins(sql, catalog, "sqlite", question)
+    return fixed.sql if fixed.notes else None
 
 
 def group_by_key(sql, catalog, question, db):
@@ -110,4 +115,4 @@ def rekey_on(sql, catalog, question, db):
     return tree.sql(dialect="sqlite") if changed else None
 
 
-RULES = {f.__name__: f for f in (repeated_rows, group_by_key, count_join, both_intersect, count_shown, rekey_on)}
+RULES = {f.__name__: f for f in (repeated_rows, unused_join, group_by_key, count_join, both_intersect, count_shown, rekey_on)}

@@ -42,6 +42,19 @@ def test_a_join_nothing_reads_and_the_question_does_not_name_goes(catalog):
     assert " ".join(fixed.sql.split()) == "SELECT a.name, a.hit_title FROM artist AS a ORDER BY a.age LIMIT 1"
 
 
+def test_a_chain_of_joins_nothing_reads_goes_whole_even_when_the_bridge_shares_the_far_tables_name(catalog, fest_db):
+    """The bridge's name holds the far table's word, so neither sets itself apart from the other; only the
+    tables the query reads count, and the bridge goes once its far side has."""
+    chain = ("SELECT a.name FROM artist AS a JOIN artist_in_festival AS af ON a.artist_id = af.artist_id "
+             "JOIN festival AS f ON af.festival_id = f.festival_id WHERE a.hit_title LIKE '%Hey%'")
+    fixed = drop_unused_joins(chain, catalog, "sqlite", "Which artists have a hit with Hey in its title?")
+    assert " ".join(fixed.sql.split()) == "SELECT a.name FROM artist AS a WHERE a.hit_title LIKE '%Hey%'"
+    assert [n.split(" (")[0] for n in fixed.notes] == ["dropped JOIN festival", "dropped JOIN artist_in_festival"]
+    with sqlite3.connect(fest_db) as conn:
+        assert conn.execute(fixed.sql).fetchall() == [("Ann",)]  # once, not once per festival visit
+    assert not drop_unused_joins(chain, catalog, "sqlite", "Which festival artists have a hit named Hey?").changed
+
+
 @pytest.mark.parametrize("question", [
     "Give the hit title of the youngest artist who played at a festival",  # the question names it
     "Which artists played festivals?",  # plural

@@ -56,6 +56,18 @@ def _used_outside(select: exp.Select, join: exp.Join, alias: str, columns: set[s
                for e in select.expressions)  # fmt: skip
 
 
+def _read(select: exp.Select, table: exp.Table, tables: list[exp.Table], catalog: Catalog) -> bool:
+    """Whether the query reads `table` anywhere but in join conditions: always so for the FROM table."""
+    if not isinstance(table.parent, exp.Join):
+        return True
+    alias = table.alias_or_name.lower()
+    info = catalog.table(table.name)
+    mine = {c.name.lower() for c in (info.columns if info else [])}
+    others = {c.name.lower() for t in tables if t is not table and (i := catalog.table(t.name)) for c in i.columns}
+    return any((col.table.lower() == alias if col.table else col.name.lower() in mine - others)
+               and col.find_ancestor(exp.Join) is None for col in select.find_all(exp.Column))
+
+
 def _counts_rows(select: exp.Select) -> bool:
     """Whether this SELECT (not a subquery of it) counts, adds or averages rows, where a join's row count
     is the answer."""
@@ -80,11 +92,12 @@ def _prune(select: exp.Select, catalog: Catalog, said: set[str]) -> list[str]:
             continue
         rest = [t for t in tables if t is not table]
         other_columns = {c.name.lower() for t in rest if (i := catalog.table(t.name)) for c in i.columns}
-        own = _name_words(table.name) - set().union(*(_name_words(t.name) for t in rest))
-        if not own or own & said:
-            continue
         own_columns = {c.name.lower() for c in info.columns}
         if _used_outside(select, join, table.alias_or_name.lower(), own_columns, other_columns):
+            continue
+        read = [t for t in rest if _read(select, t, tables, catalog)]  # words of a bridge read by nothing set no
+        own = _name_words(table.name) - set().union(*(_name_words(t.name) for t in read))  # table apart
+        if not own or own & said:
             continue
         join.pop()
         tables.remove(table)
@@ -102,5 +115,6 @@ def drop_unused_joins(sql: str, catalog: Catalog, dialect: str, question: str) -
     said = _question_words(question)
     notes: list[str] = []
     for select in list(tree.find_all(exp.Select)):
-        notes += _prune(select, catalog, said)
+        while dropped := _prune(select, catalog, said):  # a bridge read by nothing else goes once its far side has
+            notes += dropped
     return Repair(tree.sql(dialect=dialect or None, pretty=True), notes) if notes else Repair(sql)
