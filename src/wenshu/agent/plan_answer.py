@@ -1,12 +1,11 @@
 """An answer from the plan that produced it: the explanation, the chart and the chips.
 
-The plan says what the numbers are, so the explanation states the measure, the scope (filters), the
-window and the comparison in the user's language ("2026-11-01 至 2026-11-30 华东 销售额为
-1,938,093.20 元，环比 +12.30 %"), without a model call. The chart follows the plan: a trend is a line,
-a share a pie (or bars), a comparison grouped bars, a split bars. The chips (measure, dimension,
-filter, window, grain, comparison, share, top N) each carry the plan without them and the plans of
-their alternatives, so the web UI re-runs a changed plan with no model and no plan logic of its own.
-"""
+The plan says what the numbers are, so the explanation states the measure, the scope (filters), the window and
+the comparison in the user's language ("2026-11-01 至 2026-11-30 华东 销售额为 1,938,093.20 元，环比 +12.30 %"),
+without a model call. The chart follows the plan: a trend is a line, a share a pie (or bars), a comparison grouped
+bars, a split bars. The chips (measure, dimension, filter, window, grain, comparison, share, top N) each carry the
+plan without them and the plans of their alternatives, so the web UI re-runs a changed plan with no model and no
+plan logic of its own."""
 
 from __future__ import annotations
 
@@ -124,13 +123,15 @@ class PlanView:
         head = pick(lang, f"{scope}: " if scope else "", f"{scope}，" if scope else "")
         if not rows:
             text = head + pick(lang, "no matching data.", "没有符合条件的数据。")
-        elif p.count_members and len(columns) == 1:  # "有多少个城市成交额超过100万": the number is the answer
-            text = head + pick(lang, f"{columns[0]}: {_fmt(rows[0][0])}.", f"{columns[0]}为 {_fmt(rows[0][0])}。")
+        elif p.count_members and keys <= 1:  # "有多少个城市成交额超过100万": the number is the answer (and what
+            told = [(c, _fmt(v)) for c, v in zip(columns, rows[0])]  # those members add up to)
+            text = head + pick(lang, ", ".join(f"{c}: {v}" for c, v in told) + ".", "，".join(f"{c}为 {v}" for c, v in told) + "。")
         elif p.count_members:  # "按大区拆一下": how many passed in each group
-            best = max(rows, key=lambda r: r[-1] or 0)
-            by, label = pick(lang, " and ".join(columns[:-1]), "、".join(columns[:-1])), " / ".join(str(x) for x in best[:-1])
-            text = head + pick(lang, f"{columns[-1]} by {by}, {len(rows)} rows; the most is {label} with {_fmt(best[-1])}.",
-                               f"按{by}的{columns[-1]}，共 {len(rows)} 行；最多的是 {label}（{_fmt(best[-1])}）。")
+            n = keys - 1  # the groups' columns, then the count
+            best = max(rows, key=lambda r: r[n] or 0)
+            by, label = pick(lang, " and ".join(columns[:n]), "、".join(columns[:n])), " / ".join(str(x) for x in best[:n])
+            text = head + pick(lang, f"{columns[n]} by {by}, {len(rows)} rows; the most is {label} with {_fmt(best[n])}.",
+                               f"按{by}的{columns[n]}，共 {len(rows)} 行；最多的是 {label}（{_fmt(best[n])}）。")
         elif p.share_only():
             text = head + pick(lang, f"{_fmt(rows[0][-1])} % of all {self.name(first)}{self.whole()}.",
                                f"占全部{self.name(first)}{self.whole()}的 {_fmt(rows[0][-1])} %。")
@@ -195,11 +196,11 @@ class PlanView:
     # -- the chart --------------------------------------------------------------------------------------
     def chart(self, columns: list[str], rows: list[list], title: str) -> dict | None:
         p = self.plan
-        if p.records or p.count_members and len(columns) == 1:
-            return None  # a list of rows is a table, a count of members one number
-        if p.count_members:  # a count per group: one bar each
-            return _project(columns, rows, list(range(len(columns))), "aggregate", title)
         keys = len(p.dimensions) + (1 if p.grain else 0)
+        if p.records or p.count_members and keys <= 1:
+            return None  # a list of rows is a table, a count of members one number (and their totals a few)
+        if p.count_members:  # a count per group: one bar each
+            return _project(columns, rows, list(range(keys)), "aggregate", title)
         if p.grain:
             picked = list(range(keys)) + [keys + i * (3 if p.compare != "none" else 1) for i in range(len(p.measures))]
             return _project(columns, rows, picked, "trend", title)

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from wenshu.semantic.fields import just_before, named_fields, target_of
 from wenshu.semantic.thresholds import Threshold, thresholds
 from wenshu.semantic.listing import names_record
-from wenshu.semantic.members import Members, counted_members, counts_rows, listed_members, measure_spots, member_bound
+from wenshu.semantic.members import (Members, counted_members, counts_rows, listed_members, measure_spots, member_bound,
+                                     totalled_members)
 from wenshu.semantic.mentions import Mentions, cue
 from wenshu.semantic.model import Record, SemanticModel
 from wenshu.semantic.paths import reachable
@@ -90,9 +91,9 @@ def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Reco
             if said and (total := member_bound(t, model, m, question)):
                 having.append(total)  # "which products sold more than 300 units"
                 continue
-            if said and (counted := counted_members(t, model, m, question)):
-                having.append(counted[0])  # "how many days had more than 200 paid orders"
-                members = counted[1]
+            if said and (counted := counted_members(t, model, m, question) or totalled_members(t, model, m, question)):
+                having.append(counted[0])  # "how many days had more than 200 paid orders"; "下单超过3次的客户一共
+                members = counted[1]  # 贡献了多少GMV": how many customers, and what they add up to
                 continue
             return Bounds([], "the question bounds a count per member (more than N rows): free SQL answers")
         if hit is None:
@@ -108,7 +109,8 @@ def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Reco
         if hit is None and said and (total := member_bound(t, model, m, question)):
             having.append(total)  # "哪些城市成交额超过250万"
             continue
-        if hit is None and said and (counted := counted_members(t, model, m, question)):
+        if hit is None and said and (counted := counted_members(t, model, m, question)
+                                     or totalled_members(t, model, m, question)):
             having.append(counted[0])  # "有多少个城市成交额超过100万"
             members = counted[1]
             continue

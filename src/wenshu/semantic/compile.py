@@ -7,7 +7,8 @@ those keys. So an order-level amount is never summed once per order item, a rati
 measures each computed at its own grain, and measures on different tables line up by dimension and period
 (a member's key when its name is not unique). A bound on a row value (orders over 5,000 yuan) is one more
 condition on the rows each measure aggregates; a bound on a measure's total (`having`) keeps the members
-whose total passes it, and a count of members (`count_members`) counts them. A comparison (同比 / 环比) adds
+whose total passes it, and a count of members (`count_members`) counts them and adds up what else the plan
+measures over them (`semantic.passing`). A comparison (同比 / 环比) adds
 the earlier window's values and the growth (a rank may follow it); a share (占比) divides by the total.
 Why not boring-semantic-layer: docs/semantic.md."""
 
@@ -16,9 +17,10 @@ from __future__ import annotations
 import sqlglot
 
 from wenshu.semantic.compiled import AGG, OPS, Compiled, PlanNotCompilable, key_column, literal
-from wenshu.semantic.labels import COMPARE, DIFFERENCE, PERIOD, SHARE, change_name, coded, counted_name
+from wenshu.semantic.labels import COMPARE, DIFFERENCE, PERIOD, SHARE, change_name, coded
 from wenshu.semantic.model import Measure, Ratio, SemanticModel
 from wenshu.semantic.pair import paired
+from wenshu.semantic.passing import counted
 from wenshu.semantic.paths import Unreachable, joins, joins_through_children, own_key
 from wenshu.semantic.routes import routed
 from wenshu.semantic.plan import QueryPlan, Window
@@ -171,36 +173,13 @@ class Compiler(SqlWriter):
             columns.append(SHARE[self.lang])
         sql = "WITH " + ", ".join(f"{n} AS ({s})" for n, s in ctes.items())
         if plan.count_members:  # "有多少个城市成交额超过100万": how many members pass (their keys, not names)
-            return self.counted(sql, keys, source, metrics)
+            return counted(self, sql, keys, source, metrics)  # and what those members add up to
         if (pair := plan.pair()) is not None:  # "华东和华南各卖了多少，差了多少": both in one row, and the gap
             raw = [f"{self.value(mt, 'm', False)} AS r{i}" for i, mt in enumerate(metrics)]  # the gap of exact values
             body, columns = paired(self, sql, f"SELECT {', '.join(select + raw)} FROM {source}", metrics, *pair)
             return Compiled(self.pretty(body), columns, self.dialect)
         sql += f" SELECT {', '.join(select)} FROM {source}" + self.having(metrics) + self.ordering(metrics)
         return Compiled(self.pretty(sql), columns, self.dialect)
-
-    def counted(self, sql: str, keys: list[str], source: str, metrics) -> Compiled:
-        """How many members pass the bound: the first key is the member (a dimension, else the period), the
-        others group the count ("按大区拆一下": per region, how many of its cities passed). Names are looked up
-        outside the count, so no engine runs a correlated lookup inside an aggregate."""
-        plan, key_of = self.plan, self.key_of
-        name = counted_name(self.name(self.keys_dims[0]) if self.keys_dims else "", self.lang,
-                            None if self.keys_dims else plan.grain)
-        kept = f"SELECT {', '.join(f'{key_of}.{k} AS {k}' for k in keys)} FROM {source}" + self.having(metrics)
-        groups = keys[1:]
-        if not groups:
-            sql += f" SELECT COUNT(*) AS {self.q(name)} FROM ({kept}) kept"
-            return Compiled(self.pretty(sql), [name], self.dialect)
-        by = ", ".join(f"kept.{k}" for k in groups)
-        select, columns = [], []
-        for k in groups:
-            label = PERIOD[self.lang][plan.grain] if k == "p" else self.name(self.keys_dims[int(k[1:])])
-            select.append(f"{'g.p' if k == 'p' else self.shown(self.keys_dims[int(k[1:])], f'g.{k}', keyed=True)}"
-                          f" AS {self.q(label)}")
-            columns.append(label)
-        sql += (f" SELECT {', '.join(select)}, g.n AS {self.q(name)} FROM (SELECT {by}, COUNT(*) AS n FROM ({kept}) kept"
-                f" GROUP BY {by}) g ORDER BY {'g.p' if 'p' in groups else 'g.n DESC, ' + by.replace('kept.', 'g.')}")
-        return Compiled(self.pretty(sql), [*columns, name], self.dialect)
 
     def having(self, metrics) -> str:
         """Members whose total passes a bound ("cities whose GMV passed 2.5 million"): a condition on the

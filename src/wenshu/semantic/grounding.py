@@ -204,7 +204,9 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     bounded = row_bounds(model, m, question)  # "orders over 5,000 yuan": from the words, never the model
     counting = bounded.members  # "有多少个城市成交额超过100万": the bounded measures, per member
     totals = [h.dimension for h in bounded.having]  # "spent over 3,000 yuan": the bound names the measure
-    measures = totals if counting else _measures(plan, m, model, question) or totals
+    counts = {x.id for x in keyed_counts(model, counting.dimension)} if counting and counting.dimension else set()
+    measures = totals + [x for x in bounded.unsaid(model, m, m.measures, question) if x not in totals and x not in counts] \
+        if counting else _measures(plan, m, model, question) or totals  # counted, and what they add up to
     dropped += [f"measure {x}" for x in plan.measures if x not in measures]
     if not measures:
         return Grounded(None, "the question names none of the semantic model's measures (the plan chose "

@@ -17,7 +17,7 @@ from wenshu.semantic.fields import named_fields, ranked_field, target_of
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.phrasing import backed, in_time_order, newest_rows, spans as phrasing_spans
 from wenshu.semantic.labels import label_words
-from wenshu.semantic.members import counts_own_rows, member_bound
+from wenshu.semantic.members import counts_own_rows, member_bound, totalled_members
 from wenshu.semantic.mentions import Mentions, blank, cue, oriented, verbs
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.variants import apart, negated_act
@@ -56,8 +56,9 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     if record is None or [d for d in m.split if not _own_name(d, record, model, m)]:
         return None
     acted = [measures[x].table for x in apart(model, question, [], asked=False) if measures[x].table != record.table]
-    if acted and any(member_bound(t, model, m, question) for t in thresholds(question)):
-        return None  # "下单3次以上的客户有哪些": their orders counted and bounded per customer (`semantic.members`)
+    if acted and any(member_bound(t, model, m, question) or totalled_members(t, model, m, question)
+                     for t in thresholds(question)):  # "下单3次以上的客户有哪些", "…的客户一共贡献了多少": their orders
+        return None  # counted and bounded per customer (`semantic.members`)
     if acted or negated_act(model, question):  # "上个月(没)下单的客户有哪些": by their orders, no filter of customers
         return Listed(None, f"a list of {record.id} picked by rows of {acted[0] if acted else 'another table'}")
     named = [x for x in named_fields(model, record, question) if not _not_a_field(x, record, model, m, question)] \

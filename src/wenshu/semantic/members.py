@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from wenshu.semantic.counting import keyed_counts
 from wenshu.semantic.fields import just_before, named_fields
+from wenshu.semantic.cues import SPLIT_BEFORE
 from wenshu.semantic.mentions import Mentions, cue
 from wenshu.semantic.model import Record, SemanticModel
 from wenshu.semantic.paths import reachable, reaches
@@ -30,9 +31,11 @@ from wenshu.semantic.thresholds import Threshold
 # a count of days ("有几天", "多少天", "how many days"): the members are the days of a daily trend
 _DAYS = r"(?<![这近前后过去])(几|多少)(个)?(天|日子)|\bhow many (different |separate )?days\b|\bnumber of days\b"
 # units of counting (100单, 300 units); a record's or a count measure's own words after the number count too
-_COUNTED = r"(?:单|笔|件|人|个|次|家|天|units?|items?|people|times|days)"
+_COUNTED = r"(?:单|笔|件|人|个|次|家|天|units?|items?|people|times|days|once|twice)"
+# a number of rows named right before the bound ("消费次数大于3", "下单笔数超过5", "the number of orders above 5")
+_COUNT_BEFORE = r"(次数|笔数|单数|件数|天数|人数)$|\bnumber of [\w-]+( [\w-]+)?$"
 # a count word right after a member's name ("客户有多少位", "城市一共有几个")
-_COUNT_AFTER = r"^\s*(的)?\s*(一共|总共|共)?\s*(有)?\s*(多少|几)"
+_COUNT_AFTER = r"^\s*(的)?\s*(一共|总共|共)?\s*(有)?\s*(多少|几)|^\s*的?\s*总?(数量|个数|人数|数)(?!据|字|值)"
 
 
 @dataclass(frozen=True)
@@ -53,8 +56,14 @@ def counts_rows(t: Threshold, model: SemanticModel, question: str) -> bool:
     """"超过100单", "more than 100 orders", "over 300 paid orders": the number counts rows (a unit of
     counting, a record or a count measure after it), it is no row's value."""
     span, after = question[t.start:t.end], question[t.end:t.end + 24].casefold().lstrip()
-    counted = [w for e in [*model.records, *(x for x in model.measures if x.agg in ("count", "count_distinct"))]
-               for w in e.words()]
+    counts = [w for x in model.measures if x.agg in ("count", "count_distinct") for w in x.words()]
+    rows = [w for e in model.records for w in e.words()]
+    counted = rows + counts
+    own = {w.casefold().rstrip("s") for w in rows}  # "orders above 3,000 yuan": the rows' own word, not their number
+    before = re.sub(r"(的|是|为|\s|\b(is|was|are|were)\b)*$", "", question[:t.start], flags=re.I).casefold()
+    if not _in_money(t, question) and (re.search(_COUNT_BEFORE, before, re.I) or any(
+            before.endswith(w.casefold()) for w in counts if w.casefold().rstrip("s") not in own)):
+        return True  # "消费次数大于3", "订单数超过20", "number of orders above 5": a number of rows
     return bool(re.search(rf"{_COUNTED}\s*(及|或)?(以上|以下|以内|之上|或更多|or more|or fewer)?\s*$", span, re.I)
                 or re.match(rf"{_COUNTED}(?![a-z]|百分点)", after, re.I) or any(after.startswith(w.casefold()) for w in counted))
 
@@ -71,12 +80,15 @@ def member_bound(t: Threshold, model: SemanticModel, m: Mentions, question: str)
     """A bound on a measure's total per member, when the members are asked for ("which cities", "各品牌", not
     "how many customers", which counts them: `counted_members`)."""
     if not (m.split or m.dimensions or listed_members(model, m, question)) or m.counted \
-            or cue("count", question) and not cue("list", question):
+            or cue("count", question) and not cue("list", question) and not cue("each", question) \
+            or _counted(model, m, question) is not None:  # 各贡献了多少: each; "…的客户数": counted
         return None
     mid = _named(t, m, question, model) or _headline(t, model, question) or _rows_count(t, model, question) \
         or _in_unit(t, model, question, [*m.split, *m.dimensions])  # "卖了超过500件": the one measure counted in 件
-    if mid and counts_rows(t, model, question) and not _is_count(model, mid):  # 退款超过2笔: the refunds, not
-        mid = _rows_count(t, model, question) or mid  # the money refunded (超过300件: units sold, a sum)
+    if mid and counts_rows(t, model, question) and not _is_count(model, mid):  # 退款超过2笔: the refunds, not the
+        unit = _in_unit(t, model, question, [*m.split, *m.dimensions])  # money refunded (超过300件, "4,000 units":
+        said = unit == mid or any(x == mid and t.start <= a <= t.end + 2 for x, a, _ in measure_spots(m, question))
+        mid = _rows_count(t, model, question) or (mid if said else None)  # units sold; 下单超过3次…各贡献了多少GMV: orders)
     keyed = [d for d in dict.fromkeys([*m.split, listed_members(model, m, question)]) if d and keyed_counts(model, d)]
     if len(keyed) == 1 and (mid or counts_rows(t, model, question)):  # "哪些客户下单超过3次": their orders
         mid = per_member(model, mid or _first_key_count(model, keyed[0]), keyed[0])
@@ -119,17 +131,29 @@ def _is_count(model: SemanticModel, mid: str) -> bool:
 
 
 def _rows_count(t: Threshold, model: SemanticModel, question: str) -> str | None:
-    """A number of rows with no measure named ("下了超过5个订单", "下单超过3单"): the count measure named as the rows
-    it counts (orders: the orders), of the record whose word follows the number or whose counts are in its unit."""
+    """A number of rows with no measure named ("下了超过5个订单", "下单超过3单", "退款超过2次", "订单超过3笔"): the count
+    measure named as the rows it counts (orders: the orders), of the record whose word follows the number or stands
+    just before it, else of the record whose counts are in the number's unit."""
     said = question[t.start:t.end + 12].casefold()
     after = re.sub(r"^\s*(个|笔|张)?\s*", "", question[t.end:t.end + 12]).casefold()
-    for rec in model.records:
+    q = question.casefold()
+
+    def named(rec: Record, by_unit: bool) -> str | None:
         counts = [x for x in model.measures if x.agg == "count" and x.table.lower() == rec.table.lower()]
         own = {w.casefold().rstrip("s") for w in rec.words()}
-        if any(after.startswith(w.casefold()) for w in rec.words()) or any(x.unit and x.unit in said for x in counts):
-            named = [x.id for x in counts if any(w.casefold().rstrip("s") in own for w in (x.zh, x.en))]
-            if len(named) == 1:
-                return named[0]
+        if by_unit:
+            hit = any(x.unit and x.unit in said for x in counts)
+        else:
+            hit = any(after.startswith(w.casefold()) for w in rec.words()) or any(
+                just_before(question, x.end(), t) and not re.search(r"\w", question[x.end():t.start], re.I)
+                for w in rec.words() for x in re.finditer(re.escape(w.casefold()), q))
+        found = [x.id for x in counts if any(w.casefold().rstrip("s") in own for w in (x.zh, x.en))] if hit else []
+        return found[0] if len(found) == 1 else None
+
+    for by_unit in (False, True):  # the record's own word first: 订单超过3笔 counts orders, though 笔 is refunds' unit
+        hits = [x for x in (named(rec, by_unit) for rec in model.records) if x]
+        if hits:
+            return hits[0]
     return None
 
 
@@ -167,19 +191,48 @@ def counted_members(t: Threshold, model: SemanticModel, m: Mentions, question: s
     return (Filter(dimension=mid, op=t.op, values=[t.value]), members) if mid else None
 
 
+def totalled_members(t: Threshold, model: SemanticModel, m: Mentions, question: str) -> tuple[Filter, Members] | None:
+    """The bound on each member's total and the members it keeps, when the question asks what they add up to rather
+    than who they are: "上个月下单超过3次的客户一共贡献了多少GMV", "下单次数超过2次的客户，平均客单价是多少",
+    "customers with more than 3 orders: their total GMV" (a measure other than the bounded one, and no list, split
+    or "each" of the members). The members are the one keyed dimension named; a number of rows bounds
+    their row count (`per_member`), else the bound is on the measure or the summed field named just before it."""
+    if m.listing or cue("list", question) or cue("each", question):
+        return None
+    keyed = [d for d in dict.fromkeys(m.dimensions) if keyed_counts(model, d)]
+    if len(keyed) != 1 or _split_before(keyed[0], m, question):
+        return None
+    if counts_rows(t, model, question):
+        mid = per_member(model, _rows_count(t, model, question) or _first_key_count(model, keyed[0]), keyed[0])
+    else:
+        spots = measure_spots(m, question)
+        before = sorted((e, x) for x, _, e in spots if just_before(question, e, t))
+        mid = before[-1][1] if before else _summed_field(t, model, question) or _headline(t, model, question)
+    if not mid or not [x for x in m.measures if x != mid]:  # "customers who spent over 20,000 yuan in total": who
+        return None
+    return Filter(dimension=mid, op=t.op, values=[t.value]), Members(dimension=keyed[0])
+
+
+def _split_before(did: str, m: Mentions, question: str) -> bool:
+    """Whether a split word stands before the member's name (各客户, 每个客户, by customer, per customer)."""
+    q = question.casefold()
+    return any(SPLIT_BEFORE.search(question[:x.start()]) for w in m.dimension_words.get(did, [])
+               for x in re.finditer(re.escape(w.casefold()), q))
+
+
 def _counted(model: SemanticModel, m: Mentions, question: str) -> Members | None:
     if m.split:
         return None
     if re.search(_DAYS, question, re.I):
         return Members(grain="day")
-    if not cue("count", question):
-        return None
     kinds = {d.id: d.kind for d in model.dimensions}
-    counted = [d for d in m.counted if kinds.get(d) == "category"]
     q = question.casefold()
     after = [d for d in m.dimensions if kinds.get(d) == "category" and any(
         re.match(_COUNT_AFTER, q[x.end():]) for w in m.dimension_words.get(d, [])
         for x in re.finditer(re.escape(w.casefold()), q))]
+    if not cue("count", question) and not after:  # "…的客户数": a count word of its own
+        return None
+    counted = [d for d in m.counted if kinds.get(d) == "category"]
     found = counted or after
     return Members(dimension=found[0]) if found else None
 

@@ -29,7 +29,7 @@ _ALL_BEFORE = re.compile(r"(所有|全部|全体|整个|全国)\s*$")  # "所有
 # an English superlative right before a value that stands before a kind ("the best-selling Apple product")
 _TOP = re.compile(r"\b(best|worst|top|most|least|highest|lowest|biggest|largest|smallest|cheapest|priciest)"
                   r"(?:[- ](?:selling|grossing|performing|rated|popular|expensive))?\s*$", re.I)
-_COUNTED_AFTER = re.compile(r"\s*(一共|总共|共)?\s*(有|是)?\s*(多少|几)")
+_COUNTED_AFTER = re.compile(r"\s*(一共|总共|共)?\s*(有|是)?\s*(多少|几)|\s*的?\s*总?(数量|个数|人数|数)(?!据|字|值)")
 
 
 @dataclass

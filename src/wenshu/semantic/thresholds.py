@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_UNITS = r"(?:\s*(?:元|块钱?|件|单|笔|人|次|yuan|rmb|cny|units?|items?))?"
+_UNITS = r"(?:\s*(?:元|块钱?|件|单|笔|人|次|yuan|rmb|cny|units?|items?|times\b))?"
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)\s*(?:个(?=亿))?(万|千|百万|百(?![万亿])|亿|k\b|w\b|thousand\b|million\b)?(?!\d|\s*(?:天|日|周|个?月|年|小时|个?季度)|\s*(?:days?|weeks?|months?|years?|hours?|quarters?)\b)"
 # operator words before the number, or after it (3000元以上); the op as the plan writes it
 _BEFORE = (
     (r"不少于|不低于|至少|大于等于|满|>=|≥|\bat least\b|\bno less than\b|\bnot less than\b", "gte"),
     (r"不超过|不高于|最多|小于等于|<=|≤|\bat most\b|\bno more than\b|\bup to\b", "lte"),
-    (r"超过|大于|高于|多于|>|\bover\b|\babove\b|\bmore than\b|\bgreater than\b|\bexceeding\b|\bhigher than\b|\b(?:bigger|larger) than\b|\bin excess of\b", "gt"),
+    (r"超过|大于|高于|多于|不止|不只|>|\bover\b|\babove\b|\bmore than\b|\bgreater than\b|\bexceeding\b|\bhigher than\b|\b(?:bigger|larger) than\b|\bin excess of\b", "gt"),
     (r"低于|小于|少于|不足|不到|不满|<|\bunder\b|\bbelow\b|\bless than\b|\bfewer than\b|\blower than\b|\bsmaller than\b", "lt"),
 )
 _AFTER = ((r"以上|及以上|或以上|\bor more\b|\band above\b|\bplus\b", "gte"),
@@ -75,6 +75,10 @@ def _digits(question: str) -> str:
         return str(value).ljust(len(m.group(0))) if len(str(value)) <= len(m.group(0)) else m.group(0)
 
     out = re.sub(r"\b(" + "|".join(_WORDS) + r")\b", lambda m: pad(m, _WORDS[m.group(1).lower()]), question, flags=re.I)
+    out = re.sub(r"\b(than|least|most|over) (once|twice)\b",
+                 lambda m: f"{m.group(1)} {'1' if m.group(2).lower() == 'once' else '2'}".ljust(len(m.group(0))),
+                 out, flags=re.I)  # "more than once", "at least twice": a number of times
+    out = re.sub(r"(?<=不止|不只|超过|多于)一(?=\s*(?:单|笔|件|次|个|位|家|款))", "1", out)  # 不止一单: more than one
     digit = {c: str(_CN_WORDS.get(c, 1)) for c in "一二两三四五六七八九"}
     out = re.sub(r"(?<![\d一二两三四五六七八九十])([一二两三四五六七八九])([万千])([一二三四五六七八九])(?:千|百)?(?![十百零])",
                  lambda m: (digit[m.group(1)] + digit[m.group(3)] + ("千" if m.group(2) == "万" else "百")).ljust(
