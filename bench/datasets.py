@@ -142,6 +142,16 @@
   (two of three turns, three of two) whose later turns are terse (金额换成客单价, 改成按周，看最近8个整周, "Narrow that
   down to orders shipped to first-tier cities."); 24 Chinese, 16 English, written by another helper
   (`bench/data/biz22_questions.yaml`), for development.
+- `biz23`: 40 business questions written blind in the style of the demo gold set's development half, a broad
+  mix with wordings and shapes other than biz22's: windows said differently (前天, 上上周, 上个季度, 去年全年, 今年以来每个季度,
+  过去两周 against the two weeks before, "the last 14 days", "week over week", "year over year"), filters on named
+  members (a region, a delivery city, a home city, a category, a brand, a channel, member levels, gender), averages
+  per order, per customer (客均) and per day, rates (退货率, conversion of two channels, margin, 回购), shares inside a
+  filter, top and bottom N, the cities that grew most, two members side by side, splits by two dimensions, counts of
+  distinct customers, trends by day, month and quarter, and detail lists of orders, refunds and members passing a
+  bound said in words (三千, 一万二, "five thousand", "5k", "2.5k"); five conversations (two of three turns, three of
+  two) whose later turns are terse (换成按单子数算呢？, 小程序那边单独拉一下, 排序口径换成毛利率, "How does that look year over
+  year?"); 24 Chinese, 16 English, written by another helper (`bench/data/biz23_questions.yaml`), for development.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -178,7 +188,7 @@ DEMO_SETS = {"demo": ("gold", None), "demo_dev": ("gold", "dev"), "demo_test": (
              "biz16": ("biz16", None), "biz17": ("biz17", None),
              "biz18": ("biz18", None), "biz19": ("biz19", None),
              "biz20": ("biz20", None), "biz21": ("biz21", None),
-             "biz22": ("biz22", None)}
+             "biz22": ("biz22", None), "biz23": ("biz23", None)}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
          "biz_dev": "development", "biz2": "development", "biz3": "development", "para_en": "development",
          "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
@@ -189,7 +199,8 @@ ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_
          "biz11": "development", "biz12": "development", "biz13": "development",
          "biz14": "development", "biz15": "development", "biz16": "development",
          "biz17": "development", "biz18": "development", "biz19": "development",
-         "biz20": "development", "biz21": "development", "biz22": "development"}
+         "biz20": "development", "biz21": "development", "biz22": "development",
+         "biz23": "development"}
 
 
 def role_of(set_name: str) -> str:
@@ -314,7 +325,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, half, source)
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, para_en or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, para_en or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)
