@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from wenshu.semantic.fields import just_before, named_fields, target_of
 from wenshu.semantic.thresholds import Threshold, thresholds
 from wenshu.semantic.listing import names_record
-from wenshu.semantic.members import (Members, counted_members, counts_rows, listed_members, measure_spots, member_bound,
-                                     totalled_members)
+from wenshu.semantic.members import Members, counted_members, listed_members, measure_spots, member_bound, totalled_members
+from wenshu.semantic.row_counts import counts_rows
 from wenshu.semantic.mentions import Mentions, cue
 from wenshu.semantic.model import Record, SemanticModel
 from wenshu.semantic.paths import reachable
@@ -104,6 +104,8 @@ def row_bounds(model: SemanticModel, m: Mentions, question: str, rows: list[Reco
             near = [(a, b) for a, b in _next_to(hit[0], (hit[2], t.end), question)  # not "order" in "average
                     if not any(x <= a and b <= y and y - x > b - a and mid not in counts  # order value"; a count's
                                for mid, x, y in measured)]  # words name its rows ("paid orders")
+            if said and _members_follow(t, model, m, question):  # "退款退了一万二以上的是哪几个城市": the cities' totals,
+                near = [(a, b) for a, b in near if a >= t.end]  # unless the rows stand after it (…以上的退款)
             if said and not near and (not hit[3] or _of_members(hit[0], model, m, question)):  # "customers who spent over
                 hit = None  # 20,000 in total", "累计实付超过5000元的钻石会员有哪些": not a row
         if hit is None and said and (total := member_bound(t, model, m, question)):
@@ -186,6 +188,17 @@ def bound_name(model: SemanticModel, ref: str, lang: str) -> str:
     if words and not (measure and words[0].casefold() in measure.casefold()):
         return words[0]
     return measure or column.replace("_", " ")
+
+
+def _members_follow(t, model: SemanticModel, m: Mentions, question: str) -> bool:
+    """Whether the members a split asks for stand right after the bound ("…一万二以上的是哪几个城市", "…以上的城市"):
+    what passes is each member's total."""
+    rest = re.sub(r"^\s*的\s*(是|有)?\s*(哪些|哪几个|哪几家|哪个)?\s*", "", question[t.end:t.end + 16]).casefold()
+    if rest == question[t.end:t.end + 16].casefold():
+        return False
+    kinds = {d.id: d.kind for d in model.dimensions}
+    return any(kinds.get(d) == "category" and any(rest.startswith(w.casefold()) for w in m.dimension_words.get(d, []))
+               for d in m.split)
 
 
 def _of_members(rec: Record, model: SemanticModel, m: Mentions, question: str) -> bool:

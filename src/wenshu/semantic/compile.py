@@ -245,8 +245,9 @@ class Compiler(SqlWriter):
             out = f" ORDER BY {self.q(PERIOD[self.lang][plan.grain])}"
         elif self.keys_dims and all(coded(d) for d in self.keys_dims):  # codes have their own order (一线, 新一线…)
             out = " ORDER BY " + ", ".join(f"{self.key_of}.d{i}" for i in range(len(self.keys_dims)))
-        elif self.keys_dims:  # members by the first measure, largest first, as a bar chart reads (ties: the next)
-            out = " ORDER BY " + ", ".join(f"{self.q(self.name(x))} DESC" for x in metrics)
+        elif self.keys_dims:  # members by the first measure, largest first, as a bar chart reads (ties: the next); kept
+            kept = {h.dimension for h in plan.having}  # on a total ("退款超过2笔的客户，笔数和金额"): by that total first
+            out = " ORDER BY " + ", ".join(f"{self.q(self.name(x))} DESC" for x in sorted(metrics, key=lambda x: x.id not in kept))
         return out + (f" LIMIT {plan.limit}" if plan.limit else "")
 
     def pretty(self, sql: str) -> str:

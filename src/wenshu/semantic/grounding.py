@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from wenshu.semantic.attributes import attributes
 from wenshu.semantic.bounds import bound_table, carried, row_bounds
-from wenshu.semantic.members import listed_members
+from wenshu.semantic.members import in_asked_order, listed_members
 from wenshu.semantic.routes import reached
 from wenshu.semantic.counting import counted_keys, distinct_keys, free_count, keyed_counts, not_asked, restated
 from wenshu.semantic.thresholds import thresholds
@@ -224,8 +224,8 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     if why := carried(model, bounds, sorted(measure_tables(model, measures))):
         return Grounded(None, why, dropped)
     measures += [h.dimension for h in bounded.having if h.dimension not in measures][:3 - len(measures)]
-    if bounded.having and not m.rank:  # "退款超过2笔的客户，笔数和金额": the members by the total they are kept on
-        measures.sort(key=lambda x: x not in {h.dimension for h in bounded.having})
+    if bounded.having and not m.rank and not counting:  # "退款超过2笔的客户，笔数和金额": as listed (rows: by the total)
+        measures = in_asked_order(model, m, question, measures)
     filtered = {f.dimension for f in filters}
     named = [*m.dimensions, *m.near_dimensions]  # near: a phrase close in meaning backs the model's choice
     dims = [d for d in plan.dimensions if d in kinds and (d in m.split or d in named and d not in filtered)]

@@ -17,7 +17,8 @@ from wenshu.semantic.fields import named_fields, ranked_field, target_of
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.phrasing import backed, in_time_order, newest_rows, spans as phrasing_spans
 from wenshu.semantic.labels import label_words
-from wenshu.semantic.members import counts_own_rows, member_bound, totalled_members
+from wenshu.semantic.members import member_bound, totalled_members
+from wenshu.semantic.row_counts import counts_own_rows
 from wenshu.semantic.mentions import Mentions, blank, cue, oriented, verbs
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.variants import apart, negated_act

@@ -22,18 +22,14 @@ from wenshu.semantic.counting import keyed_counts
 from wenshu.semantic.fields import just_before, named_fields
 from wenshu.semantic.cues import SPLIT_BEFORE
 from wenshu.semantic.mentions import Mentions, cue
-from wenshu.semantic.model import Record, SemanticModel
-from wenshu.semantic.paths import reachable, reaches
+from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import Filter
 from wenshu.semantic.ratios import MONEY_UNITS
-from wenshu.semantic.thresholds import Threshold
+from wenshu.semantic.row_counts import counts_rows, in_money, in_unit, rows_count
+from wenshu.semantic.thresholds import Threshold, thresholds
 
 # a count of days ("有几天", "多少天", "how many days"): the members are the days of a daily trend
 _DAYS = r"(?<![这近前后过去])(几|多少)(个)?(天|日子)|\bhow many (different |separate )?days\b|\bnumber of days\b"
-# units of counting (100单, 300 units); a record's or a count measure's own words after the number count too
-_COUNTED = r"(?:单|笔|件|人|个|次|家|天|units?|items?|people|times|days|once|twice)"
-# a number of rows named right before the bound ("消费次数大于3", "下单笔数超过5", "the number of orders above 5")
-_COUNT_BEFORE = r"(次数|笔数|单数|件数|天数|人数)$|\bnumber of [\w-]+( [\w-]+)?$"
 # a count word right after a member's name ("客户有多少位", "城市一共有几个")
 _COUNT_AFTER = r"^\s*(的)?\s*(一共|总共|共)?\s*(有)?\s*(多少|几)|^\s*的?\s*总?(数量|个数|人数|数)(?!据|字|值)"
 
@@ -52,30 +48,6 @@ def measure_spots(m: Mentions, question: str) -> list[tuple[str, int, int]]:
             for x in re.finditer(re.escape(w.casefold()), q)]
 
 
-def counts_rows(t: Threshold, model: SemanticModel, question: str) -> bool:
-    """"超过100单", "more than 100 orders", "over 300 paid orders": the number counts rows (a unit of
-    counting, a record or a count measure after it), it is no row's value."""
-    span, after = question[t.start:t.end], question[t.end:t.end + 24].casefold().lstrip()
-    counts = [w for x in model.measures if x.agg in ("count", "count_distinct") for w in x.words()]
-    rows = [w for e in model.records for w in e.words()]
-    counted = rows + counts
-    own = {w.casefold().rstrip("s") for w in rows}  # "orders above 3,000 yuan": the rows' own word, not their number
-    before = re.sub(r"(的|是|为|\s|\b(is|was|are|were)\b)*$", "", question[:t.start], flags=re.I).casefold()
-    if not _in_money(t, question) and (re.search(_COUNT_BEFORE, before, re.I) or any(
-            before.endswith(w.casefold()) for w in counts if w.casefold().rstrip("s") not in own)):
-        return True  # "消费次数大于3", "订单数超过20", "number of orders above 5": a number of rows
-    return bool(re.search(rf"{_COUNTED}\s*(及|或)?(以上|以下|以内|之上|或更多|or more|or fewer)?\s*$", span, re.I)
-                or re.match(rf"{_COUNTED}(?![a-z]|百分点)", after, re.I) or any(after.startswith(w.casefold()) for w in counted))
-
-
-def counts_own_rows(t: Threshold, record: Record, model: SemanticModel, question: str) -> bool:
-    """Whether the number counts the record's own rows, by its word or a count of them after it ("Who placed more
-    than 5 orders", "10 or more paid orders": no order's value)."""
-    after = re.sub(r"^\s*(个|笔|张|单)?\s*", "", question[t.end:t.end + 24]).casefold()
-    counts = [x for x in model.measures if x.agg == "count" and x.table.lower() == record.table.lower()]
-    return any(after.startswith(w.casefold()) for w in [*record.words(), *(w for x in counts for w in x.words())])
-
-
 def member_bound(t: Threshold, model: SemanticModel, m: Mentions, question: str) -> Filter | None:
     """A bound on a measure's total per member, when the members are asked for ("which cities", "各品牌", not
     "how many customers", which counts them: `counted_members`)."""
@@ -83,16 +55,17 @@ def member_bound(t: Threshold, model: SemanticModel, m: Mentions, question: str)
             or cue("count", question) and not cue("list", question) and not cue("each", question) \
             or _counted(model, m, question) is not None:  # 各贡献了多少: each; "…的客户数": counted
         return None
-    mid = _named(t, m, question, model) or _headline(t, model, question) or _rows_count(t, model, question) \
-        or _in_unit(t, model, question, [*m.split, *m.dimensions])  # "卖了超过500件": the one measure counted in 件
+    mid = _named(t, m, question, model) or _headline(t, model, question) or rows_count(t, model, question) \
+        or in_unit(t, model, question, [*m.split, *m.dimensions]) \
+        or _record_total(t, model, question)  # "卖了超过500件": the one measure counted in 件; "退款退了一万二以上": refunded
     if mid and counts_rows(t, model, question) and not _is_count(model, mid):  # 退款超过2笔: the refunds, not the
-        unit = _in_unit(t, model, question, [*m.split, *m.dimensions])  # money refunded (超过300件, "4,000 units":
+        unit = in_unit(t, model, question, [*m.split, *m.dimensions])  # money refunded (超过300件, "4,000 units":
         said = unit == mid or any(x == mid and t.start <= a <= t.end + 2 for x, a, _ in measure_spots(m, question))
-        mid = _rows_count(t, model, question) or (mid if said else None)  # units sold; 下单超过3次…各贡献了多少GMV: orders)
+        mid = rows_count(t, model, question) or (mid if said else None)  # units sold; 下单超过3次…各贡献了多少GMV: orders)
     keyed = [d for d in dict.fromkeys([*m.split, listed_members(model, m, question)]) if d and keyed_counts(model, d)]
     if len(keyed) == 1 and (mid or counts_rows(t, model, question)):  # "哪些客户下单超过3次": their orders
         mid = per_member(model, mid or _first_key_count(model, keyed[0]), keyed[0])
-    if mid and _in_money(t, question) and not _money_measure(model, mid):
+    if mid and in_money(t, question) and not _money_measure(model, mid):
         return None  # "products under 100 yuan … sold the most units": a price, not a bound on units sold
     return Filter(dimension=mid, op=t.op, values=[t.value]) if mid else None
 
@@ -117,7 +90,7 @@ def _headline(t: Threshold, model: SemanticModel, question: str) -> str | None:
     """A bound said in money with no measure named ("spent over 3,000 yuan"): the model's headline measure, when it
     is an amount of money."""
     head = next((e for e in [*model.measures, *model.ratios] if e.id == model.headline), None)
-    if head is None or not head.unit or head.unit.casefold() not in MONEY_UNITS or not _in_money(t, question):
+    if head is None or not head.unit or head.unit.casefold() not in MONEY_UNITS or not in_money(t, question):
         return None
     dims = {d.id for d in model.dimensions}
     if any(just_before(question, e, t) for rec in model.records for f, _, e in named_fields(model, rec, question)
@@ -126,50 +99,18 @@ def _headline(t: Threshold, model: SemanticModel, question: str) -> str | None:
     return head.id
 
 
+def _record_total(t: Threshold, model: SemanticModel, question: str) -> str | None:
+    """A record named just before the bound, with no field ("退款退了一万二以上的是哪几个城市"): the sum of the value it
+    is ranked by (refunds: the amount refunded), per member."""
+    q = question.casefold()
+    sums = {x.id for x in model.measures if x.agg == "sum"}
+    found = {r.rank_by for r in model.records if r.rank_by in sums and any(
+        just_before(question, x.end(), t) for w in r.words() for x in re.finditer(re.escape(w.casefold()), q))}
+    return found.pop() if len(found) == 1 else None
+
+
 def _is_count(model: SemanticModel, mid: str) -> bool:
     return any(x.id == mid and x.agg in ("count", "count_distinct") for x in model.measures)
-
-
-def _rows_count(t: Threshold, model: SemanticModel, question: str) -> str | None:
-    """A number of rows with no measure named ("下了超过5个订单", "下单超过3单", "退款超过2次", "订单超过3笔"): the count
-    measure named as the rows it counts (orders: the orders), of the record whose word follows the number or stands
-    just before it, else of the record whose counts are in the number's unit."""
-    said = question[t.start:t.end + 12].casefold()
-    after = re.sub(r"^\s*(个|笔|张)?\s*", "", question[t.end:t.end + 12]).casefold()
-    q = question.casefold()
-
-    def named(rec: Record, by_unit: bool) -> str | None:
-        counts = [x for x in model.measures if x.agg == "count" and x.table.lower() == rec.table.lower()]
-        own = {w.casefold().rstrip("s") for w in rec.words()}
-        if by_unit:
-            hit = any(x.unit and x.unit in said for x in counts)
-        else:
-            hit = any(after.startswith(w.casefold()) for w in rec.words()) or any(
-                just_before(question, x.end(), t) and not re.search(r"\w", question[x.end():t.start], re.I)
-                for w in rec.words() for x in re.finditer(re.escape(w.casefold()), q))
-        found = [x.id for x in counts if any(w.casefold().rstrip("s") in own for w in (x.zh, x.en))] if hit else []
-        return found[0] if len(found) == 1 else None
-
-    for by_unit in (False, True):  # the record's own word first: 订单超过3笔 counts orders, though 笔 is refunds' unit
-        hits = [x for x in (named(rec, by_unit) for rec in model.records) if x]
-        if hits:
-            return hits[0]
-    return None
-
-
-def _in_unit(t: Threshold, model: SemanticModel, question: str, dims: list[str]) -> str | None:
-    """The one measure whose unit is the word the number is counted in ("超过500件": units sold), of those the
-    dimensions `dims` split."""
-    said = re.search(rf"{_COUNTED}\s*\S{{0,3}}$", question[t.start:t.end]) or re.match(_COUNTED, question[t.end:].lstrip())
-    reach = reachable(model)
-    found = [x.id for x in model.measures if said and x.unit and x.unit == said.group(0).strip()[:len(x.unit)]
-             and all(reaches(model, d, {x.table.lower()}, reach) for d in dims)]
-    return found[0] if len(found) == 1 else None
-
-
-def _in_money(t: Threshold, question: str) -> bool:
-    """Whether the bound is said in money: its own stretch holds a currency (100元, "100 yuan", ¥100)."""
-    return bool(re.search(r"元|块|[¥￥$]|\b(yuan|rmb|cny)\b", question[t.start:t.end], re.I))
 
 
 def _money_measure(model: SemanticModel, mid: str) -> bool:
@@ -183,11 +124,11 @@ def counted_members(t: Threshold, model: SemanticModel, m: Mentions, question: s
     members, rows = _counted(model, m, question), counts_rows(t, model, question)
     if members is None and rows:  # "有多少个客户下单超过3次", "how many people bought through the app two or more times"
         members = _keyed_members(model, m, question)
-    mid = (_named(t, m, question, model) or (_rows_count(t, model, question) if rows else None)) if members else None
+    mid = (_named(t, m, question, model) or (rows_count(t, model, question) if rows else None)) if members else None
     if members and members.dimension and (mid or rows):  # "几位客户买了两次或以上": the
         mid = per_member(model, mid or _first_key_count(model, members.dimension), members.dimension)  # orders
     if members and not mid:
-        mid = _in_unit(t, model, question, [members.dimension] if members.dimension else [])
+        mid = in_unit(t, model, question, [members.dimension] if members.dimension else [])
     return (Filter(dimension=mid, op=t.op, values=[t.value]), members) if mid else None
 
 
@@ -203,7 +144,7 @@ def totalled_members(t: Threshold, model: SemanticModel, m: Mentions, question: 
     if len(keyed) != 1 or _split_before(keyed[0], m, question):
         return None
     if counts_rows(t, model, question):
-        mid = per_member(model, _rows_count(t, model, question) or _first_key_count(model, keyed[0]), keyed[0])
+        mid = per_member(model, rows_count(t, model, question) or _first_key_count(model, keyed[0]), keyed[0])
     else:
         spots = measure_spots(m, question)
         before = sorted((e, x) for x, _, e in spots if just_before(question, e, t))
@@ -250,6 +191,24 @@ def _keyed_members(model: SemanticModel, m: Mentions, question: str) -> Members 
 def _first_key_count(model: SemanticModel, did: str) -> str | None:
     first = keyed_counts(model, did)[:1]
     return first[0].id if first else None
+
+
+def in_asked_order(model: SemanticModel, m: Mentions, question: str, measures: list[str]) -> list[str]:
+    """Measures of a list kept on a bound, in the order the question asks for them after the bound ("退款超过2笔的客户
+    有哪些？笔数和退了多少钱都要": the count, then the money; "…一万二以上的是哪几个城市？列出城市、退了几笔、退了多少钱"):
+    a measure's word, or for a count its unit asked (几笔, 多少单, 笔数); one not asked there keeps its place after."""
+    ends = [t.end for t in thresholds(question)]
+    end = max(ends) if ends else 0
+    spots = measure_spots(m, question)
+    units = {x.id: x.unit for x in model.measures if x.agg == "count" and x.unit}
+
+    def at(mid: str) -> int:
+        said = [a for x, a, _ in spots if x == mid and a >= end]
+        if not said and mid in units:
+            said = [end + x.start() for x in re.finditer(rf"(几|多少)\s*{units[mid]}|{units[mid]}数", question[end:])]
+        return min(said, default=len(question))
+
+    return sorted(measures, key=at)
 
 
 def per_member(model: SemanticModel, mid: str, did: str) -> str:
