@@ -76,3 +76,12 @@ def test_the_answer_states_both_members_and_the_gap_and_charts_two_bars(demo_db_
     assert all(c in text for c in compiled.columns) and f"{rows[0][2]:,}" in text
     chart = view.chart(compiled.columns, rows, "t")
     assert chart is not None and len(chart["data"]["values"]) == 2, chart
+
+
+def test_the_pair_comes_in_the_order_the_question_names_it_whatever_order_the_value_index_found_it():
+    from wenshu.semantic.grounding import ground
+
+    hits = [{"table": "cities", "column": "city_name", "value": v} for v in ("上海", "北京")]  # the index's order
+    question = "上个月寄到北京的单子跟寄到上海的比，客单价谁高，高多少？"
+    plan = ground(QueryPlan(measures=["aov"]), MODEL, question, value_hits=hits).plan
+    assert plan is not None and plan.pair() == ("city", ["北京", "上海"])  # the first named first: 北京 minus 上海

@@ -277,7 +277,8 @@ def test_values_named_with_respectively_are_split_by_and_a_ranked_period_is_name
     hits = [{"table": "cities", "column": "city_name", "value": c, "label": c, "matched": c} for c in ("北京", "上海")]
     got = grounded("北京和上海上个月的销售额分别是多少", {"measures": ["gmv"]}, hits)
     assert got == {"measures": ["gmv"], "dimensions": ["city"], "filters": [{"dimension": "city", "values": ["北京", "上海"]}]}
-    assert grounded("北京和上海上个月的销售额", {"measures": ["gmv"]}, hits).get("dimensions") is None  # a total
+    assert grounded("北京和上海上个月的销售额", {"measures": ["gmv"]}, hits)["dimensions"] == ["city"]  # each, as said
+    assert grounded("北京和上海上个月的销售额合计", {"measures": ["gmv"]}, hits).get("dimensions") is None  # a total
     top_day = PlanView(MODEL, QueryPlan(measures=["uv"], grain="day", order="desc", limit=1, window=LAST_MONTH), "zh")
     assert "最高的是 2026-05-11（23,832 人）" in top_day.explain(["日期", "访客数"], [["2026-05-11", 23832]])
 

@@ -241,10 +241,13 @@ class Compiler(SqlWriter):
             if moved and plan.difference and not self.in_points(target):  # "掉得最多？掉了多少": by the amount
                 by = self.q(DIFFERENCE[self.lang].format(self.name(target)))
             out = f" ORDER BY {f'({by} IS NULL), ' if moved else ''}{by} {(plan.order or 'desc').upper()}"
-        elif plan.grain:
-            out = f" ORDER BY {self.q(PERIOD[self.lang][plan.grain])}"
-        elif self.keys_dims and all(coded(d) for d in self.keys_dims):  # codes have their own order (一线, 新一线…)
-            out = " ORDER BY " + ", ".join(f"{self.key_of}.d{i}" for i in range(len(self.keys_dims)))
+        elif plan.grain:  # each period's members largest first ("去年每个季度，各个大区分别卖了多少")
+            out = f" ORDER BY {self.q(PERIOD[self.lang][plan.grain])}" + "".join(
+                f", {self.q(self.name(x))} DESC" for x in metrics if self.keys_dims)
+        elif self.keys_dims and coded(self.keys_dims[0]):  # codes have their own order (一线, 新一线…), then within
+            lead = next((i for i, d in enumerate(self.keys_dims) if not coded(d)), len(self.keys_dims))  # a code the
+            out = " ORDER BY " + ", ".join([f"{self.key_of}.d{i}" for i in range(lead)]  # others by the measures
+                                           + [f"{self.q(self.name(x))} DESC" for x in metrics if lead < len(self.keys_dims)])
         elif self.keys_dims:  # members by the first measure, largest first, as a bar chart reads (ties: the next); kept
             kept = {h.dimension for h in plan.having}  # on a total ("退款超过2笔的客户，笔数和金额"): by that total first
             out = " ORDER BY " + ", ".join(f"{self.q(self.name(x))} DESC" for x in sorted(metrics, key=lambda x: x.id not in kept))

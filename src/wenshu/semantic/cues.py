@@ -109,6 +109,8 @@ CUES = {
     "people": r"(多少|(?<![哪那这])几)(个|位|名)?人|(多少|(?<![哪那这])几)位|\bhow many (people|persons|individuals)\b"
               r"|\bnumber of (people|persons|individuals)\b",
     "count": r"多少|(?<![哪那这])几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
+    # several values named as one ("华东和华南合计", "app and web combined"): their total, not one row each
+    "combined": r"合计|总计|一共|总共|加起来|加在一起|合起来|\bcombined\b|\btogether\b|\bin total\b|\baltogether\b",
     "each": r"分别|各自|各是|各(占|贡献|有|卖|花|为|多少)|各[^，。？,.?\s各]{1,4}(多少|几)|\brespectively\b|\beach\b|\bseparately\b",
     # two values set side by side ("app vs web", "华东和华南对比"): one row per value
     "versus": r"\bvs\.?\b|\bversus\b|\bcompar\w*\b|\bimprove[ds]?\s+(on|over|upon)\b|对比|相比|比较|并排|比一比|(和|与|跟).{1,12}(比|相比|对比)"

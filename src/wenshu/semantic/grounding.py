@@ -30,7 +30,7 @@ from wenshu.semantic.routes import reached
 from wenshu.semantic.counting import counted_keys, distinct_keys, free_count, keyed_counts, not_asked, restated
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.listing import detail
-from wenshu.semantic.labels import label_words, not_the_measures_own
+from wenshu.semantic.labels import in_said_order, label_words, not_the_measures_own
 from wenshu.knowledge.time_phrases import find_windows
 from wenshu.semantic.mentions import Mentions, cue, oriented, read
 from wenshu.semantic.model import SemanticModel
@@ -149,7 +149,7 @@ def _filters(plan: QueryPlan, model: SemanticModel, m: Mentions, measures: list[
     for did, values in value_filters(model, m, measures).items():
         if not {c.id for c in model.conformed(did)} & set(out):
             out[did] = Filter(dimension=did, op="not_in" if did in m.excluded else "in", values=values)
-    return list(out.values())
+    return [f.model_copy(update={"values": in_said_order(dims[f.dimension], f.values, question)}) for f in out.values()]
 
 
 def _bare(value: str, kind: list[str]) -> str:
@@ -240,6 +240,9 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     within = [f.dimension for f in filters if m.share and f.dimension in m.share_within]  # "of all 华北 orders"
     if m.share and not dims and not bounds and not m.grain and set(filtered) <= set(within):
         dims = [d for d in named if kinds[d] != "time" and d not in filtered][:1]  # "regional contribution …, as a %"
+    if not dims and not m.grain and not m.rank and not cue("combined", question):  # "华东和华南的GMV", "AOV on the
+        dims = [f.dimension for f in filters if f.op == "in" and len(f.values) > 1  # App, on web and on the mini-program":
+                and kinds.get(f.dimension) == "category" and f.dimension not in m.ranged][:1]  # each (金卡及以上: together)
     if counting:
         dims = [counting.dimension] if counting.dimension else []
     dims = list(dict.fromkeys(_reachable_twin(model, d, measures, m) for d in dims))

@@ -56,6 +56,18 @@ def coded(d: Dimension) -> bool:
     return bool(d.labels) and all(c.lstrip("-").isdigit() for c in d.labels)
 
 
+def in_said_order(d: Dimension, values: list, question: str) -> list:
+    """A filter's values in the order the question names them ("寄到北京的单子跟寄到上海的比": 北京, then 上海), so two
+    set side by side come as said; a value not found keeps its place after those that are."""
+    q, words = question.casefold(), label_words(d)
+
+    def at(v) -> int:
+        found = [q.find(w.casefold()) for w in words.get(str(v)) or [str(v)] if w and w.casefold() in q]  # a code: its words
+        return min(found, default=len(q))
+
+    return sorted(values, key=at)
+
+
 def label_words(d: Dimension) -> dict[str, list[str]]:
     """stored code -> the words that name it (the code itself when it reads as a word, its labels, aliases; a
     state said as done, 已退款, also as 退款了的 and 已经退款; "退款了多少钱" asks an amount, no state)."""
