@@ -252,3 +252,21 @@ def test_order_in_a_list_of_fields_names_the_field_not_a_sort():
     plan = grounded("Paid orders over 9k yesterday: list order ID, customer name, order channel and amount paid")
     assert plan.records == "order" and "channel" in plan.columns and not plan.dimensions
     assert grounded("Last month, order the categories by refund rate").dimensions == ["category"]
+
+
+def test_a_change_asked_in_percent_is_no_share_and_the_rows_bounded_are_no_count():
+    plan = grounded("Week over week, how did orders on each channel move last week, in percent?")
+    assert plan.compare == "week" and plan.dimensions == ["channel"] and not plan.share  # the change, in percent
+    assert grounded("Each channel's share of GMV last week, week over week").share  # a share said as one
+    plan = grounded("What share of last month's GMV came from paid orders of more than 3k each?")
+    assert plan.measures == ["gmv"] and plan.share and plan.share_only()  # "paid orders …": the rows, no count
+
+
+def test_sales_regions_are_regions_and_money_earned_the_most_ranks_by_the_headline():
+    plan = grounded("Which two sales regions had the highest AOV last month?")
+    assert plan.measures == ["aov"] and plan.dimensions == ["region"] and plan.limit == 2  # no "sales" measure
+    question = "Among male customers, which three categories earned us the most last month?"
+    m = headlined(MODEL, read(MODEL, question), question)
+    plan = ground(QueryPlan(measures=["gmv"]), MODEL, question, mentions=m).plan
+    assert plan is not None and plan.dimensions == ["category"] and plan.limit == 3 and plan.order == "desc"
+    assert plan.filters == [Filter(dimension="gender", values=["M"])]

@@ -96,3 +96,14 @@ def test_an_amount_bound_on_the_rows_stays_a_row_bound_and_a_total_of_averages_i
                      having=[{"dimension": "paid_orders", "op": "gt", "values": [3]}])
     with pytest.raises(PlanNotCompilable):  # distinct buyers do not add up over members
         compile_plan(MODEL, plan)
+
+
+def test_the_share_of_repeat_buyers_among_the_customers_who_bought_is_the_repeat_rate(demo_db_file):
+    plan = grounded("今年在店里买过东西的客户里，回购（两单及以上）的占几成？")
+    assert plan.measures == ["repeat_rate"] and not plan.dimensions and not plan.share  # not one row per customer
+    want = rows(demo_db_file, """SELECT ROUND(100.0 * SUM(n >= 2) / COUNT(*), 2) FROM (SELECT customer_id, COUNT(*) AS n
+        FROM orders WHERE status = 1 AND order_date >= date('now', 'start of year') GROUP BY customer_id)""")
+    from wenshu.semantic.windows import plan_window
+
+    planned = plan.model_copy(update={"window": plan_window("今年", "none")})
+    assert rows(demo_db_file, compile_plan(MODEL, planned).sql) == want

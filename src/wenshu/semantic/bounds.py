@@ -57,7 +57,8 @@ class Bounds:
         def bounding(mid: str) -> bool:
             inside = self.spans + (self.rows_at if mid in counts else [])
             said = [(a, b) for x, a, b in spots if x == mid]
-            return bool(said) and all(any(s <= a and b <= e for s, e in inside) for a, b in said)
+            return bool(said) and all(any(s <= a and b <= e or mid in counts and a <= s and e <= b  # "paid orders of
+                                          for s, e in inside) for a, b in said)  # more than 2.5k": the rows bounded
 
         kept = [x for x in measures if not bounding(x)]
         return kept or measures

@@ -85,7 +85,9 @@ CUES = {
     "performance": r"\bhow (did|does|do|is|are|was|were|have|has)\b.{0,40}?\b(do|doing|did|done|perform|performing|performed"
                    r"|go|going|gone)\b|表现(如何|怎么样|怎样|咋样)|(卖|做)得(怎么样|如何|咋样|怎样)",
     # money made, said with a verb and no measure's name ("what did the web channel make last month")
-    "earned": r"\b(what|how much) (did|does|do|will)\b.{1,40}?\b(make|earn|bring in|take in|generate)\b",
+    "earned": r"\b(what|how much) (did|does|do|will)\b.{1,40}?\b(make|earn|bring in|take in|generate)\b"
+              r"|\b(earn(ed|s)?|made|makes|brought in|brings in|generated|generates)( (us|for us|the company))? (the )?"
+              r"(most|least)\b",  # "which five products earned us the most": ranked by the money they made
     # a comparison's change asked as an amount ("变化了多少", "多了多少", "by how much"): shown beside the growth %
     # ("环比变化多少" asks the 环比 itself: the growth)
     "delta": r"(?<!环比)(?<!同比)变化了?多少|(增加|减少|多|少|差)了多少|相差多少|差距|差值|\bby how much\b"
@@ -127,6 +129,8 @@ CUES = {
     "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|" + phrasing.SUPERLATIVE + r"的(那|一)天|\bwhich\b(?!\s+[a-z-]+(?<!ss)(?<!us)(?<!is)s\b)"  # "which brands": the members, not one
               r"|\bwhat\s+(?!(is|are|was|were|did|does|do|percent|percentage|share|proportion|about|if)\b)[a-z]+(?<!s)\b",
 }
+# a number asked in percent ("in %", "as a percentage"): a share, or with a comparison the change in percent
+IN_PERCENT = r"\bas (a )?percentages?\b|\b(as|in) (an? )?%|\b(in|as) percent(age)?( terms)?\b"
 SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + NUM
                           + r"\s*[个名大家款位座]|前\s*" + NUM + r"\s*[个名大家款位座]?的?)\s*$"
                           r"|\b(by|per|each|every|for each|across(?!\s+all\b)|which|what|rank|ranking|sort|compare|top\s*" + EN_NUM + r"|(?<!-)(?!one\b)" + EN_NUM

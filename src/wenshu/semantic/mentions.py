@@ -24,7 +24,7 @@ from wenshu.semantic import counting, phrasing, ratios
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.grains import explicit_grain, per_period
 from wenshu.semantic.labels import label_spans, label_words, not_the_measures_own, qualifying_values
-from wenshu.semantic.cues import AND, COUNTED, CUES, EN, EN_NUM, NOT_PERIOD, NUM, SPLIT_BEFORE, cue
+from wenshu.semantic.cues import AND, COUNTED, CUES, EN, EN_NUM, IN_PERCENT, NOT_PERIOD, NUM, SPLIT_BEFORE, cue
 from wenshu.semantic.exclusions import left_out, left_out_words, the_rest
 from wenshu.semantic.ordinal import ranged
 from wenshu.semantic.roles import dimension_roles
@@ -247,7 +247,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
                                            or cue("who", question) and not re.search(r"\bhow many\b|多少|几", question, re.I)),
         dimension_words={d: [question[s:e] for s, e in spans] for d, spans in dims.hits.items()},
         measure_words=measure_words, grain=explicit_grain(bare), per=per_period(bare),
-        compare=compare, share=cue("share", question) and not pct,
+        compare=compare, share=cue("share", question) and not pct and not (  # "week over week, … in percent": the
+            compare != "none" and not cue("share", re.sub(IN_PERCENT, " ", question, flags=re.I))),  # change, no share
         excluded=excluded, ranged=ranged_ids, share_within=ratios.share_within(question, {d: value_at.get(d, []) for d in values}, CUES["share"]), trend=cue("trend", question), rank=rank,
         limit=(top_n(blank(question, bounds)) or (1 if picked_one else None)) if rank else None,
         order=("asc" if cue("ascending", question) else "desc") if rank else None, judged=rank and cue("judged", question),
