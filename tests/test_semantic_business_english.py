@@ -270,3 +270,9 @@ def test_sales_regions_are_regions_and_money_earned_the_most_ranks_by_the_headli
     plan = ground(QueryPlan(measures=["gmv"]), MODEL, question, mentions=m).plan
     assert plan is not None and plan.dimensions == ["category"] and plan.limit == 3 and plan.order == "desc"
     assert plan.filters == [Filter(dimension="gender", values=["M"])]
+
+
+def test_distinct_customers_with_a_purchase_are_the_buyers_and_a_split_by_gender_stays():
+    plan = grounded("Count the distinct customers with a paid purchase last week, men and women separately.")
+    assert plan.measures == ["buyers"] and plan.dimensions == ["gender"]
+    assert ground(QueryPlan(measures=["gmv"]), MODEL, "How many customers are there?").plan is None  # the table's rows

@@ -99,8 +99,12 @@ def test_an_amount_bound_on_the_rows_stays_a_row_bound_and_a_total_of_averages_i
 
 
 def test_the_share_of_repeat_buyers_among_the_customers_who_bought_is_the_repeat_rate(demo_db_file):
-    plan = grounded("今年在店里买过东西的客户里，回购（两单及以上）的占几成？")
+    question = "今年在店里买过东西的客户里，回购（两单及以上）的占几成？"
+    plan = grounded(question)
     assert plan.measures == ["repeat_rate"] and not plan.dimensions and not plan.share  # not one row per customer
+    chosen = QueryPlan(measures=["repeat_buyers"], dimensions=["customer"], share=True)  # the model split by customer
+    m = headlined(MODEL, read(MODEL, question), question)
+    assert ground(chosen, MODEL, question, mentions=m).plan == plan  # the customers are what the count counts
     want = rows(demo_db_file, """SELECT ROUND(100.0 * SUM(n >= 2) / COUNT(*), 2) FROM (SELECT customer_id, COUNT(*) AS n
         FROM orders WHERE status = 1 AND order_date >= date('now', 'start of year') GROUP BY customer_id)""")
     from wenshu.semantic.windows import plan_window

@@ -2,21 +2,18 @@
 付了款的订单", "上个月取消的订单有多少" are counts of orders, though none says 订单量.
 
 The semantic model says what can be counted:
-- a count measure's `unit` (单, 笔, 人, 件): "多少单" names the count measures whose unit is 单 (of the
-  rows the question names, when it names some: "已付款的订单有多少笔" does not count refunds in 笔);
-- a record's table: "多少笔…订单", "订单有多少", "how many … orders" name the row counts (`agg: count`) on
-  the record's table (a record counted is more specific than a unit: "多少笔订单" counts orders, not
-  refunds counted in 笔).
-Among several, the values the question names decide: a measure whose own filter is the value named
-("取消的" is status 2: the cancelled orders count) comes first; one whose filter excludes a value named
-is left out ("paid orders" cannot count cancelled ones); otherwise the model's own order decides, so
-the count declared first is the default one. The others are not offered to the plan's model as
-alternatives: a unit or a row name is no word of theirs, and the default must not turn into "orders
-placed" because a small model liked that name better.
+- a count measure's `unit` (单, 笔, 人, 件): "多少单" names the count measures whose unit is 单 (of the rows the
+  question names, when it names some: "已付款的订单有多少笔" does not count refunds in 笔);
+- a record's table: "多少笔…订单", "订单有多少", "how many … orders" name the row counts (`agg: count`) on the
+  record's table (a record counted is more specific than a unit: "多少笔订单" counts orders, not refunds in 笔).
+Among several, the values the question names decide: a measure whose own filter is the value named ("取消的" is
+status 2: the cancelled orders count) comes first; one whose filter excludes a value named is left out ("paid
+orders" cannot count cancelled ones); otherwise the model's own order decides, so the count declared first is the
+default one. The others are not offered to the plan's model as alternatives: a unit or a row name is no word of
+theirs, and the default must not turn into "orders placed" because a small model liked that name better.
 
-A dimension's members counted with no measure named ("每个会员等级各有多少个买家") are the model's one count of
-distinct keys that looks the dimension up (`counted_keys`), unless the word names the dimension table's rows.
-"""
+A dimension's members counted with no measure named ("每个会员等级各有多少个买家") are the model's one count of distinct
+keys that looks the dimension up (`counted_keys`), unless the word names the dimension table's rows."""
 
 from __future__ import annotations
 
@@ -254,17 +251,20 @@ def counted_keys(model: SemanticModel, counted: list[str], said_words: dict[str,
     """"每个会员等级各有多少个买家": no measure named, a dimension counted; the one count of distinct keys that
     looks that dimension up (buyers: orders.customer_id), when the model has exactly one, the word counted
     is not the name of the dimension table's own rows ("how many customers are there" counts the customers
-    table) and the question's words back no other measure ("新注册了多少用户" says most of 新注册客户)."""
-    keyed = [[x.id for x in keyed_counts(model, did)] for did in counted]
+    table) unless they are said distinct or with the counted rows ("the distinct customers with a completed
+    purchase"), and the question's words back no other measure ("新注册了多少用户" says most of 新注册客户)."""
+    keyed = [keyed_counts(model, did) for did in counted]
     if len(keyed) != 1 or len(keyed[0]) != 1:
         return []
     dim = next(d for d in model.dimensions if d.id == counted[0])
     rows = {w.casefold() for r in model.records if r.table.lower() == dim.table.lower() for w in r.words() if w}
     said = {w.casefold() for w in said_words.get(dim.id, [])}
-    if said & rows or any(w.rstrip("s") in rows for w in said):
+    keys = [re.escape(w) for r in model.records if r.table.lower() == keyed[0][0].table.lower() for w in r.words()]
+    if (said & rows or any(w.rstrip("s") in rows for w in said)) and not re.search(  # the rows counted said too
+            r"\b(distinct|unique|different|" + "|".join(keys) + r")\b", question, re.I):
         return []
-    others = [e for e in [*model.measures, *model.ratios] if e.id != keyed[0][0]]
-    return [] if any(backs(w, question) for e in others for w in entry_words(model, e)) else keyed[0]
+    others = [e for e in [*model.measures, *model.ratios] if e.id != keyed[0][0].id]
+    return [] if any(backs(w, question) for e in others for w in entry_words(model, e)) else [keyed[0][0].id]
 
 
 def distinct_counts(model: SemanticModel, counted: list[str], named: list[str], earlier: list[str]) -> list[str]:

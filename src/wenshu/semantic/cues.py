@@ -125,7 +125,8 @@ CUES = {
     # a number of people or things asked ("新用户有多少", "how many new customers"), not an amount ("贡献了多少")
     "asks_count": r"有多少|多少(个|位|名|人)|几(个|位|名)|\b(how many|number of|count)\b",
     # what a count counts ("多少用户", "how many customers"): the word after it is not a split
-    "counted": r"(多少|(?<!哪)几)个?(位|名)?\s*$|\b(how many|number of|count of)\s+(of\s+(our|the|these|those|all)\s+)?([\w-]+\s+)?$",
+    "counted": r"(多少|(?<!哪)几)个?(位|名)?\s*$|\b(how many|number of|count of)\s+(of\s+(our|the|these|those|all)\s+)?([\w-]+\s+)?$"
+               r"|\bcount\s+(?!(by|per|for|of|in|on)\b)((the|all|our)\s+)?([\w-]+\s+)?$",  # "count the distinct customers"
     "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|" + phrasing.SUPERLATIVE + r"的(那|一)天|\bwhich\b(?!\s+[a-z-]+(?<!ss)(?<!us)(?<!is)s\b)"  # "which brands": the members, not one
               r"|\bwhat\s+(?!(is|are|was|were|did|does|do|percent|percentage|share|proportion|about|if)\b)[a-z]+(?<!s)\b",
 }

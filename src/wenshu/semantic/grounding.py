@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from wenshu.semantic.attributes import attributes
 from wenshu.semantic.bounds import bound_table, carried, row_bounds
-from wenshu.semantic.members import in_asked_order, listed_members
+from wenshu.semantic.members import counts_keys_of, in_asked_order, listed_members
 from wenshu.semantic.routes import reached
 from wenshu.semantic.counting import counted_keys, distinct_keys, free_count, keyed_counts, not_asked, restated
 from wenshu.semantic.thresholds import thresholds
@@ -239,12 +239,12 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         dims = [keyed]  # attributes named, below: "who … 15 or more paid orders? … their member tier")
     within = [f.dimension for f in filters if m.share and f.dimension in m.share_within]  # "of all 华北 orders"
     if m.share and not dims and not bounds and not m.grain and set(filtered) <= set(within):
-        dims = [d for d in named if kinds[d] != "time" and d not in filtered  # "regional contribution …, as a %" (客户里
-                and not {(x.table, x.expr) for x in model.measures if x.id in measures}  # 回购的占多少: of the
-                & {(x.table, x.expr) for x in keyed_counts(model, d)}][:1]  # customers, whose keys it counts)
+        dims = [d for d in named if kinds[d] != "time" and d not in filtered][:1]  # "regional contribution …, as a %"
     if not dims and not m.grain and not m.rank and not cue("combined", question):  # "华东和华南的GMV", "AOV on the
         dims = [f.dimension for f in filters if f.op == "in" and len(f.values) > 1  # App, on web and on the mini-program":
                 and kinds.get(f.dimension) == "category" and f.dimension not in m.ranged][:1]  # each (金卡及以上: together)
+    if not bounded.having:  # "在我们这买过东西的客户里，回购的占百分之多少": the customers are what the count counts
+        dims = [d for d in dims if not counts_keys_of(model, measures, d)]
     if counting:
         dims = [counting.dimension] if counting.dimension else []
     dims = list(dict.fromkeys(_reachable_twin(model, d, measures, m) for d in dims))

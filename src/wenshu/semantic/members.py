@@ -211,6 +211,15 @@ def in_asked_order(model: SemanticModel, m: Mentions, question: str, measures: l
     return sorted(measures, key=at)
 
 
+def counts_keys_of(model: SemanticModel, measures: list[str], did: str) -> bool:
+    """Whether every measure counts the keys of keyed dimension `did` (buyers, repeat buyers: customers), so a split
+    by it is one or none each: the customers are the whole such a count is taken of (by gender it still splits)."""
+    dim = next((d for d in model.dimensions if d.id == did), None)
+    keys = {(x.table, x.expr) for x in keyed_counts(model, did)} if dim is not None and dim.key else set()
+    return bool(keys) and all((x.table, x.expr) in keys for x in model.measures if x.id in measures) \
+        and all(any(x.id == mid for x in model.measures) for mid in measures)
+
+
 def per_member(model: SemanticModel, mid: str, did: str) -> str:
     """A bound on a count of the members' own keys (buyers per customer: one each) is a bound on the rows it counts:
     the row count of the same table with the same default filter (paid orders)."""
