@@ -261,7 +261,7 @@ def counted_keys(model: SemanticModel, counted: list[str], said_words: dict[str,
     said = {w.casefold() for w in said_words.get(dim.id, [])}
     keys = [re.escape(w) for r in model.records if r.table.lower() == keyed[0][0].table.lower() for w in r.words()]
     if (said & rows or any(w.rstrip("s") in rows for w in said)) and not re.search(  # the rows counted said too
-            r"\b(distinct|unique|different|" + "|".join(keys) + r")\b", question, re.I):
+            r"\b(" + "|".join(["distinct", "unique", "different", *keys]) + r")\b", question, re.I):
         return []
     others = [e for e in [*model.measures, *model.ratios] if e.id != keyed[0][0].id]
     return [] if any(backs(w, question) for e in others for w in entry_words(model, e)) else [keyed[0][0].id]
