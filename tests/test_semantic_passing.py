@@ -89,7 +89,7 @@ def test_the_refunds_bound_counts_refund_rows_per_customer(demo_db_file):
     assert rows(demo_db_file, compile_plan(MODEL, plan).sql) == want and want[0][0] > 0
 
 
-def test_an_amount_bound_on_the_rows_stays_a_row_bound_and_a_total_of_averages_is_refused():
+def test_an_amount_bound_on_the_rows_stays_a_row_bound_and_a_total_of_distinct_counts_is_refused():
     plan = grounded("GMV by region from orders above 3,000 yuan")  # the orders' own word: their amount, no count
     assert [(f.dimension, f.op) for f in plan.filters] == [("orders.pay_amount", "gt")] and not plan.having
     plan = QueryPlan(measures=["paid_orders", "buyers"], dimensions=["customer"], count_members=True,
