@@ -152,6 +152,20 @@
   bound said in words (三千, 一万二, "five thousand", "5k", "2.5k"); five conversations (two of three turns, three of
   two) whose later turns are terse (换成按单子数算呢？, 小程序那边单独拉一下, 排序口径换成毛利率, "How does that look year over
   year?"); 24 Chinese, 16 English, written by another helper (`bench/data/biz23_questions.yaml`), for development.
+- `biz24`: 40 business questions written blind in the style of the demo gold set's development half, a broad
+  mix with wordings and shapes other than biz23's: windows said differently (这礼拜截至今天, 上个周末, 近60天, 过去九十天,
+  本月1号到今天 against the same days of last month, 再前一个季度, "the three calendar months just finished", "the last
+  half year", "the six most recent complete weeks"), filters on named members (a region, delivery cities, a
+  category, a channel, a member level, gender, a refund reason), averages (coupon discount per order, pages per
+  visitor, orders per buyer, AOV per month), rates (cancellation per month and its move in points, weekly web
+  conversion, the share of orders with a coupon), shares inside a filter, top and bottom N, growth rankings, two
+  cities side by side, splits by two dimensions, distinct customers, trends by month, week and hour of day, detail
+  lists, members passing a bound said in words (一万, "three quarters of a million", "four thousand"), members that
+  have or lack rows (last quarter's buyers with no order this quarter, products never refunded in 30 days) and
+  customers with exactly one order with what they spent together; five conversations (two of three turns, three of
+  two) whose later turns are terse (换成看有多少人掏钱下单, 光看美妆个护里的呢？, "Only the ones where the item arrived
+  broken.", "And in that same month a year back?"); 24 Chinese, 16 English, written by another helper
+  (`bench/data/biz24_questions.yaml`), for development.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -188,7 +202,8 @@ DEMO_SETS = {"demo": ("gold", None), "demo_dev": ("gold", "dev"), "demo_test": (
              "biz16": ("biz16", None), "biz17": ("biz17", None),
              "biz18": ("biz18", None), "biz19": ("biz19", None),
              "biz20": ("biz20", None), "biz21": ("biz21", None),
-             "biz22": ("biz22", None), "biz23": ("biz23", None)}
+             "biz22": ("biz22", None), "biz23": ("biz23", None),
+             "biz24": ("biz24", None)}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
          "biz_dev": "development", "biz2": "development", "biz3": "development", "para_en": "development",
          "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
@@ -200,7 +215,7 @@ ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_
          "biz14": "development", "biz15": "development", "biz16": "development",
          "biz17": "development", "biz18": "development", "biz19": "development",
          "biz20": "development", "biz21": "development", "biz22": "development",
-         "biz23": "development"}
+         "biz23": "development", "biz24": "development"}
 
 
 def role_of(set_name: str) -> str:
@@ -325,7 +340,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, half, source)
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, para_en or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, biz24, para_en or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)
