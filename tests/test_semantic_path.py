@@ -228,6 +228,16 @@ def test_the_n_that_fell_most_are_ranked_by_their_change_and_said_so(agent, fake
     assert top["label"] == "降幅最大 3" and "by_change" not in top["remove"]
 
 
+def test_the_n_that_fell_by_the_most_show_the_fall_itself(agent, fake_model):
+    fake_model.queue(json.dumps({"measures": ["paid_orders"], "dimensions": ["city"]}))
+    resp = agent.ask(AgentRequest(message="上个月哪三个城市的订单量比前一个月减少得最多，少了多少"))
+    assert resp.error is None, resp.error
+    assert resp.plan["plan"]["difference"] is True and resp.columns[-1] == "订单量减少额" and len(resp.columns) == 4
+    falls = [r[3] for r in resp.rows]
+    assert falls == sorted(falls, reverse=True) and all(r[3] == r[2] - r[1] for r in resp.rows)
+    assert f"订单量减少额最高的是 {resp.rows[0][0]}（{int(falls[0])} 单）" in resp.answer
+
+
 def test_a_plan_the_model_cuts_short_is_read_from_the_questions_words(agent, fake_model):
     fake_model.queue('{"measures": ["paid_orders"], "filters": [{"dimension": "gender", "values": ["男"]}, {"dim')
     resp = agent.ask(AgentRequest(message="上个月各渠道的订单量"))

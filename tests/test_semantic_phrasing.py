@@ -171,9 +171,9 @@ def test_a_change_ranked_by_the_most_is_ranked_by_its_amount(question, by_amount
     rows = execute_readonly(sqlite_url, compile_plan(MODEL, plan, "sqlite", "en").sql, row_limit=10).rows
     every = execute_readonly(sqlite_url, compile_plan(MODEL, plan.model_copy(update={"limit": None}), "sqlite",
                                                       "en").sql, row_limit=1000).rows
-    column = 4 if by_amount else 3  # the change in orders, else the change in percent
-    assert [r[column] for r in rows] == sorted(r[column] for r in every if r[column] is not None)[:2]
-    assert not by_amount or all(r[4] == r[1] - r[2] for r in every)
+    # by the amount: how many fewer, positive and largest first, with no growth % beside it; else the % lowest first
+    assert [r[3] for r in rows] == sorted((r[3] for r in every if r[3] is not None), reverse=by_amount)[:2]
+    assert all(len(r) == 4 for r in every) and (not by_amount or all(r[3] == r[2] - r[1] for r in every))
 
 
 @pytest.mark.parametrize("question", ["Swap AOV for the number of unique buyers", "把客单价替换为去重买家数"])

@@ -163,18 +163,17 @@ class PlanView:
                                f"{self.name(first)}按{g}：从 {self.num(first, v0)}（{rows[0][keys - 1]}）到 {self.num(first, v1)}"
                                f"（{rows[-1][keys - 1]}），共 {len(rows)} 期。")
         else:
-            moved = p.ranked_by_change()  # tell the largest move
-            col = len(columns) - 1 if p.share else keys + 2 if moved else keys
-            best = min(rows, key=lambda r: r[col] if r[col] is not None else float("inf")) if p.order == "asc" else \
-                max(rows, key=lambda r: r[col] if r[col] is not None else float("-inf"))
-            label = " / ".join(str(x) for x in best[:keys])
-            what = pick(lang, "share" if p.share else f"{self.name(first)} change" if moved else self.name(first),
-                        "占比" if p.share else f"{self.name(first)}变化" if moved else self.name(first))
-            unit = " %" if p.share or moved else self.unit(first)
-            shown = _fmt(best[col]) if p.share or moved else self.num(first, best[col])
+            moved, amount = p.ranked_by_change(), p.ranked_by_amount()  # tell the largest move (a fall: its size)
+            col, low = len(columns) - 1 if p.share else keys + 2 if moved else keys, p.order == "asc" and not amount
+            best = (min if low else max)(rows, key=lambda r: r[col] if r[col] is not None else float("inf" if low else "-inf"))
+            label, fell = " / ".join(str(x) for x in best[:keys]), amount and p.order == "asc"
+            what = pick(lang, "share" if p.share else f"{self.name(first)} {'decrease' if fell else 'change'}" if moved
+                        else self.name(first), "占比" if p.share else f"{self.name(first)}{'减少额' if fell else '变化'}"
+                        if moved else self.name(first))
+            pct = p.share or moved and not amount  # ranked by the amount: the amount, in the measure's unit
+            unit, shown = (" %", _fmt(best[col])) if pct else (self.unit(first), self.num(first, best[col]))
             splits = [self.name(d) for d in p.dimensions] + ([GRAIN[p.grain][lang == "zh"]] if p.grain else [])
             by = pick(lang, " and ".join(splits), "、".join(splits))
-            low = p.order == "asc"
             text = head + pick(lang, f"{self.name(first)} by {by}, {len(rows)} rows; the {'lowest' if low else 'highest'} "
                                f"{what} is {label} with {shown}{unit}.",
                                f"按{by}的{self.name(first)}，共 {len(rows)} 行；{what}{'最低' if low else '最高'}的是 "

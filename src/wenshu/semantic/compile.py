@@ -17,7 +17,7 @@ from __future__ import annotations
 import sqlglot
 
 from wenshu.semantic.compiled import AGG, OPS, Compiled, PlanNotCompilable, key_column, literal
-from wenshu.semantic.labels import COMPARE, DIFFERENCE, PERIOD, SHARE, change_name, coded
+from wenshu.semantic.labels import COMPARE, DECREASE, DIFFERENCE, PERIOD, SHARE, change_name, coded
 from wenshu.semantic.model import Measure, Ratio, SemanticModel
 from wenshu.semantic.pair import paired
 from wenshu.semantic.passing import counted
@@ -149,11 +149,14 @@ class Compiler(SqlWriter):
                 prev, now, then = self.value(mt, "c"), self.value(mt, "m", False), self.value(mt, "c", False)
                 earlier = f"{self.name(mt)}（{before}）" if self.lang == "zh" else f"{self.name(mt)} ({before})"
                 change = change_name(self.name(mt), plan.compare, self.lang, self.in_points(mt))
-                select += [f"{prev} AS {self.q(earlier)}", f"{self.change(mt, now, then)} AS {self.q(change)}"]
-                columns += [earlier, change]
+                select.append(f"{prev} AS {self.q(earlier)}")
+                columns.append(earlier)
+                if not (plan.ranked_by_amount() and not self.in_points(mt)):  # ranked by the amount: the amount alone
+                    select.append(f"{self.change(mt, now, then)} AS {self.q(change)}")
+                    columns.append(change)
                 if plan.difference and not self.in_points(mt):  # "变化了多少": the amount too
-                    moved = DIFFERENCE[self.lang].format(self.name(mt))
-                    select.append(f"{self.engine.round2(f'{now} - {then}')} AS {self.q(moved)}")
+                    moved, amount = self.amount_column(mt), f"{now} - {then}" if not self.falling() else f"{then} - {now}"
+                    select.append(f"{self.engine.round2(amount)} AS {self.q(moved)}")
                     columns.append(moved)
         if plan.share:
             first = self.value(metrics[0], "m", False)
@@ -192,6 +195,13 @@ class Compiler(SqlWriter):
                                 f"{h.dimension} 合计的条件需要该度量在查询中，且只有一个数值")
             terms.append(f"{self.value(mt, 'm', False)} {OPS[h.op]} {literal(h.values[0])}")
         return " WHERE " + " AND ".join(terms) if terms else ""
+
+    def falling(self) -> bool:
+        """Ranked by how much each member fell: the amount shown is the fall, positive ("减少额")."""
+        return self.plan.ranked_by_amount() and self.plan.order == "asc"
+
+    def amount_column(self, mt) -> str:
+        return (DECREASE if self.falling() else DIFFERENCE)[self.lang].format(self.name(mt))
 
     @staticmethod
     def in_points(mt) -> bool:
@@ -238,9 +248,10 @@ class Compiler(SqlWriter):
             moved = plan.ranked_by_change()  # by the change column; a member without one comes last
             by = self.q(change_name(self.name(target), plan.compare, self.lang, self.in_points(target))
                         if moved else self.name(target))
+            order = plan.order or "desc"
             if moved and plan.difference and not self.in_points(target):  # "掉得最多？掉了多少": by the amount
-                by = self.q(DIFFERENCE[self.lang].format(self.name(target)))
-            out = f" ORDER BY {f'({by} IS NULL), ' if moved else ''}{by} {(plan.order or 'desc').upper()}"
+                by, order = self.q(self.amount_column(target)), "desc" if self.falling() else order
+            out = f" ORDER BY {f'({by} IS NULL), ' if moved else ''}{by} {order.upper()}"
         elif plan.grain:  # each period's members largest first ("去年每个季度，各个大区分别卖了多少")
             out = f" ORDER BY {self.q(PERIOD[self.lang][plan.grain])}" + "".join(
                 f", {self.q(self.name(x))} DESC" for x in metrics if self.keys_dims)

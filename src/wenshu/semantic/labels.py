@@ -19,6 +19,7 @@ POINTS = {"zh": {"yoy": "同比(百分点)", "previous": "环比(百分点)", "w
           "en": {"yoy": "YoY (pts)", "previous": "change (pts)", "week": "WoW (pts)"}}
 SHARE = {"zh": "占比%", "en": "share %"}
 DIFFERENCE = {"zh": "{}变化量", "en": "{} change"}  # a comparison's change as an amount: 订单量变化量
+DECREASE = {"zh": "{}减少额", "en": "{} decrease"}  # members ranked by how much they fell: the fall, positive
 # two members' gap (the first's minus the second's), a percentage's in points: 销售额差额, refund rate gap (pts)
 GAP = {"zh": {False: "{}差额", True: "{}相差(百分点)"}, "en": {False: "{} gap", True: "{} gap (pts)"}}
 # the number of members (periods) a count of members answers with: 城市数, number of cities, 天数, number of days

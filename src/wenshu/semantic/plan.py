@@ -99,6 +99,11 @@ class QueryPlan(BaseModel):
         """Ranked by each member's change against the earlier period (a chip may drop the comparison)."""
         return self.by_change and self.compare != "none"
 
+    def ranked_by_amount(self) -> bool:
+        """Ranked by each member's change as an amount ("流水增加最多的三个城市", "掉得最多？掉了多少"): the amount is
+        the change shown (a percentage's change is in points either way); falling first, it is the decrease."""
+        return self.ranked_by_change() and self.difference
+
     def pair(self) -> tuple[str, list] | None:
         """(dimension, its two members) when the answer is the two side by side with the gap between them."""
         if not self.difference or self.compare != "none" or self.grain or self.share or self.count_members \
