@@ -78,6 +78,9 @@ def test_a_bound_on_a_total_no_plan_holds_is_left_to_free_sql(question):
     ("实付满300元的订单", [("gte", 300)]), ("不到100块的小单", [("lt", 100)]), ("不满50元", [("lt", 50)]),
     ("成交额超过了250万", [("gt", 2_500_000)]), ("实付在200到500元之间", [("gte", 200), ("lte", 500)]),
     ("between ¥1,000 and ¥2,000", [("gte", 1000), ("lte", 2000)]),
+    ("cities above half a million yuan", [("gt", 500_000)]), ("at least a quarter of a million", [("gte", 250_000)]),
+    ("under three quarters of a million", [("lt", 750_000)]), ("over a million in sales", [("gt", 1_000_000)]),
+    ("at least one item", []),
 ])  # fmt: skip
 def test_more_ways_to_say_a_bound_are_read(text, bounds):
     assert [(t.op, t.value) for t in thresholds(text)] == bounds

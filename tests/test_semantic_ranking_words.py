@@ -37,6 +37,8 @@ def test_a_single_best_stays_one_member():
     ("which brands dropped their units sold the most last week vs the week before", "asc"),
     ("Which categories fell in units sold the most this week against last week?", "asc"),
     ("which channels rose AOV the most this month compared to last month", "desc"),
+    ("the two regions with the slowest sales growth this month vs last month", "asc"),  # the least growth
+    ("本月和上月比，哪个渠道的订单量增长最慢", "asc"), ("which cities had the strongest GMV growth this month vs last", "desc"),
 ])  # fmt: skip
 def test_growth_said_with_the_measure_in_between_ranks_by_the_change(question, order):
     plan = grounded(question)
@@ -65,6 +67,11 @@ def test_the_whole_of_a_share_said_before_the_part_is_kept():
 def test_a_leading_of_clause_sets_the_whole_of_the_share():
     plan = grounded("Of this month's paid orders from new first-tier cities, what percentage were placed on the web?")
     assert plan.share and plan.share_within == ["city_tier"]
+
+
+def test_an_among_clause_after_a_leading_window_sets_the_whole_of_the_share():
+    plan = grounded("This month, among paid orders placed on the web, how big a slice came from 钻石 members?")
+    assert plan.share and "channel" in plan.share_within and "member_level" not in plan.share_within
 
 
 def test_an_average_per_its_own_count_is_the_ratio_alone():

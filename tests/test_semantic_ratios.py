@@ -71,6 +71,11 @@ def test_each_customers_count_without_an_average_is_a_split():
     ("近30天各渠道的连带率", ["units_per_order"]),
     ("average selling price by brand this year", ["unit_selling_price"]),
     ("purchase frequency last quarter", ["orders_per_buyer"]),
+    ("各渠道的访问深度", ["pages_per_visitor"]), ("page views per visitor on the app", ["pages_per_visitor"]),
+    ("各渠道平均每个访客浏览几个页面", ["pages_per_visitor"]),  # the parts, averaged per the denominator's word
+    ("本月各大区的单均优惠", ["avg_discount"]), ("平均每单用优惠券抵了多少钱", ["avg_discount"]),
+    ("上周平均一单花多少钱", ["aov"]),  # money per order with no measure named: the headline's, not discounts'
+    ("how many paid orders did each buyer place per person on average", ["orders_per_buyer"]),  # per person: 人均
 ])  # fmt: skip
 def test_retail_ratios_are_named_by_their_trade_words(question, measures):
     assert grounded(question).measures == measures
@@ -93,6 +98,15 @@ def test_a_share_of_a_whole_with_no_split_is_the_percentage_ratio_of_the_part(qu
     assert (plan.measures, plan.share) == (measures, share)
 
 
+@pytest.mark.parametrize(("question", "measures", "grain"), [
+    ("今年每个月退款订单的比例", ["refund_rate"], "month"),  # each month's rate, not each month's share of the year
+    ("the app's visitors converting into paid orders, week by week this quarter", ["conversion_rate"], "week"),
+])  # fmt: skip
+def test_a_rate_asked_per_period_is_the_ratio_of_each_period(question, measures, grain):
+    plan = grounded(question)
+    assert (plan.measures, plan.grain, plan.share) == (measures, grain, False)
+
+
 def test_the_share_cancelled_compiles_to_the_cancellation_rate_of_the_window(demo_db_file):
     with sqlite3.connect(demo_db_file) as conn:
         start, end = conn.execute("SELECT date('now', '-29 days'), date('now', '+1 day')").fetchone()
@@ -101,3 +115,13 @@ def test_the_share_cancelled_compiles_to_the_cancellation_rate_of_the_window(dem
                     " WHERE order_date >= ? AND order_date < ?")
         got = conn.execute(compile_plan(MODEL, plan).sql).fetchall()
         assert len(got) == 1 and got[0][-1] == conn.execute(expected, (start, end)).fetchone()[0] > 0
+
+
+def test_the_average_discount_per_order_is_total_minus_paid_over_paid_orders(demo_db_file):
+    with sqlite3.connect(demo_db_file) as conn:
+        start, end = conn.execute("SELECT date('now', '-59 days'), date('now', '+1 day')").fetchone()
+        plan = grounded("各渠道近60天平均每单优惠多少钱", {"start": start, "end": end})
+        expected = ("SELECT channel, ROUND(AVG(total_amount - pay_amount), 2) FROM orders WHERE status = 1"
+                    " AND order_date >= ? AND order_date < ? GROUP BY channel ORDER BY 2 DESC")
+        got = conn.execute(compile_plan(MODEL, plan).sql).fetchall()
+        assert plan.measures == ["avg_discount"] and got == conn.execute(expected, (start, end)).fetchall()

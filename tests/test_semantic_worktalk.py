@@ -35,6 +35,7 @@ def test_abbreviated_units_are_the_same_windows(question):
     ("本周各品类卖出去多少件", ["units_sold"]),  # 件 is the unit of a sum of pieces, 卖 one of its name's characters
     ("这个季度每周退回去的钱", ["refund_amount"]),  # 退的钱 said with the verb's direction
     ("上个月退掉的钱按原因分一下", ["refund_amount"]),  # and with its result
+    ("本周哪个品类走量最好", ["units_sold"]),  # 走量: the volume sold
 ])  # fmt: skip
 def test_names_said_with_total_or_by_their_unit(question, measures):
     assert read(MODEL, question).measures == measures
@@ -162,10 +163,21 @@ def test_a_value_the_model_copied_as_written_is_the_one_the_value_index_pinned()
 
 
 @pytest.mark.parametrize(("question", "reason"), [("refunds for quality issues last week: order id and amount", "商品质量问题"),
-                                                  ("上周因为物流慢退款的金额", "物流太慢")])
+                                                  ("上周因为物流慢退款的金额", "物流太慢"),
+                                                  ("refunds where the parcel arrived damaged", "商品破损")])
 def test_refund_reasons_said_in_english_or_for_short(question, reason):
     plan = ground(QueryPlan(measures=["refund_amount"]), MODEL, question).plan
     assert [(f.dimension, f.values) for f in plan.filters] == [("refund_reason", [reason])]
+
+
+def test_money_paid_back_on_refunds_is_their_amount_not_their_count():
+    plan = ground(QueryPlan(measures=["refund_count"]), MODEL, "how much we paid back on refunds each week").plan
+    assert plan.measures == ["refund_amount"] and plan.grain == "week"
+
+
+def test_broken_down_by_a_dimension_names_no_value_of_it():
+    plan = ground(QueryPlan(measures=["refund_count"]), MODEL, "refunds broken down by reason last month").plan
+    assert plan.filters == [] and plan.dimensions == ["refund_reason"]
 
 
 def test_a_sum_said_as_its_total():

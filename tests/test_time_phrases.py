@@ -204,3 +204,16 @@ def test_a_named_day_of_last_or_this_week_is_that_one_day():
     assert evaluate(sunday)[0].weekday() == 6
     assert find_windows("上周一到周五的订单")[0].phrase == "上周"  # a range of days is no one day
     assert find_windows("上周一共退了多少钱")[0].phrase == "上周"  # 一共: in all
+
+
+@pytest.mark.parametrize(("said", "same_as"), [
+    ("上个礼拜的退款", "上周的退款"), ("这礼拜卖了多少", "本周卖了多少"), ("上礼拜三", "上周三"),
+    ("年初到现在的订单", "今年的订单"), ("从年初至今", "今年"), ("本月初以来", "本月"),
+    ("revenue since the start of the year", "revenue this year"), ("since the beginning of the month", "this month"),
+    ("GMV over the past half year", "近6个月的GMV"), ("the last half-year", "the last 6 months"),
+    ("the two calendar months just finished", "the last 2 months"), ("the four months just ended", "the last 4 months"),
+    ("each of the five most recent full weeks", "the last 5 weeks"), ("the 3 latest complete months", "last 3 months"),
+])  # fmt: skip
+def test_other_ways_of_saying_a_period_resolve_to_it(said, same_as):
+    (got,), (expected,) = find_windows(said), find_windows(same_as)
+    assert evaluate(got) == evaluate(expected) and got.phrase in said

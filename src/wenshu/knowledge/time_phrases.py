@@ -76,6 +76,7 @@ def _weeks(n: int) -> tuple[str, str]:
 _TD = r"[\s-]+to[\s-]+date\b"  # "year to date", "year-to-date"
 _FULL = r"\b(?:the\s+)?(?:last|latest|previous|prior|most recent)\s+(?:full|complete|whole|finished|closed)\s+"
 _SINCE = r"(?:\bsince|\bfrom)\s+(?:the\s+)?(?:start|beginning)\s+of\s+"
+_LAST_HALF = r"\b(?:the\s+)?(?:last|past|previous|prior)\s+(?:half[\s-]year|half\s+a\s+year)\b"
 _FIXED: list[tuple[str, tuple[str, str | None]]] = [
     (r"今天|今日|\btoday\b", ("date('now')", "date('now', '+1 day')")),
     (r"昨天|昨日|\byesterday\b", ("date('now', '-1 day')", "date('now')")),
@@ -86,7 +87,7 @@ _FIXED: list[tuple[str, tuple[str, str | None]]] = [
      ("date('now', 'weekday 0', '-8 days')", "date('now', 'weekday 0', '-6 days')")),
     (r"本周末|这个?周末|\bthis weekend\b", ("date('now', 'weekday 0', '-1 days')", "date('now', 'weekday 0', '+1 day')")),
     (r"上周|上星期|上个星期|\blast week\b|\bprevious week\b|" + _FULL + "week", _weeks(1)),
-    (r"本周|这周|这个星期|本星期|\bthis week\b|\bweek" + _TD + r"|\bwtd\b|\bthe week so far\b",
+    (r"本周|这周|这个?星期|本星期|\bthis week\b|\bweek" + _TD + r"|\bwtd\b|\bthe week so far\b",
      ("date('now', 'weekday 0', '-6 days')", None)),
     (r"上上个月|上上月|\bthe month before last\b", ("date('now', 'start of month', '-2 months')",
                                                  "date('now', 'start of month', '-1 month')")),
@@ -106,8 +107,15 @@ _FIXED: list[tuple[str, tuple[str, str | None]]] = [
     # a fortnight is fourteen days, today included, as "the last 14 days"; so is 最近一周 seven (最近两周: two whole weeks)
     (r"(?:最近|近|过去)(?:一|1)\s*(?:周|星期)", _days(7)),
     (r"\b(?:the\s+)?(?:last|past|previous|prior)\s+fortnight\b", _days(14)),
-    # 近半年 / 过去半年: the six complete months before this one, as 近6个月
-    (r"(?:最近|近|过去)半年", _months(6)),
+    # 近半年 / 过去半年 / "the last half year": the six complete months before this one, as 近6个月
+    (r"(?:最近|近|过去)半年|" + _LAST_HALF, _months(6)),
+    # from the start of this period to today: 从年初到现在, 年初至今, 本月初以来, "since the start of the year"
+    (r"(?:从|自)?(?:今年)?年初(?:以来|至今|到现在|到今天|到目前为止)|" + _SINCE + r"(?:the|this)\s+year\b",
+     ("date('now', 'start of year')", None)),
+    (r"(?:从|自)?(?:本|这个)?月初(?:以来|至今|到现在|到今天|到目前为止)|" + _SINCE + r"(?:the|this)\s+month\b",
+     ("date('now', 'start of month')", None)),
+    (r"(?:从|自)?(?:本|这个)季度初(?:以来|至今|到现在|到今天|到目前为止)|" + _SINCE + r"(?:the|this)\s+quarter\b",
+     (_Q_START, None)),
     # from the start of an earlier period up to today: "since the beginning of last year", "去年以来"
     (r"(?:从|自)?去年(?:年初|初)?(?:以来|至今|到现在|到今天)|" + _SINCE + r"last year\b",
      ("date('now', 'start of year', '-1 year')", None)),
@@ -130,15 +138,20 @@ _KIND = r"(?:(?:full|complete|whole|entire|finished|calendar|monday[\s-]to[\s-]s
 _ZH_KIND = r"(?:完整的?|整|自然)?"  # 过去8个完整周, 最近3个自然月: the complete periods, as without the word
 _LAST = r"\b(?:last|past|previous|prior|preceding)\s+"
 _BEFORE_NOW = r"\s+before\s+(?:this|the\s+current)\s+(?:one|week|month)"  # "the 12 full months before this one"
+# "the three calendar months just finished", "the six most recent complete weeks": N complete periods before this one
+_JUST_DONE = r"\s+(?:just\s+)?(?:finished|ended|gone|completed|closed|past)\b"
+_RECENT = r"\s+(?:most\s+recent|latest|last|previous|prior|past)\s+"
 _COUNTED: list[tuple[str, object]] = [
     (rf"(?:最近|近|过去|前){_NUM}\s*(?:天|日)", _days),
     (rf"{_LAST}{_EN_NUM}\s+{_KIND}days?\b", _days),
     (rf"(?!(?:最近|近|过去)[一1]\s*(?:周|星期))(?:最近|近|过去|前){_NUM}\s*(?:个)?{_ZH_KIND}(?:周|星期)", _weeks),
     (rf"{_LAST}{_EN_NUM}\s+{_KIND}(?:weeks?|wks?)\b", _weeks),  # "past 8 wks"
     (rf"\b{_EN_NUM}\s+{_KIND}weeks{_BEFORE_NOW}", _weeks),
+    (rf"\b{_EN_NUM}\s+{_KIND}weeks{_JUST_DONE}|\b{_EN_NUM}{_RECENT}{_KIND}weeks\b", _weeks),
     (rf"(?:最近|近|过去|前){_NUM}\s*个{_ZH_KIND}月", _months),
     (rf"{_LAST}{_EN_NUM}\s+{_KIND}(?:months?|mos?|mths?)\b", _months),  # "last 6 mos"
     (rf"\b{_EN_NUM}\s+{_KIND}months{_BEFORE_NOW}", _months),
+    (rf"\b{_EN_NUM}\s+{_KIND}months{_JUST_DONE}|\b{_EN_NUM}{_RECENT}{_KIND}months\b", _months),
     # business shorthand: "L30D" / "L7D" the last 30 / 7 days, "L8W" the last 8 weeks, "L12M" the last 12 months
     (r"\bL(\d{1,4})D\b", _days), (r"\bL(\d{1,3})W\b", _weeks), (r"\bL(\d{1,3})M\b", _months),
 ]
@@ -187,15 +200,16 @@ def evaluate(window: TimeWindow) -> tuple[date, date]:
 
 def _sqlite_windows(question: str) -> list[TimeWindow]:
     found: list[tuple[int, int, TimeWindow]] = []
+    said, question = question, question.replace("礼拜", "星期")  # 上个礼拜 is 上个星期 (the same length: the same spans)
     for pattern, make in _COUNTED:
         for m in re.finditer(pattern, question, flags=re.I):
-            n = _number(m.group(1))
+            n = _number(next(g for g in m.groups() if g))
             if n and 0 < n <= 3660:
-                found.append((m.start(), m.end(), TimeWindow(m.group(0), *make(n))))
+                found.append((m.start(), m.end(), TimeWindow(said[m.start():m.end()], *make(n))))
     found += [(s, e, TimeWindow(question[s:e], start, end)) for s, e, start, end in named_periods(question)]
     for pattern, (start, end) in _FIXED:
         for m in re.finditer(pattern, question, flags=re.I):
-            found.append((m.start(), m.end(), TimeWindow(m.group(0), start, end)))
+            found.append((m.start(), m.end(), TimeWindow(said[m.start():m.end()], start, end)))
     found.sort(key=lambda f: (f[0], -(f[1] - f[0])))
     out, last_end = [], -1
     for start, end, window in found:

@@ -47,7 +47,7 @@ CUES = {
                 r"\s+(?:alongside|side by side|next to it|beside it)\b"  # "put the four weeks before that alongside"
                 r"|\b(?:the )?(?:%|percent(?:age)?) change\b",  # ("and the week before that?" moves the window)
     "share": r"占比|份额|比重|构成|占.{0,12}(比例|百分比|百分之几|几成)|的(比例|百分比)(?!是?多少钱)|占[^，。？,.?多少]{0,6}多少(?!钱|人|位|单|笔|件|个|次)|\bshares?\b|percentage of|proportion|(?<!\bby )what percent"
-             r"|\bwhat % of\b|% of (the )?total"
+             r"|\bwhat % of\b|% of (the )?total|\b(how big|how large|what) (a )?(slice|chunk|portion)\b|\b(slice|portion) of\b"
              r"|\bas (a )?percentages?\b|\b(as|in) (an? )?%|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent(age)?( terms)?\b"
              r"|\b(and|with|plus) (the |a |their |its )?percent(age)?s?\b(?! (change|growth|increase|decrease|drop|rise))"
              r"|\b(each|every) \w+(?:'s|’s) (percentage|percent|share|fraction)\b|\bwhat fraction\b|\bfraction of\b"
@@ -74,12 +74,15 @@ CUES = {
     # rise ("哪三个品类比上月掉得最厉害", "the regions that grew fastest year on year")
     "fell": r"(掉|跌|降|下滑|下降|减少|缩水)得?最(多|厉害|狠|快|猛)|(降|跌)幅最大|下滑最(多|快|严重)"
             r"|\b(fell|dropped|declined|decreased|shrank|slipped|slid)" + _WHAT_CHANGED + r"( the)? (most|furthest|fastest|hardest)\b"
-            r"|\b(biggest|largest|steepest|sharpest|worst) (drops?|declines?|falls?|decreases?|decliners?)\b",
+            r"|\b(biggest|largest|steepest|sharpest|worst) (drops?|declines?|falls?|decreases?|decliners?)\b"
+            # the least growth is the bottom of the changes: "the weakest revenue growth", 增长最慢, 涨幅最小
+            r"|\b(weakest|slowest|lowest|smallest|poorest|worst) ([\w-]+ ){0,2}(growth|increases?|gains?)\b"
+            r"|增长最(慢|少)|增速最(慢|低)|(涨|增)幅最小",
     # a change ranked by its amount, not its rate: "掉得最多" (most: a quantity), not "最快", "最厉害", "增速"
     "by_amount": r"(掉|跌|降|下滑|下降|减少|缩水|涨|增长|增加|上升|提升)得?最多",
     "grew": r"(涨|增长|增加|上升|提升)得?最(多|快|猛)|(涨|增)幅最大|增速最(快|高)"
             r"|\b(grew|rose|increased|jumped|climbed|gained)" + _WHAT_CHANGED + r"( the)? (most|fastest|furthest)\b"
-            r"|\b(biggest|largest|strongest|fastest|sharpest) (growth|increases?|gains?|jumps?|rises?|risers?)\b"
+            r"|\b(biggest|largest|strongest|fastest|sharpest|highest|best) ([\w-]+ ){0,2}(growth|increases?|gains?|jumps?|rises?|risers?)\b"
             r"|\bfastest[- ]growing\b",
     # how members did, no measure named ("how did each region do", 各渠道表现如何): the headline measure, split
     "performance": r"\bhow (did|does|do|is|are|was|were|have|has)\b.{0,40}?\b(do|doing|did|done|perform|performing|performed"
@@ -99,6 +102,7 @@ CUES = {
     # "refunds last month in yuan", "有几单，合计金额多少": the money of the rows counted
     "money": r"多少钱|(?:合计|总|一共|总共)?金额(?:各自?|分别)?(?:是|有|占|一共|合计|总共)?多少|多少金额|合计金额|[了掉]的钱|\bmoney\b|\bcash\b"
              r"|\bin (?:yuan|rmb|cny)\b|\bhow much (?:\w+\s+){0,3}?(?:refund(?:ed)?|spen[dt]|paid|pay)\b"
+             r"|\b(?:paid|gave|handed|sent)\s+back\b|\bpaid\s+out\b"  # "what we paid back to customers as refunds"
              r"|\b(?:count|number) and (?:the )?(?:total )?amounts?\b|\bamounts? and (?:the )?(?:count|number)\b",
     # after a record's own word, the rows themselves: "退款的记录", "退货的明细" (a refund list, not refunded orders)
     "rows_noun": r"^的?(记录|明细|清单|列表|单据)",

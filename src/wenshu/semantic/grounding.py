@@ -263,7 +263,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         return Grounded(None, "a ranked list of records, not a measure by a dimension: free SQL answers", dropped)
     ranked = m.rank and bool(dims or grain)
     share = m.share and bool(dims or grain or filters or bounds or m.compare == "none")  # a total against an earlier
-    if share and not dims and not grain and (whole := share_of_whole(model, measures)):  # period "in %": its growth
+    if share and not dims and (whole := share_of_whole(model, measures)):  # period "in %": its growth (each month's too)
         part = [x for x in measures if asks_amount(m.measure_words, question)  # "回头客有多少人，占…百分之几": and
                 and any(r.id in whole and r.numerator == x for r in model.ratios)]  # how many
         measures, share = part + whole, False  # "what percentage of orders were cancelled": the cancellation rate

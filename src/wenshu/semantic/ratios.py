@@ -26,15 +26,16 @@ from wenshu.semantic.model import SemanticModel
 MONEY_UNITS = {"元", "¥", "￥", "yuan", "rmb", "cny", "$", "usd", "dollars", "€", "eur"}
 _AVERAGE = re.compile(r"\b(average|avg|mean)\b|平均|均值", re.I)
 _PER = r"(?:\bper|\ba|\ban|\beach|\bevery|\bon|/|每)\s*(?:个|笔|单|位|件)?\s*"
+_UNIT_WORDS = {"人": ["person", "head", "capita"]}  # a count in people, said in English after "per": 人均
 
 
 def averaged(model: SemanticModel, question: str, measures: list[str], words: dict[str, list[str]]) -> list[str]:
     """`measures` with a numerator averaged per its denominator ("average spend per order") as the ratio; the
     numerator may also be named by its row value's field ("the average amount paid on orders": the amount
     paid is what GMV sums)."""
-    average = _AVERAGE.search(question)
-    for r in model.ratios:
-        per = words.get(r.denominator, [])  # "per order", "on East China orders": up to three words between
+    average, units = _AVERAGE.search(question), {x.id: (x.unit or "") for x in model.measures}
+    for r in model.ratios:  # "per order", "on East China orders": up to three words between; "per person": 人
+        per = words.get(r.denominator, []) + _UNIT_WORDS.get(units.get(r.denominator, ""), [])
         if average and r.denominator in measures and any(
                 re.search(_PER + r"(?:[\w-]+\s+){0,3}" + re.escape(w), question, re.I) for w in per) and \
                 (r.numerator in measures or _averages_field(model, r.numerator, question)):
@@ -108,6 +109,8 @@ def per_unit(model: SemanticModel, question: str, measures: list[str], words: di
             asked = own and re.search(r"(?:多少|几)\s*" + re.escape(own), question[hit.end():])
             found.append((bool(measures or asked) or money and own in MONEY_UNITS, r.id))
     best = [rid for asked, rid in found if asked] or ([rid for _, rid in found] if len(found) == 1 else [])
+    if len(best) > 1:  # 平均一单花多少钱: money per order with no measure named is the headline's (GMV's), not discounts'
+        best = [r.id for r in model.ratios if r.id in best and r.numerator == model.headline]
     return best if len(best) == 1 else measures
 
 
@@ -152,13 +155,16 @@ def per_counted_spans(model: SemanticModel, question: str) -> list[tuple[int, in
 
 def _into(question: str, r, words: dict[str, list[str]]) -> bool:
     """The ratio named, then its denominator "into" / "to" its numerator ("how well did the app convert visitors
-    into paid orders"): the parts say what the ratio is of, they are not asked beside it."""
+    into paid orders"), or the denominator, the ratio's word and "into" ("visitors convert into paid orders"): the
+    parts say what the ratio is of, they are not asked beside it."""
     def said(mid: str) -> list[tuple[int, int]]:
         return [m.span() for w in words.get(mid, []) for m in re.finditer(re.escape(w), question, re.I)]
 
     own, den, num = said(r.id), said(r.denominator), said(r.numerator)
-    return any(a < d0 and re.fullmatch(r"\s+(?:into|to)\s+(?:[\w-]+\s+){0,2}", question[d1:n0], re.I)
-               for a, _ in own for d0, d1 in den for n0, _ in num)
+    into = r"\s+(?:into|to)\s+(?:[\w-]+\s+){0,2}"
+    return any(a < d0 and re.fullmatch(into, question[d1:n0], re.I) for a, _ in own for d0, d1 in den for n0, _ in num) \
+        or any(re.fullmatch(r"\s*", question[d1:a0]) and re.fullmatch(into, question[a1:n0], re.I)  # "visitors convert
+               for a0, a1 in own for _, d1 in den for n0, _ in num)  # into paid orders"
 
 
 def _per_after(question: str, r, words: dict[str, list[str]]) -> bool:
@@ -255,7 +261,7 @@ _WHOLE_AFTER = re.compile(r"(的)?[^，。？,.?!\s]{0,8}?(当中|之中|里面|
 _LEAD = re.compile(r"^\s*((in|for|within|among)\s+(the\s+)?|在|就)?$", re.I)
 _LEAD_END = re.compile(r"[^，。？,.?!:：\s]{0,4}\s*([,，:：]|\s-\s)")
 # a leading clause that sets the whole and holds the value: "Of last month's paid orders shipped to 一线 cities, what %…"
-_CLAUSE = re.compile(r"^\s*(of|among|within)\s[^,，:：?？。]*$", re.I)
+_CLAUSE = re.compile(r"(^|[,，:：])\s*(of|among|within)\s[^,，:：?？。]*$", re.I)  # "Last month, among …" too
 _CLAUSE_END = re.compile(r"[^,，:：?？。]{0,40}[,，:：]")
 
 
@@ -269,7 +275,7 @@ def share_within(question: str, value_at: dict[str, list[tuple[int, int]]], shar
             after = (hit := _WHOLE_AFTER.match(question[e:])) and re.search(share, question[e + hit.end():], re.I)
             lead = _LEAD.match(question[:s]) and (hit := _LEAD_END.match(question[e:])) \
                 and re.search(share, question[e + hit.end():], re.I)
-            clause = _CLAUSE.match(question[:s]) and (hit := _CLAUSE_END.match(question[e:])) \
+            clause = _CLAUSE.search(question[:s]) and (hit := _CLAUSE_END.match(question[e:])) \
                 and re.search(share, question[e + hit.end():], re.I)
             if before or after or lead or clause:
                 out.append(did)

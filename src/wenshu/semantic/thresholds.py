@@ -36,6 +36,11 @@ _WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eig
           "twelve": 12, "fifteen": 15, "twenty": 20}
 _CN_WORDS = {"二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10, "十五": 15, "二十": 20}
 _CN_UNIT = r"(?=\s*(?:单|笔|件|次|个|位|家|款|人|天))"
+# a part of a million or a thousand said in words ("three quarters of a million", "half a million", "a million")
+_PARTS = {"a": 1, "one": 1, "half": 0.5, "a half": 0.5, "a quarter": 0.25, "one quarter": 0.25, "three quarters": 0.75,
+          "a third": 1 / 3, "two thirds": 2 / 3}
+_PART_OF = r"\b(" + "|".join(k.replace(" ", r"\s+") for k in sorted(_PARTS, key=len, reverse=True)) + \
+    r")(?:\s+of)?(?:\s+an?)?\s+(million|thousand)\b"
 
 
 @dataclass(frozen=True)
@@ -74,7 +79,9 @@ def _digits(question: str) -> str:
     def pad(m: re.Match, value: int) -> str:
         return str(value).ljust(len(m.group(0))) if len(str(value)) <= len(m.group(0)) else m.group(0)
 
-    out = re.sub(r"\b(" + "|".join(_WORDS) + r")\b", lambda m: pad(m, _WORDS[m.group(1).lower()]), question, flags=re.I)
+    out = re.sub(_PART_OF, lambda m: pad(m, round(_PARTS[" ".join(m.group(1).lower().split())] * _SCALE[m.group(2).lower()])),
+                 question, flags=re.I)  # "three quarters of a million", "half a million", "a million": the number
+    out = re.sub(r"\b(" + "|".join(_WORDS) + r")\b", lambda m: pad(m, _WORDS[m.group(1).lower()]), out, flags=re.I)
     out = re.sub(r"\b(than|least|most|over) (once|twice)\b",
                  lambda m: f"{m.group(1)} {'1' if m.group(2).lower() == 'once' else '2'}".ljust(len(m.group(0))),
                  out, flags=re.I)  # "more than once", "at least twice": a number of times
