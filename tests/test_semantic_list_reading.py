@@ -45,8 +45,11 @@ def test_of_two_records_named_the_one_whose_fields_are_asked_is_listed():
 
 
 def test_a_customer_name_asked_of_orders_is_a_field_of_the_orders():
-    plan = listed("the 3 largest paid orders yesterday, with customer name and channel")
-    assert plan.records == "order" and plan.columns == ["customer", "channel"] and plan.limit == 3
+    plan = listed("the 3 largest paid orders yesterday, with customer name and channel")  # with: added to the order's own
+    order = next(r for r in MODEL.records if r.id == "order")
+    assert plan.records == "order" and plan.columns == [*order.columns, "customer"] and plan.limit == 3
+    plan = listed("the 3 largest paid orders yesterday: order id, customer name and channel")
+    assert plan.columns == ["order_id", "customer", "channel"]
 
 
 def test_by_a_time_field_from_new_to_old_sorts_the_list_and_splits_nothing():

@@ -133,3 +133,22 @@ def test_a_list_of_default_columns_leaves_out_a_dimension_filtered_to_one_value(
     assert shown["named"][-1] == "city"  # a field the question names is shown whatever it is filtered to
     with sqlite3.connect(demo_db_file) as conn:
         assert conn.execute(compile_plan(MODEL, one, "sqlite", "en").sql).fetchall()
+
+
+@pytest.mark.parametrize(("question", "added"), [
+    ("refunds over 3,000 yuan this week, with the refund reason and the delivery city", ["city"]),
+    ("本周的退款逐笔列出来，带上客户姓名", ["customer"]),
+])  # fmt: skip
+def test_fields_said_with_a_word_that_adds_them_join_the_records_own_columns(question, added, demo_db_file):
+    plan, reason = grounded(question, {"measures": ["refund_count"]})
+    refund = next(r for r in MODEL.records if r.id == "refund")
+    assert plan is not None and plan.records == "refund", reason
+    assert plan.columns == [*refund.columns, *added]
+    compiled = compile_plan(MODEL, plan)
+    with sqlite3.connect(demo_db_file) as conn:
+        assert len(conn.execute(compiled.sql).fetchall()[0]) == len(compiled.columns) == len(refund.columns) + len(added)
+
+
+def test_fields_that_name_the_records_first_column_are_every_column_shown():
+    plan, _ = grounded("the 5 latest refunds, with order id, refund amount and delivery city", {"measures": ["refund_count"]})
+    assert plan.columns == ["order_id", "refund_amount", "city"]

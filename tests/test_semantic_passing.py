@@ -41,11 +41,13 @@ def rows(db, sql: str) -> list[tuple]:
     ("Customers with more than 3 orders: what is their total GMV?", "gmv", "> 3", "ROUND(SUM(gmv), 2)"),
     ("下单次数超过2次的客户，平均客单价是多少？", "aov", "> 2", "ROUND(1.0 * SUM(gmv) / SUM(n), 2)"),  # their sums divided
     ("买了不止一单的顾客合计花了多少钱", "gmv", "> 1", "ROUND(SUM(gmv), 2)"),
+    ("只下过一次单的客户有几个？他们一共花了多少？", "gmv", "= 1", "ROUND(SUM(gmv), 2)"),  # exactly once
+    ("How many customers ordered only once, and how much did they spend together?", "gmv", "= 1", "ROUND(SUM(gmv), 2)"),
 ])  # fmt: skip
 def test_the_members_that_pass_are_counted_and_added_up(question, asked, bound, total, demo_db_file):
     plan = grounded(question)
     assert plan.count_members and plan.dimensions == ["customer"] and plan.measures == ["paid_orders", asked]
-    assert [(h.dimension, h.op) for h in plan.having] == [("paid_orders", "gt")]
+    assert [(h.dimension, h.op) for h in plan.having] == [("paid_orders", "eq" if "=" == bound[0] else "gt")]
     lang = "en" if question.isascii() else "zh"
     compiled = compile_plan(MODEL, plan, lang=lang)
     want = rows(demo_db_file, f"SELECT COUNT(*), {total} FROM ({PER_CUSTOMER.format(bound=bound)})")

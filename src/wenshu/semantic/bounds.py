@@ -33,7 +33,7 @@ from wenshu.semantic.model import Record, SemanticModel
 from wenshu.semantic.paths import reachable
 from wenshu.semantic.plan import Filter, QueryPlan
 
-SYMBOL = {"gt": ">", "gte": "≥", "lt": "<", "lte": "≤"}
+SYMBOL = {"gt": ">", "gte": "≥", "lt": "<", "lte": "≤", "eq": "=", "ne": "≠"}
 
 
 @dataclass

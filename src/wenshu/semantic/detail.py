@@ -53,10 +53,10 @@ class DetailCompiler(Compiler):
 
     def in_place_of_value(self, rec: Record, plan, select: list[str], columns: list[str], item: str, name: str) -> None:
         """The amount a list is ranked or bounded by, shown in place of the record's own amount when the list shows
-        the record's default columns ("the 10 largest paid orders", "实付超过1000的订单": the amount paid), else
-        added after them."""
+        the record's default columns ("the 10 largest paid orders", "实付超过1000的订单": the amount paid; also with
+        fields added to them, "with city and channel"), else added after them."""
         at, own = len(select), self.header(rec, rec.value) if rec.value else None
-        if not plan.columns and own in columns:
+        if plan.columns[:len(rec.columns)] in ([], rec.columns) and own in columns:
             at = columns.index(own)
             del select[at], columns[at]
         select.insert(at, item)

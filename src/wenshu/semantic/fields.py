@@ -120,3 +120,21 @@ def _said_of(said: list[str], fields: list[str], words: dict[str, list[str]]) ->
             if (not w.isascii() and any(len(t) >= 2 and w.endswith(t) for t in (s[i:] for i in range(len(s)))))
             or (w.isascii() and w.casefold().split()[-1] in {x.removesuffix("s") for x in s.casefold().split()})}
     return hits.pop() if len(hits) == 1 else None
+
+
+# a word that adds the fields after it to what a list shows anyway ("refunds over 4,000, with the customer's name",
+# 逐笔列一下，要金额和原因): not "show order id, amount and reason", which names every column
+_ADDS = re.compile(r"(\bwith(?:\s+(?:the|their|its))?|\balong\s+with|\bincluding|\bplus|带上|附上|加上|连同|标上|要)\s*$", re.I)
+
+
+def list_columns(rec: Record, fields: list[str], first_at: int, question: str, by_field: str | None) -> list[str]:
+    """A list's columns: the record's own and the fields added to them ("with city and channel"), unless an id or
+    the record's first column is among them ("with order id, refund time and amount": all of them); else two or more
+    fields named are the columns; else the record's own, and the field a list with no value of its own is ranked by
+    (`by_field`: 成本最高的商品, and the cost); [] the record's own."""
+    if fields and not any(f == rec.columns[0] or re.search(r"(^|[._])id$", f) for f in fields) \
+            and _ADDS.search(question[max(0, first_at - 16):first_at]):
+        return [*rec.columns, *(f for f in fields if f not in rec.columns)]
+    if len(fields) >= 2:
+        return fields
+    return [*rec.columns, by_field] if by_field and by_field not in rec.columns else []

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from wenshu.semantic.counting import own_filter
-from wenshu.semantic.fields import named_fields, ranked_field, target_of
+from wenshu.semantic.fields import list_columns, named_fields, ranked_field, target_of
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.phrasing import backed, in_time_order, newest_rows, spans as phrasing_spans
 from wenshu.semantic.labels import label_words
@@ -136,8 +136,8 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     if newest and not ranked_by_said:
         (limit, order), order_by = newest, record.order
     return Listed(QueryPlan(
-        records=record.id, measures=own, columns=fields if len(fields) >= 2 else
-        [*record.columns, by_field] if alone and by_field and by_field not in record.columns else [],  # 成本最高的: and the cost
+        records=record.id, measures=own, columns=list_columns(record, fields, min(last.values(), default=0), question,
+                                                              by_field if alone else None),
         filters=[Filter(dimension=d, op="not_in" if d in m.excluded else "in", values=v) for d, v in filters.items()] + bounds,
         order_by=order_by, order=order, limit=limit, via=m.via))
 

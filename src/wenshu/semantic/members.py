@@ -124,7 +124,9 @@ def counted_members(t: Threshold, model: SemanticModel, m: Mentions, question: s
     members, rows = _counted(model, m, question), counts_rows(t, model, question)
     if members is None and rows:  # "有多少个客户下单超过3次", "how many people bought through the app two or more times"
         members = _keyed_members(model, m, question)
-    mid = (_named(t, m, question, model) or (rows_count(t, model, question) if rows else None)) if members else None
+    money = len(m.measures) == 1 and _money_measure(model, m.measures[0]) and not in_money(t, question)
+    mid = (_named(t, m, question, model, only=not (rows and money)) or (rows_count(t, model, question) if rows else None)) \
+        if members else None  # "只买过一次的客户…一共花了多少": a number of rows bounds no money named elsewhere
     if members and members.dimension and (mid or rows):  # "几位客户买了两次或以上": the
         mid = per_member(model, mid or _first_key_count(model, members.dimension), members.dimension)  # orders
     if members and not mid:
@@ -229,16 +231,16 @@ def per_member(model: SemanticModel, mid: str, did: str) -> str:
     return twin.id if twin is not None else mid
 
 
-def _named(t: Threshold, m: Mentions, question: str, model: SemanticModel | None = None) -> str | None:
+def _named(t: Threshold, m: Mentions, question: str, model: SemanticModel | None = None, only: bool = True) -> str | None:
     """The measure a bound on a total is on: named just before the number or right after it; with `model`, else
-    the sum of a record's field named just before it; else the only one named."""
+    the sum of a record's field named just before it; else (`only`) the only one named."""
     spots = measure_spots(m, question)
     before = sorted((e, mid) for mid, _, e in spots if just_before(question, e, t))
-    after = sorted((s, mid) for mid, s, _ in spots if 0 <= s - t.end <= 10)
+    after = sorted((s, mid) for mid, s, _ in spots if 0 <= s - t.end <= 10 and not re.search(r"[，。？！,.?!;；]", question[t.end:s]))
     if before or after:
         return before[-1][1] if before else after[0][1]
     summed = _summed_field(t, model, question) if model is not None else None
-    return summed or (m.measures[0] if len(m.measures) == 1 else None)
+    return summed or (m.measures[0] if len(m.measures) == 1 and only else None)
 
 
 def _summed_field(t: Threshold, model: SemanticModel, question: str) -> str | None:

@@ -17,6 +17,7 @@ _BEFORE = (
     (r"不超过|不高于|最多|小于等于|<=|≤|\bat most\b|\bno more than\b|\bup to\b", "lte"),
     (r"超过|大于|高于|多于|不止|不只|>|\bover\b|\babove\b|\bmore than\b|\bgreater than\b|\bexceeding\b|\bhigher than\b|\b(?:bigger|larger) than\b|\bin excess of\b", "gt"),
     (r"低于|小于|少于|不足|不到|不满|<|\bunder\b|\bbelow\b|\bless than\b|\bfewer than\b|\blower than\b|\bsmaller than\b", "lt"),
+    (r"只|仅|恰好|正好|刚好|\bexactly\b", "eq"),  # "只买过一次", "exactly 2 orders", "only once": that many, no other
 )
 _AFTER = ((r"以上|及以上|或以上|\bor more\b|\band above\b|\bplus\b", "gte"),
           (r"以下|及以下|或以下|\bor less\b|\band below\b", "lte"))
@@ -65,11 +66,14 @@ def thresholds(question: str) -> list[Threshold]:
     for words, op in _BEFORE:  # "超过了250万": an aspect word between
         for m in re.finditer(rf"({words})\s*(?:(?<!最多)(?<!最少)[\u4e00-\u9fff]{{1,2}}?)?了?\s*{_CURRENCY}{_NUMBER}{_UNITS}",
                              question, re.I):  # "至少成交两单": a verb between (not 卖得最多的5个, the top five)
+            if op == "eq" and not re.search(r"[次单笔]$|exactly", m.group(0), re.I):
+                continue  # 只有5个城市 states a number; 只买过一次, "exactly 2 orders" count acts
             out.append(Threshold(m.start(), m.end(), op, _value(m.group(2), m.group(3))))
     for words, op in _AFTER:
         for m in re.finditer(rf"{_CURRENCY}{_NUMBER}{_UNITS}\s*({words})", question, re.I):
             out.append(Threshold(m.start(), m.end(), op, _value(m.group(1), m.group(2))))
     out += [Threshold(m.start(), m.end(), "gt", _SCALE[m.group(1)]) for m in re.finditer(_ROUND, question)]
+    out += [Threshold(m.start(), m.end(), "eq", 1) for m in re.finditer(r"\b(?:only|just|exactly) once\b", question, re.I)]
     out.sort(key=lambda t: t.start)
     return [t for i, t in enumerate(out) if not any(o.start < t.end and t.start < o.end for o in out[:i])]
 
@@ -86,6 +90,7 @@ def _digits(question: str) -> str:
                  lambda m: f"{m.group(1)} {'1' if m.group(2).lower() == 'once' else '2'}".ljust(len(m.group(0))),
                  out, flags=re.I)  # "more than once", "at least twice": a number of times
     out = re.sub(r"(?<=不止|不只|超过|多于)一(?=\s*(?:单|笔|件|次|个|位|家|款))", "1", out)  # 不止一单: more than one
+    out = re.sub(r"(?<=[只仅])([\u4e00-\u9fff]{0,2}?)一(?=\s*(?:单|笔|次))", r"\g<1>1", out)  # 只买过一次: once
     digit = {c: str(_CN_WORDS.get(c, 1)) for c in "一二两三四五六七八九"}
     out = re.sub(r"(?<![\d一二两三四五六七八九十])([一二两三四五六七八九])([万千])([一二三四五六七八九])(?:千|百)?(?![十百零])",
                  lambda m: (digit[m.group(1)] + digit[m.group(3)] + ("千" if m.group(2) == "万" else "百")).ljust(
