@@ -13,6 +13,7 @@ import pytest
 
 from demo_subset import WINDOW, YEAR_AGO, demo_tables
 from engine_data import load_sql
+from wenshu.agent.plan_answer import PlanView
 from wenshu.engines.execute import execute_readonly
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.edits import edit
@@ -174,6 +175,16 @@ def test_a_change_ranked_by_the_most_is_ranked_by_its_amount(question, by_amount
     # by the amount: how many fewer, positive and largest first, with no growth % beside it; else the % lowest first
     assert [r[3] for r in rows] == sorted((r[3] for r in every if r[3] is not None), reverse=by_amount)[:2]
     assert all(len(r) == 4 for r in every) and (not by_amount or all(r[3] == r[2] - r[1] for r in every))
+
+
+def test_each_measure_of_a_change_with_its_amount_is_told_from_its_own_columns(sqlite_url):
+    plan = QueryPlan.model_validate({"measures": ["gmv", "paid_orders"], "window": WINDOW, "compare": "previous",
+                                     "difference": True})
+    compiled = compile_plan(MODEL, plan, "sqlite", "en")
+    (row,) = execute_readonly(sqlite_url, compiled.sql, row_limit=10).rows
+    assert len(row) == 8  # value, earlier, growth % and amount, twice
+    text = PlanView(MODEL, plan, "en").explain(compiled.columns, [list(row)])
+    assert f"orders is {row[4]:,}" in text and f"{row[6]:+,.2f} %" in text and f"{row[5]:,}" in text, text
 
 
 @pytest.mark.parametrize("question", ["Swap AOV for the number of unique buyers", "把客单价替换为去重买家数"])

@@ -118,7 +118,6 @@ class PlanView:
             return self.listed(rows)
         first = p.measures[0]
         keys = len(p.dimensions) + (1 if p.grain else 0)
-        step = 3 if p.compare != "none" else 1
         scope = self.scope()
         head = pick(lang, f"{scope}: " if scope else "", f"{scope}，" if scope else "")
         if not rows:
@@ -139,13 +138,15 @@ class PlanView:
             told = [f"{c} {self.num(p.measures[i // 3], v)}" for i, (c, v) in enumerate(zip(columns, rows[0]))]
             text = head + pick(lang, ", ".join(told) + ".", "，".join(told) + "。")
         elif keys == 0:
-            parts = []
-            for i, mid in enumerate(p.measures):
-                v = rows[0][i * step]
+            parts, at = [], 0  # each measure's columns: value (earlier, growth, and the amount of a non-rate)
+            for mid in p.measures:
+                v, i = rows[0][at], at
+                e = self.entries.get(mid)
+                at += 1 if p.compare == "none" else 3 + (p.difference and getattr(e, "scale", 1) != 100)
                 part = pick(lang, f"{self.name(mid)} is {self.num(mid, v)}{self.unit(mid)}",
                             f"{self.name(mid)}为 {self.num(mid, v)}{self.unit(mid)}")
                 if p.compare != "none":
-                    growth, before = rows[0][i * step + 2], rows[0][i * step + 1]
+                    growth, before = rows[0][i + 2], rows[0][i + 1]
                     sign = "+" if isinstance(growth, (int, float)) and growth > 0 else ""
                     word, dates = COMPARE[p.compare][lang == "zh"], self.earlier_text()
                     part += pick(lang, f", {sign}{_fmt(growth)} % {word} ({dates or 'before'}: {self.num(mid, before)}{self.unit(mid)})",
