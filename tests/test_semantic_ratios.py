@@ -107,21 +107,17 @@ def test_a_rate_asked_per_period_is_the_ratio_of_each_period(question, measures,
     assert (plan.measures, plan.grain, plan.share) == (measures, grain, False)
 
 
-def test_the_share_cancelled_compiles_to_the_cancellation_rate_of_the_window(demo_db_file):
+@pytest.mark.parametrize(("question", "days", "measure", "expected"), [
+    ("What percent of orders were cancelled over the last 30 days?", 29, "cancel_rate",
+     "SELECT ROUND(100.0 * SUM(status = 2) / COUNT(*), 2) FROM orders WHERE order_date >= ? AND order_date < ?"),
+    ("各渠道近60天平均每单优惠多少钱", 59, "avg_discount",  # total minus paid, over paid orders
+     "SELECT channel, ROUND(AVG(total_amount - pay_amount), 2) FROM orders WHERE status = 1"
+     " AND order_date >= ? AND order_date < ? GROUP BY channel ORDER BY 2 DESC"),
+])  # fmt: skip
+def test_a_ratio_asked_by_its_parts_compiles_to_the_sql_written_here(question, days, measure, expected, demo_db_file):
     with sqlite3.connect(demo_db_file) as conn:
-        start, end = conn.execute("SELECT date('now', '-29 days'), date('now', '+1 day')").fetchone()
-        plan = grounded("What percent of orders were cancelled over the last 30 days?", {"start": start, "end": end})
-        expected = ("SELECT ROUND(100.0 * SUM(status = 2) / COUNT(*), 2) FROM orders"
-                    " WHERE order_date >= ? AND order_date < ?")
+        start, end = conn.execute(f"SELECT date('now', '-{days} days'), date('now', '+1 day')").fetchone()
+        plan = grounded(question, {"start": start, "end": end})
         got = conn.execute(compile_plan(MODEL, plan).sql).fetchall()
-        assert len(got) == 1 and got[0][-1] == conn.execute(expected, (start, end)).fetchone()[0] > 0
-
-
-def test_the_average_discount_per_order_is_total_minus_paid_over_paid_orders(demo_db_file):
-    with sqlite3.connect(demo_db_file) as conn:
-        start, end = conn.execute("SELECT date('now', '-59 days'), date('now', '+1 day')").fetchone()
-        plan = grounded("各渠道近60天平均每单优惠多少钱", {"start": start, "end": end})
-        expected = ("SELECT channel, ROUND(AVG(total_amount - pay_amount), 2) FROM orders WHERE status = 1"
-                    " AND order_date >= ? AND order_date < ? GROUP BY channel ORDER BY 2 DESC")
-        got = conn.execute(compile_plan(MODEL, plan).sql).fetchall()
-        assert plan.measures == ["avg_discount"] and got == conn.execute(expected, (start, end)).fetchall()
+        want = conn.execute(expected, (start, end)).fetchall()
+        assert plan.measures == [measure] and got == want and want[0][-1] > 0
