@@ -206,7 +206,7 @@ def _sqlite_windows(question: str) -> list[TimeWindow]:
             n = _number(next(g for g in m.groups() if g))
             if n and 0 < n <= 3660:
                 found.append((m.start(), m.end(), TimeWindow(said[m.start():m.end()], *make(n))))
-    found += [(s, e, TimeWindow(question[s:e], start, end)) for s, e, start, end in named_periods(question)]
+    found += [(s, e, TimeWindow(said[s:e], start, end)) for s, e, start, end in named_periods(question)]
     for pattern, (start, end) in _FIXED:
         for m in re.finditer(pattern, question, flags=re.I):
             found.append((m.start(), m.end(), TimeWindow(said[m.start():m.end()], start, end)))

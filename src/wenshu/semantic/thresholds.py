@@ -66,8 +66,9 @@ def thresholds(question: str) -> list[Threshold]:
     for words, op in _BEFORE:  # "超过了250万": an aspect word between
         for m in re.finditer(rf"({words})\s*(?:(?<!最多)(?<!最少)[\u4e00-\u9fff]{{1,2}}?)?了?\s*{_CURRENCY}{_NUMBER}{_UNITS}",
                              question, re.I):  # "至少成交两单": a verb between (not 卖得最多的5个, the top five)
-            if op == "eq" and not re.search(r"[次单笔]$|exactly", m.group(0), re.I):
-                continue  # 只有5个城市 states a number; 只买过一次, "exactly 2 orders" count acts
+            if op == "eq" and not (re.search(r"exactly", m.group(0), re.I) or re.search(r"[次单笔]$", m.group(0))
+                                   and re.match(r"(只|仅|恰好|正好|刚好)([\u4e00-\u9fff]?[过了])?\s*\d", m.group(0))):
+                continue  # 只有5个城市, 只看前5单: no bound; 只买过一次, 仅一单, "exactly 2 orders": that many acts
             out.append(Threshold(m.start(), m.end(), op, _value(m.group(2), m.group(3))))
     for words, op in _AFTER:
         for m in re.finditer(rf"{_CURRENCY}{_NUMBER}{_UNITS}\s*({words})", question, re.I):
