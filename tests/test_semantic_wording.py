@@ -148,7 +148,6 @@ def test_a_growth_asked_in_percent_is_no_share_and_those_few_rows_are_no_count()
     assert not read(MODEL, "上周有几笔订单被取消").listing
 
 
-
 def test_a_list_shows_fields_of_the_rows_it_looks_up_and_a_possessive_names_one_field(demo_db_file):
     plan = grounded("list the refunds over ¥2,000 in the last 30 days: the order date, the buyer's phone "
                     "and the amount", {"measures": ["pv"]})
