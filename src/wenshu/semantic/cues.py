@@ -17,6 +17,8 @@ EN = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7
 EN_NUM = r"(\d+|" + "|".join(EN) + r")"
 # what grew or fell, said between the verb and "the most": "grew their revenue", "dropped in revenue", "rose GMV"
 _WHAT_CHANGED = r"( (in |on |by |of )?(their |its )?(?!the\b|most\b|and\b|but\b)[\w-]+( (?!the\b|most\b)[\w-]+)?)?"
+# a number asked in percent ("in %", "as a percentage"): a share, or with a comparison the change in percent
+IN_PERCENT = r"\bas (a )?percentages?\b|\b(as|in) (an? )?%|\b(in|as) percent(age)?( terms)?\b"
 CUES = {
     "trend": r"趋势|走势|变化趋势|trend|over time",
     "yoy": r"同比|去年同一?个?(期|月|季度|周|星期|天|日|时期|时段)|去年同样的?(这|那)?(几|些)?(天|日|时间|时期|时段|周|月)|上年同期|去年的同一|year[- ](over|on)[- ]year|\byoy\b"
@@ -48,7 +50,7 @@ CUES = {
                 r"|\b(?:the )?(?:%|percent(?:age)?) change\b",  # ("and the week before that?" moves the window)
     "share": r"占比|份额|比重|构成|占.{0,12}(比例|百分比|百分之几|几成)|的(比例|百分比)(?!是?多少钱)|占[^，。？,.?多少]{0,6}多少(?!钱|人|位|单|笔|件|个|次)|\bshares?\b|percentage of|proportion|(?<!\bby )what percent"
              r"|\bwhat % of\b|% of (the )?total|\b(how big|how large|what) (a )?(slice|chunk|portion)\b|\b(slice|portion) of\b"
-             r"|\bas (a )?percentages?\b|\b(as|in) (an? )?%|\bpercentage (split|breakdown|mix)\b|\b(in|as) percent(age)?( terms)?\b"
+             r"|" + IN_PERCENT + r"|\bpercentage (split|breakdown|mix)\b"
              r"|\b(and|with|plus) (the |a |their |its )?percent(age)?s?\b(?! (change|growth|increase|decrease|drop|rise))"
              r"|\b(each|every) \w+(?:'s|’s) (percentage|percent|share|fraction)\b|\bwhat fraction\b|\bfraction of\b"
              r"|\bslices?\b|\baccount(s|ed)? for\b|\bcontribut(e|es|ed|ion|ions)\b|\bmix\b|\bmakes? up\b"
@@ -134,8 +136,6 @@ CUES = {
     "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|" + phrasing.SUPERLATIVE + r"的(那|一)天|\bwhich\b(?!\s+[a-z-]+(?<!ss)(?<!us)(?<!is)s\b)"  # "which brands": the members, not one
               r"|\bwhat\s+(?!(is|are|was|were|did|does|do|percent|percentage|share|proportion|about|if)\b)[a-z]+(?<!s)\b",
 }
-# a number asked in percent ("in %", "as a percentage"): a share, or with a comparison the change in percent
-IN_PERCENT = r"\bas (a )?percentages?\b|\b(as|in) (an? )?%|\b(in|as) percent(age)?( terms)?\b"
 SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + NUM
                           + r"\s*[个名大家款位座]|前\s*" + NUM + r"\s*[个名大家款位座]?的?)\s*$"
                           r"|\b(by|per|each|every|for each|across(?!\s+all\b)|which|what|rank|ranking|sort|compare|top\s*" + EN_NUM + r"|(?<!-)(?!one\b)" + EN_NUM
