@@ -166,6 +166,19 @@
   two) whose later turns are terse (换成看有多少人掏钱下单, 光看美妆个护里的呢？, "Only the ones where the item arrived
   broken.", "And in that same month a year back?"); 24 Chinese, 16 English, written by another helper
   (`bench/data/biz24_questions.yaml`), for development.
+- `biz25`: 40 business questions written blind in the style of the demo gold set's development half, a broad
+  mix with wordings and shapes other than biz24's: windows said other ways (上月前半月（1号至15号）, 去年国庆七天长假,
+  去年下半年, 近十天, 这周一到今天, "quarter to date", "the last eight full weeks", "the three months before this one"),
+  filters on named members (a region, delivery cities, a member level, a channel, city tier 1, a category),
+  averages (GMV per day on weekends and weekdays, units per order, basket value per member level, refund size per
+  reason, daily app visitors per month), rates (gross margin per month, refund rate per city, the share of
+  yesterday's orders cancelled or refunded), shares of a total and inside a filter, top and bottom N, growth
+  rankings (环比 of regions, 同比 of categories), two cities side by side, splits by two dimensions, distinct and
+  first-time customers, trends by day, week and month, detail lists, members passing a bound said in words (五千,
+  破百万, 九千, "eight thousand", "twenty-five percent") and counts per member; five conversations (two of three turns,
+  three of two) whose later turns are terse (改成按金额算, 只留收货地在华东的订单, 换成仅App渠道的数, "Split that further by
+  gender.", "Narrow it to orders delivered in first-tier cities."); 24 Chinese, 16 English, written by another
+  helper (`bench/data/biz25_questions.yaml`), for development.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -203,7 +216,7 @@ DEMO_SETS = {"demo": ("gold", None), "demo_dev": ("gold", "dev"), "demo_test": (
              "biz18": ("biz18", None), "biz19": ("biz19", None),
              "biz20": ("biz20", None), "biz21": ("biz21", None),
              "biz22": ("biz22", None), "biz23": ("biz23", None),
-             "biz24": ("biz24", None)}
+             "biz24": ("biz24", None), "biz25": ("biz25", None)}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
          "biz_dev": "development", "biz2": "development", "biz3": "development", "para_en": "development",
          "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
@@ -215,7 +228,8 @@ ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_
          "biz14": "development", "biz15": "development", "biz16": "development",
          "biz17": "development", "biz18": "development", "biz19": "development",
          "biz20": "development", "biz21": "development", "biz22": "development",
-         "biz23": "development", "biz24": "development"}
+         "biz23": "development", "biz24": "development",
+         "biz25": "development"}
 
 
 def role_of(set_name: str) -> str:
@@ -340,7 +354,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, half, source)
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, biz24, para_en or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, biz24, biz25, para_en or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)
