@@ -110,6 +110,17 @@ def agent(settings, store, fake_model):
 
 
 @pytest.fixture
+def plan_agent(store, fake_model, home):
+    """The agent with the plan path on, over the demo database and its semantic model, on the scripted model."""
+    from wenshu.agent.service import Agent
+    from wenshu.providers.base import ModelClient
+    from wenshu.settings import Settings
+
+    return Agent(Settings(semantic_path=True), store,
+                 models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
+
+
+@pytest.fixture
 def agent_all_checks(settings, store, fake_model):
     """The agent with every accuracy check on, also those off by default, to test their mechanism; but the
     plain readings, whose extra model call the scripts do not hold (test_plain_reading.py tests them)."""

@@ -71,6 +71,9 @@ PLANS = [
      "filters": [{"dimension": "region", "values": ["华东", "华南"]}]},  # two members side by side, and the gaps
     {"measures": ["paid_orders"], "dimensions": ["city_tier"], "window": YEAR_AGO, "difference": True,
      "filters": [{"dimension": "city_tier", "values": ["一线", "二线"]}]},  # coded members, matched by label
+    {"measures": ["buyers"], "dimensions": ["member_level"], "window": YEAR_AGO,  # the year's buyers with no paid
+     "presence": [{"measure": "paid_orders", "window": WINDOW}]},  # order last month (one table inside and out)
+    {"measures": ["new_customers"], "presence": [{"measure": "refund_count", "has": True}]},  # refunded, via orders
 ]
 
 

@@ -158,6 +158,13 @@ def test_date_parts_read_the_same_on_every_engine_as_the_iso_calendar(case, part
     assert dict(run(case, sql, row_limit=1000, timeout_s=10).rows) == expected
 
 
+def test_the_hour_of_the_day_reads_the_same_on_every_engine_from_stored_text(case):
+    label = case.adapter.date_part("hour_of_day", "t")
+    rows = "SELECT '2026-03-01 17:45:09' AS t UNION ALL SELECT '2026-03-02 04:05:00' UNION ALL SELECT '2026-03-02 00:00:00'"
+    sql = f"SELECT {label} AS h, COUNT(*) AS n FROM ({rows}) s GROUP BY {label} ORDER BY h"
+    assert [tuple(r) for r in run(case, sql, row_limit=10, timeout_s=10).rows] == [("00", 1), ("04", 1), ("17", 1)]
+
+
 def test_a_url_whose_driver_is_missing_names_the_package_and_stores_nothing(home):
     import json
 

@@ -10,7 +10,8 @@ import sqlite3
 
 import pytest
 
-from wenshu.agent.plan_answer import PlanView, chips
+from wenshu.agent.plan_answer import PlanView
+from wenshu.agent.plan_reply import chips
 from wenshu.contracts import AgentRequest
 from wenshu.semantic.compile import PlanNotCompilable, compile_plan
 from wenshu.semantic.edits import edit

@@ -1,4 +1,4 @@
-"""Dimensions that are a part of a date: weekend or weekday, the day of the week. The demo's bundled model reads
+"""Dimensions that are a part of a date: weekend or weekday, the day of the week, the hour of the day. The demo's bundled model reads
 them from a question's words, the compiler groups and filters by each engine's own expression, and the numbers
 agree with the same sums done in Python over the real demo database. The questions are written here."""
 
@@ -10,7 +10,7 @@ from datetime import date
 
 import pytest
 
-from demo_reading import MODEL, planned
+from demo_reading import MODEL, edited, planned
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.mentions import read
 
@@ -60,6 +60,27 @@ def test_an_english_answer_labels_the_kinds_of_day_in_english(demo_db_file):
     rows = sqlite3.connect(demo_db_file).execute(compile_plan(MODEL, plan, "sqlite", "en").sql).fetchall()
     assert {r[0] for r in rows} == {"weekend", "weekday"}
 
+
+def test_the_hour_of_the_day_splits_the_paid_orders_in_its_own_order(demo_db_file):
+    plan = planned("上礼拜按钟点拆开，每个小时成交了多少笔", {"measures": ["refund_count"]})
+    assert plan.measures == ["paid_orders"] and plan.dimensions == ["order_hour"] and plan.limit is None
+    rows = sqlite3.connect(demo_db_file).execute(compile_plan(MODEL, plan, "sqlite", "zh").sql).fetchall()
+    expected = sqlite3.connect(demo_db_file).execute(
+        "SELECT substr(order_time, 12, 2), COUNT(*) FROM orders WHERE status = 1 AND order_date >= ? AND order_date < ? "
+        "GROUP BY 1 ORDER BY 1", (plan.window.start.isoformat(), plan.window.end.isoformat())).fetchall()
+    assert rows == expected and len(rows) > 12
+
+
+def test_a_length_in_hours_names_no_hour_of_the_day():
+    for question in ("过去两个小时的成交额", "GMV in the past 48 hours", "最近24小时下了多少单"):
+        assert "order_hour" not in read(MODEL, question).dimensions, question
+
+
+def test_the_same_hour_a_week_earlier_set_beside_it_compares_with_the_gap_and_keeps_every_hour():
+    before = planned("上周每个钟点的订单量").model_dump(mode="json")
+    plan = edited(before, "把再早一周同一个钟点的也摆在旁边，差了几笔也算一下")
+    assert plan.compare == "previous" and plan.difference and plan.limit is None
+    assert plan.measures == ["paid_orders"] and plan.dimensions == ["order_hour"]
 
 
 def test_two_kinds_of_day_asked_one_or_the_other_are_set_side_by_side():

@@ -9,7 +9,8 @@ import sqlite3
 
 import pytest
 
-from wenshu.agent.plan_answer import PlanView, chips
+from wenshu.agent.plan_answer import PlanView
+from wenshu.agent.plan_reply import chips
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.grounding import ground
 from wenshu.semantic.library import bundled_text

@@ -14,13 +14,8 @@ FREE_SQL = "SELECT COUNT(*) AS n FROM orders WHERE status = 1"
 
 
 @pytest.fixture
-def agent(store, fake_model, home):
-    from wenshu.agent.service import Agent
-    from wenshu.providers.base import ModelClient
-    from wenshu.settings import Settings
-
-    settings = Settings(semantic_path=True)
-    return Agent(settings, store, models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
+def agent(plan_agent):
+    return plan_agent
 
 
 def step(resp, node: str):

@@ -157,7 +157,8 @@ def test_follow_ups_edit_the_previous_plan():
 
 
 def test_the_answer_chart_and_chips_come_from_the_plan():
-    from wenshu.agent.plan_answer import PlanView, chips
+    from wenshu.agent.plan_answer import PlanView
+    from wenshu.agent.plan_reply import chips
 
     plan = QueryPlan(measures=["gmv"], filters=[{"dimension": "region", "values": ["华东"]}], window=LAST_MONTH,
                      compare="previous")
@@ -291,7 +292,8 @@ def test_a_whole_count_shows_without_decimals_and_a_ratio_keeps_them():
 
 
 def test_a_daily_average_is_named_in_the_answer_and_its_chip_removes_it():
-    from wenshu.agent.plan_answer import PlanView, chips
+    from wenshu.agent.plan_answer import PlanView
+    from wenshu.agent.plan_reply import chips
 
     view = PlanView(MODEL, QueryPlan(measures=["gmv"], per="day", window=LAST_MONTH), "zh")
     assert view.explain(["日均销售额"], [[92806.45]]).endswith("日均销售额为 92,806.45 元。")

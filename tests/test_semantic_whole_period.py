@@ -47,13 +47,8 @@ def test_a_named_earlier_window_is_left_behind_when_the_window_moves_or_the_comp
 
 
 @pytest.fixture
-def agent(store, fake_model, home):
-    from wenshu.agent.service import Agent
-    from wenshu.providers.base import ModelClient
-    from wenshu.settings import Settings
-
-    return Agent(Settings(semantic_path=True), store,
-                 models=ModelClient({"fast": fake_model, "strong": fake_model}, provider="fake"))
+def agent(plan_agent):
+    return plan_agent
 
 
 def test_the_answer_compares_with_the_whole_month_before_and_says_its_dates(agent, fake_model):

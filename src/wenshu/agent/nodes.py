@@ -20,7 +20,7 @@ from wenshu.agent.generate import GenerateInput, Turn, build_messages
 from wenshu.agent.plain_reading import guessed_join, reread
 from wenshu.agent.intent import IntentAnswer, IntentResult, classify_rules, from_model, query_type_of
 from wenshu.agent.plan import edits_previous_plan
-from wenshu.agent.plan_answer import planned_answer
+from wenshu.agent.plan_reply import planned_answer
 from wenshu.prompts import render
 from wenshu.agent.state import AgentState
 from wenshu.agent.scope import judge

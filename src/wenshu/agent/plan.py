@@ -15,6 +15,8 @@ measures, or the plan cannot compile, the step says why and free SQL answers.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import ValidationError
 
@@ -31,6 +33,7 @@ from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import headlined, read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import QueryPlan
+from wenshu.semantic.presence import said_presence
 from wenshu.semantic.schema import plan_schema
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.windows import followup_window, named_earlier, plan_window
@@ -67,7 +70,22 @@ def fill_schema(model: SemanticModel) -> dict:
 
 def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel,
                 question: str) -> tuple[QueryPlan, list[dict], str]:
+    """A first question's plan; a clause on what the members did or did not do ("这个季度还一单没下的客户") is
+    read apart (`semantic.presence`) and the rest of the question as usual."""
+    said = said_presence(model, question)
+    if said is None:
+        return _read(state, ctx, model, question, None)
+    plan, notes, why = _read(state, ctx, model, said.rest, said.counted)
+    if plan.records:
+        raise NoPlan("members kept by whether they have rows, listed one by one: free SQL answers")
+    return plan.model_copy(update={"presence": said.presence}), notes, why + " (members by the rows they have)"
+
+
+def _read(state: AgentState, ctx: AgentContext, model: SemanticModel, question: str,
+          counted: str | None) -> tuple[QueryPlan, list[dict], str]:
     mentions = headlined(model, read(model, question, state["schema"].get("values")), question)
+    if counted and not mentions.measures:  # "最近30天没下过单的客户有多少": the customers themselves
+        mentions = replace(mentions, measures=[counted])
     listed = detail(model, mentions, question)
     if listed is not None:  # a detail list: the question's words say it all, no model call
         if listed.plan is None:

@@ -92,7 +92,12 @@ class EngineAdapter:
     buckets: ClassVar[dict[str, str]] = {}
     # the ISO day of the week of a date `{c}` as text, "1" Monday .. "7" Sunday (date parts: weekend or weekday)
     weekday: ClassVar[str | None] = None
+    # the hour of the day of a time or timestamp `{c}` (stored as text or typed) as two-digit text, "00" .. "23"
+    hour: ClassVar[str | None] = None
     union_distinct: ClassVar[str] = "UNION"  # ClickHouse wants UNION DISTINCT spelled out
+    # whether a subquery may refer to the outer query's row (EXISTS (… WHERE inner.key = outer.key)); else
+    # members are kept by IN over an uncorrelated subquery
+    correlated_subqueries: ClassVar[bool] = True
     now_dates: ClassVar[bool] = False  # time hints as SQLite's date('now', ...) (else today's date literals)
 
     # --- the driver -----------------------------------------------------------------------------
@@ -202,7 +207,10 @@ class EngineAdapter:
         return self.buckets[grain].format(c=column_sql)
 
     def date_part(self, part: str, column_sql: str) -> str:
-        """A part of a date as text codes: the ISO day of the week, or "1" for a weekend day and "0" else."""
+        """A part of a date as text codes: the ISO day of the week, "1" for a weekend day and "0" else, or the hour
+        of the day ("00" .. "23")."""
+        if part == "hour_of_day" and self.hour is not None:
+            return self.hour.format(c=column_sql)
         if self.weekday is None or part not in ("day_of_week", "day_type"):
             raise KeyError(f"no {part} for {self.label}")
         day = self.weekday.format(c=column_sql)

@@ -75,6 +75,7 @@ class ClickHouseAdapter(EngineAdapter):
     packages = ("clickhouse-connect",)  # chdb:// also needs `chdb` (check_driver)
     identifiers = "exact"
     union_distinct = "UNION DISTINCT"  # a bare UNION is refused unless union_default_mode is set
+    correlated_subqueries = False  # experimental in ClickHouse: chDB returned no rows for EXISTS over the outer row
     denied_functions = COMMON_DENIED | {
         "url", "urlcluster", "s3", "s3cluster", "gcs", "oss", "cosn", "file", "filecluster", "remote",
         "remotesecure", "cluster", "clusterallreplicas", "hdfs", "hdfscluster", "mysql", "postgresql",
@@ -96,6 +97,7 @@ class ClickHouseAdapter(EngineAdapter):
         "year": "formatDateTime(toDate32({c}), '%Y')",
     }
     weekday = "toString(toDayOfWeek(toDate32({c})))"  # Monday 1
+    hour = "formatDateTime(toDateTime({c}), '%H')"
 
     def check_driver(self, url: str) -> None:
         if sa.make_url(url).get_backend_name() == "chdb" and importlib.util.find_spec("chdb") is None:

@@ -72,6 +72,7 @@ class DuckDBAdapter(EngineAdapter):
         "year": "strftime(CAST({c} AS DATE), '%Y')",
     }
     weekday = "CAST(isodow(CAST({c} AS DATE)) AS VARCHAR)"
+    hour = "strftime(CAST({c} AS TIMESTAMP), '%H')"
 
     def engine_options(self, url: sa.URL) -> dict:
         return {"connect_args": {"read_only": True, "config": dict(SAFE_CONFIG)}}

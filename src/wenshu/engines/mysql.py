@@ -54,6 +54,7 @@ class MySQLAdapter(EngineAdapter):
         "year": "DATE_FORMAT({c}, '%Y')",
     }
     weekday = "CAST(WEEKDAY({c}) + 1 AS CHAR)"  # WEEKDAY(): Monday 0
+    hour = "DATE_FORMAT({c}, '%H')"
 
     def on_engine(self, engine: sa.Engine) -> None:
         event.listen(engine, "do_connect", _no_multi_statements)

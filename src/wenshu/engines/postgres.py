@@ -61,6 +61,7 @@ class PostgresAdapter(EngineAdapter):
         "year": "to_char(CAST({c} AS DATE), 'YYYY')",
     }
     weekday = "to_char(CAST({c} AS DATE), 'ID')"  # ISO: Monday 1
+    hour = "to_char(CAST({c} AS TIMESTAMP), 'HH24')"
 
     def prepare_transaction(self, conn: sa.Connection, timeout_s: float) -> None:
         ms = _ms(timeout_s)

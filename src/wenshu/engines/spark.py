@@ -155,6 +155,7 @@ class SparkAdapter(EngineAdapter):
         "year": f"date_format({_DATE}, 'yyyy')",
     }  # fmt: skip
     weekday = f"CAST(weekday({_DATE}) + 1 AS STRING)"  # weekday(): Monday 0
+    hour = "date_format(CAST({c} AS TIMESTAMP), 'HH')"
 
     def prepare_session(self, conn: sa.Connection, timeout_s: float) -> None:
         conn.connection.driver_connection.timeout_s = timeout_s

@@ -117,6 +117,7 @@ class SQLiteAdapter(EngineAdapter):
         "year": "strftime('%Y', {c})",
     }
     weekday = "CAST((CAST(strftime('%w', {c}) AS INTEGER) + 6) % 7 + 1 AS TEXT)"  # %w: Sunday 0
+    hour = "strftime('%H', {c})"
 
     def execute(self, url: str, sql: str, *, row_limit: int, timeout_s: float, max_bytes: int) -> ExecResult:
         return execute_file(sqlite_path(url) or "", sql, row_limit=row_limit, timeout_s=timeout_s, max_bytes=max_bytes)

@@ -17,7 +17,8 @@ from __future__ import annotations
 import sqlglot
 
 from wenshu.semantic.compiled import AGG, OPS, Compiled, PlanNotCompilable, key_column, literal
-from wenshu.semantic.labels import COMPARE, DECREASE, DIFFERENCE, PERIOD, SHARE, change_name, coded
+from wenshu.semantic.has_rows import presence_condition
+from wenshu.semantic.labels import COMPARE, DECREASE, DIFFERENCE, PERIOD, SHARE, change_name, own_order
 from wenshu.semantic.model import Measure, Ratio, SemanticModel
 from wenshu.semantic.pair import paired
 from wenshu.semantic.passing import counted
@@ -60,6 +61,7 @@ class Compiler(SqlWriter):
                 where.append(self.condition(f, used, d))
             else:  # an item-level filter on an order-level measure: the orders that have such an item
                 where.append(self.exists(m.table, f))
+        where += [presence_condition(self, m, p) for p in self.plan.presence]  # "这个季度还一单没下的客户"
         try:
             repeat_safe = m.agg in ("count_distinct", "min", "max") and not m.at_least  # buyers of each category
             hops = (joins_through_children if repeat_safe else joins)(self.model, m.table, used - {m.table})
@@ -255,8 +257,8 @@ class Compiler(SqlWriter):
         elif plan.grain:  # each period's members largest first ("去年每个季度，各个大区分别卖了多少")
             out = f" ORDER BY {self.q(PERIOD[self.lang][plan.grain])}" + "".join(
                 f", {self.q(self.name(x))} DESC" for x in metrics if self.keys_dims)
-        elif self.keys_dims and coded(self.keys_dims[0]):  # codes have their own order (一线, 新一线…), then within
-            lead = next((i for i, d in enumerate(self.keys_dims) if not coded(d)), len(self.keys_dims))  # a code the
+        elif self.keys_dims and own_order(self.keys_dims[0]):  # codes have their own order (一线, 新一线…), then within
+            lead = next((i for i, d in enumerate(self.keys_dims) if not own_order(d)), len(self.keys_dims))  # a code the
             out = " ORDER BY " + ", ".join([f"{self.key_of}.d{i}" for i in range(lead)]  # others by the measures
                                            + [f"{self.q(self.name(x))} DESC" for x in metrics if lead < len(self.keys_dims)])
         elif self.keys_dims:  # members by the first measure, largest first, as a bar chart reads (ties: the next); kept
@@ -274,6 +276,9 @@ class Compiler(SqlWriter):
 def compile_plan(model: SemanticModel, plan: QueryPlan, dialect: str = "sqlite", lang: str = "zh") -> Compiled:
     """SQL for `plan` in `dialect` (sqlite, postgresql, mysql, mariadb, duckdb); raises PlanNotCompilable."""
     model = routed(model, plan.via)  # "customers who live in …": their own city, not the delivery city
+    if plan.records and plan.presence:
+        raise PlanNotCompilable("a list of rows cannot be kept to members with or without other rows yet",
+                                "明细列表暂不支持按有没有其他记录筛选")
     if plan.records:
         from wenshu.semantic.detail import DetailCompiler  # a detail list: rows, not aggregates
 

@@ -6,11 +6,10 @@ The semantic model says what can be counted:
   question names, when it names some: "已付款的订单有多少笔" does not count refunds in 笔);
 - a record's table: "多少笔…订单", "订单有多少", "how many … orders" name the row counts (`agg: count`) on the
   record's table (a record counted is more specific than a unit: "多少笔订单" counts orders, not refunds in 笔).
-Among several, the values the question names decide: a measure whose own filter is the value named ("取消的" is
-status 2: the cancelled orders count) comes first; one whose filter excludes a value named is left out ("paid
-orders" cannot count cancelled ones); otherwise the model's own order decides, so the count declared first is the
-default one. The others are not offered to the plan's model as alternatives: a unit or a row name is no word of
-theirs, and the default must not turn into "orders placed" because a small model liked that name better.
+Among several, the values named decide: a measure whose own filter is the value named ("取消的": status 2) comes
+first; one whose filter excludes a value named is left out ("paid orders" cannot count cancelled ones); otherwise the
+model's order decides (the count declared first is the default). The others are no alternatives for the plan's model:
+a unit or a row name is no word of theirs, and a small model must not swap the default for "orders placed".
 
 A dimension's members counted with no measure named ("每个会员等级各有多少个买家") are the model's one count of distinct
 keys that looks the dimension up (`counted_keys`), unless the word names the dimension table's rows."""
@@ -33,13 +32,12 @@ from wenshu.semantic.spans import Spans
 _HOW_MANY = r"(?:多少|(?<!哪)几)(?:个(?=人))?"  # 多少个人: how many people (哪几个人: which)
 _MONEY = MONEY_UNITS | {"%"}  # a sum in these is an amount, not a number of pieces
 _PUNCT = "，。？！；,.?!;"
-_CLAUSE_END = f"[{_PUNCT}]"
 # "多少笔已支付订单", "how many paid orders": the count word before the rows, in the same clause
 _BEFORE = re.compile(r"(?:" + _HOW_MANY + f"[^{_PUNCT}]{{0,8}}"
                      r"|\b(?:how many|number of|count of)\s+(?:[\w-]+\s+){0,3})$", re.I)
 # "取消的订单有多少", "purchase count": the rows, then the count word (at the end of the clause)
 _AFTER = re.compile(r"^\s*(?:的)?(?:有|是|共|一共|总共|合计|总计)*\s*" + _HOW_MANY + r"\s*(?:个|笔|单|条|张)?\s*了?\s*(?:"
-                    + _CLAUSE_END + r"|$)|^\s+count\b"  # "purchase count" ("purchase total" is money)
+                    + f"[{_PUNCT}]" + r"|$)|^\s+count\b"  # "purchase count" ("purchase total" is money)
                     r"|^\s*最(?:多|少)(?!的?钱)", re.I)  # "退款最多的原因": the most refunds
 
 
@@ -138,10 +136,12 @@ def with_counts(model: SemanticModel, question: str, values: dict[str, list[str]
         return measures, alternatives
     # in the order the question names them: "paid purchase count and revenue" is the count first
     said = [s for r in model.records if r.table.lower() == count.table.lower() for s, _ in records.get(r.id, [])]
+    asks = [m.start() for m in re.finditer(_HOW_MANY + r"\s*(\S)", question) if m.group(1) == count.unit]
     parts = {r.numerator for r in model.ratios if r.id in measures}  # "平均每单几件": 件 of the ratio's numerator
-    if not said and count.unit in {x.unit for x in model.measures if x.id in measures or x.id in parts}:
-        return measures, alternatives  # "新客有多少人", "访客有多少人": 人 is the unit of the measure named
-    said += [m.start() for m in re.finditer(_HOW_MANY + r"\s*(\S)", question) if m.group(1) == count.unit]
+    if not said and (count.unit in {x.unit for x in model.measures if x.id in measures or x.id in parts} or asks and all(
+            any(s <= a < e for x in measures for s, e in spans.get(x, [])) for a in asks)):
+        return measures, alternatives  # "新客有多少人": 人 is the named measure's; "成交了多少笔": its 笔, no refund
+    said += asks
     at = min(said, default=len(question))
     before = [x for x in measures if min((s for s, _ in spans.get(x, [])), default=0) < at]
     return [*before, found[0], *measures[len(before):]], alternatives

@@ -55,7 +55,7 @@ CUES = {
              r"|\b(each|every) \w+(?:'s|’s) (percentage|percent|share|fraction)\b|\bwhat fraction\b|\bfraction of\b"
              r"|\bslices?\b|\baccount(s|ed)? for\b|\bcontribut(e|es|ed|ion|ions)\b|\bmix\b|\bmakes? up\b"
              r"|\bhow much of (\S+\s+){0,4}?(was|were|is|are|came from|comes? from)\b",
-    "rank": r"前\s*" + NUM + r"\s*(名|个|位|家|款|大|的|是|$)" + NOT_PERIOD + "|(?<!平均)(?<!每)" + NUM + COUNTED
+    "rank": r"前\s*" + NUM + r"\s*(名|个|位|家|款|大|的|是|$)" + NOT_PERIOD + "|(?<!平均)(?<![每同某任])" + NUM + COUNTED
             + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
             r"|排名|排行|垫底|拖后腿|(?<!at )\bmost(?! recent\b)|(?<!at )\b(highest|lowest|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest"
             r"|biggest|strongest|weakest|thinnest|slimmest|poorest|cheapest|top-selling|best-selling)\b",  # "at least one": a condition
@@ -96,7 +96,7 @@ CUES = {
     # a comparison's change asked as an amount ("变化了多少", "多了多少", "by how much"): shown beside the growth %
     # ("环比变化多少" asks the 环比 itself: the growth)
     "delta": r"(?<!环比)(?<!同比)变化了?多少|(增加|减少|多|少|差)了多少|相差多少|差距|差值|\bby how much\b"
-             r"|(?<![最很至])(多|少|高|低|差)(几|多少)|差了?几个|相差|差额"  # "app比小程序多几单", 差几个百分点
+             r"|(?<![最很至])(多|少|高|低|差)了?(几|多少)|差了?几个|相差|差额"  # "app比小程序多几单", 差几个百分点
              r"|\bhow much (more|less|higher|lower|bigger|smaller)\b|(?<!percentage )(?<!percent )(?<!% )\b(difference|delta|gap)\b",  # "percentage difference": the growth
     # a rank by judgement, not by size: which end is "worst" depends on the measure (`Measure.better`)
     "judged": r"最(好|差)|拖后腿|\b(best|worst|strongest|weakest|poorest|better|worse)\b",
@@ -121,7 +121,7 @@ CUES = {
     "combined": r"合计|总计|一共|总共|加起来|加在一起|合起来|\bcombined\b|\btogether\b|\bin total\b|\baltogether\b",
     "each": r"分别|各自|各是|各(占|贡献|有|卖|花|为|多少)|各[^，。？,.?\s各]{1,4}(多少|几)|\brespectively\b|\beach\b|\bseparately\b",
     # two values set side by side ("app vs web", "华东和华南对比"): one row per value
-    "versus": r"\bvs\.?\b|\bversus\b|\bcompar\w*\b|\bimprove[ds]?\s+(on|over|upon)\b|对比|相比|比较|并排|比一比|(和|与|跟).{1,12}(比|相比|对比)"
+    "versus": r"\bvs\.?\b|\bversus\b|\bcompar\w*\b|\bimprove[ds]?\s+(on|over|upon)\b|对比|相比|比较|并排|比一比|(摆|放)在?(一起|一块儿?|旁边)|(和|与|跟).{1,12}(比|相比|对比)"
               r"|\bside[- ]by[- ]side\b|\bnext to each other\b|\bhead[- ]to[- ]head\b|还是"
               r"|\b(which|whether|does|do|did|is|are|was|were)\b.{0,60}\bor\b",  # "does 华南 or 华北 have …"
     # the fields a list shows are attributes of its rows ("products with their brand and price")

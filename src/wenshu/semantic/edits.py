@@ -64,6 +64,8 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
         named = [x.id for x in model.measures if m.rank and x.id in previous.measures and x.agg == "count"
                  and x.table.lower() in tables][:1]
     m, named = _swapped_rows(previous, m, named, model)
+    if named and not m.measure_words and cue("delta", question):
+        named = []  # "算下差了几笔": the size of the change in the previous measure, no count of other rows
     columns = edited_columns(previous, record, model, question) if record else None
     if columns is not None:  # "add the city each of those orders ships to": a column, no count, no split
         update["columns"], named, m = columns, [], replace(m, split=[], measures=[])
@@ -127,7 +129,7 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     earlier = next((k for k in ("yoy", "previous") if window is not None and previous.window is not None and m.compare == "none"
                     and cue("versus", question) and window == previous.window.shifted(k)), None)
     if earlier:  # "拿去年9月的放一起对比下" after September: the same window, compared with that one
-        update["compare"], window = earlier, None
+        update["compare"], update["difference"], window = earlier, cue("delta", question), None
     if window is not None and window != previous.window:
         update["window"] = window
     if m.grain and m.grain != previous.grain:

@@ -57,6 +57,11 @@ def coded(d: Dimension) -> bool:
     return bool(d.labels) and all(c.lstrip("-").isdigit() for c in d.labels)
 
 
+def own_order(d: Dimension) -> bool:
+    """Members with an order of their own, shown in it: numeric codes (一线, 新一线…) and the hours of a day."""
+    return coded(d) or d.part == "hour_of_day"
+
+
 def in_said_order(d: Dimension, values: list, question: str) -> list:
     """A filter's values in the order the question names them ("寄到北京的单子跟寄到上海的比": 北京, then 上海), so two
     set side by side come as said; a value not found keeps its place after those that are."""

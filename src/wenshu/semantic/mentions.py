@@ -52,7 +52,7 @@ def top_n(question: str) -> int | None:
     """The N of "前N", "top N", "N个城市", "最高的5个"; None when the question names no number."""
     for pat in (r"\b(?:which|what)\s+" + EN_NUM + r"\s+[a-z]",
                 r"(?:前|后)\s*" + NUM + r"\s*(?:名|个|位|家|款|大|的|是|$)" + NOT_PERIOD,
-                r"(?<![a-z])(?:top|bottom)\s*" + EN_NUM, NUM + COUNTED,  # "订单量Top10": no word boundary
+                r"(?<![a-z])(?:top|bottom)\s*" + EN_NUM, r"(?<![同某每任])" + NUM + COUNTED,  # "Top10"; 同一个: no N
                 r"\b" + EN_NUM + r"\s+(?:most|least|highest|lowest|largest|smallest|biggest|best|worst)\b",
                 r"\b(?:highest|lowest|largest|smallest|biggest|best|worst)\s+(\d{1,3}|" + "|".join(EN) + r")\b(?!\s*%)",
                 r"\b(?:the\s+)?" + EN_NUM + r"\s+(?:\w+\s+)?(?:with|by|that|which|whose|where|who)\b"):

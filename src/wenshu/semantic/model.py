@@ -49,7 +49,9 @@ PARTS = {"day_of_week": {str(i): (zh, en) for i, zh, en in zip(range(1, 8), "一
          "day_type": {"1": ("周末", "weekend"), "0": ("工作日", "weekday")},
          # whether the date falls in the question's window ("1") or before it ("0"): a customer registered in the
          # window is a new one (新客), before it an existing one (老客); computed against the plan's window
-         "new_in_window": {"1": ("新", "new"), "0": ("老", "existing")}}
+         "new_in_window": {"1": ("新", "new"), "0": ("老", "existing")},
+         # the hour of the day of a time ("00" .. "23"), shown as it is: no label to read in a question ("2000元")
+         "hour_of_day": {f"{h:02d}": ("", "") for h in range(24)}}
 
 
 class Entry(BaseModel):
@@ -106,12 +108,12 @@ class Dimension(Entry):
     conforms: list[str] = Field(default_factory=list)
     # a part of the date `column` holds ("周末和工作日", "by day of the week"), computed by each engine's
     # adapter; its codes are PARTS' and labelled by default
-    part: Literal["day_of_week", "day_type", "new_in_window"] | None = None
+    part: Literal["day_of_week", "day_type", "new_in_window", "hour_of_day"] | None = None
 
     @model_validator(mode="after")
     def _part_labels(self) -> "Dimension":
         if self.part:
-            for code, (zh, en) in PARTS[self.part].items():
+            for code, (zh, en) in PARTS[self.part].items() if self.part != "hour_of_day" else ():
                 self.labels.setdefault(code, ("星期" + zh) if self.part == "day_of_week" else zh)
                 self.labels_en.setdefault(code, en)
         return self

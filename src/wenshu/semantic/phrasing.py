@@ -69,9 +69,14 @@ def in_time_order(question: str) -> str | None:
     return "desc" if NEWEST_FIRST.search(question) else "asc" if OLDEST_FIRST.search(question) else None
 
 
+# a length of time ("24小时", "两个小时", "48 hours"): no hour of the day named
+_DURATION = re.compile(r"(?:\d+|[一二两三四五六七八九十半几]+)\s*个?\s*(?:小时|钟头)|\b\d+\s*hours?\b", re.I)
+
+
 def spans(question: str) -> list[tuple[int, int]]:
-    """Where the question says a time order (no other entry is read there)."""
-    return [m.span() for pat in (NEWEST_FIRST, OLDEST_FIRST, LATEST_N, EARLIEST_N) for m in pat.finditer(question)]
+    """Where the question says a time order or a length of time (no other entry is read there)."""
+    return [m.span() for pat in (NEWEST_FIRST, OLDEST_FIRST, LATEST_N, EARLIEST_N, _DURATION)
+            for m in pat.finditer(question)]
 
 
 def split_inside(question: str, model: SemanticModel, measure_spans: list[tuple[int, int]],

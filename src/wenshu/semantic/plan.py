@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+EARLIEST = date(1900, 1, 1)  # where a window said as "before" a period starts ("signed up before this year")
 Grain = Literal["day", "week", "month", "quarter", "year"]
 Op = Literal["in", "not_in", "eq", "ne", "gt", "gte", "lt", "lte"]
 
@@ -53,6 +54,16 @@ class Window(BaseModel):
         return Window(start=self.start - timedelta(days=days), end=self.end - timedelta(days=days))
 
 
+class Presence(BaseModel):
+    """Members kept by whether they have rows of a count measure ("这个季度还一单没下的客户": none this quarter to
+    date; "how many have already placed a paid order": some, ever): the rows of `measure`'s table, under its own
+    filter, in `window` (None: ever), that point at the member the plan counts."""
+    model_config = ConfigDict(extra="forbid")
+    measure: str
+    has: bool = False
+    window: Window | None = None
+
+
 class QueryPlan(BaseModel):
     model_config = ConfigDict(extra="forbid")
     measures: list[str] = Field(default_factory=list)  # measure or ratio ids (a list: those that filter or rank it)
@@ -85,6 +96,8 @@ class QueryPlan(BaseModel):
     # the lookups its dimensions are reached through where the question says which ("live in": the customers'
     # city, not the orders' delivery city): relationships' `from` columns (`semantic.routes`); never the model's
     via: list[str] = Field(default_factory=list)
+    # members kept by whether they have rows of a measure (`semantic.presence`); read from the question, never the model's
+    presence: list[Presence] = Field(default_factory=list)
 
     def earlier(self) -> Window | None:
         """The window the comparison reads: the one the question named, else the window shifted. A named one is

@@ -30,6 +30,8 @@ def plan_schema(model: SemanticModel) -> dict:
     props["dimensions"]["maxItems"] = 2
     props["order_by"] = {"anyOf": [_enum(metrics), {"type": "null"}], "default": None}
     schema["$defs"]["Filter"]["properties"]["dimension"] = _enum(dims) if dims else {"type": "string"}
+    props.pop("presence", None)  # read from the question's words (semantic.presence), never the model's
+    schema["$defs"].pop("Presence", None)
     props.pop("via", None)  # read from the question's words (semantic.routes), never the model's
     props.pop("against", None)  # read from the question's words (semantic.windows.named_earlier), never the model's
     props["filters"]["maxItems"] = 4  # a small model may repeat filters until its tokens run out

@@ -12,12 +12,12 @@ import re
 from wenshu.knowledge.time_phrases import TimeWindow, evaluate, find_windows
 from wenshu.semantic.grains import explicit_grain
 from wenshu.semantic.mentions import CUES
-from wenshu.semantic.plan import Window
+from wenshu.semantic.plan import EARLIEST, Window
 
 
 # "The period before" in a follow-up: the previous answer's window, one period earlier ("上周的销售额" ->
 # "那前一周呢" is the week before last week, not last week again).
-BEFORE = (r"前一(?:周|个?星期|个?月|天|日|个?季度|年)|再往前推?一?(?:周|个?星期|个?月|天|个?季度|年)|"
+BEFORE = (r"前一(?:周|个?星期|个?月|天|日|个?季度|年)|(?:再往前推?|[更再]早(?:的|那)?)一?(?:周|个?星期|个?月|天|个?季度|年)|"
           r"\bthe (?:week|month|day|quarter|year) before\b|\b(?:a|one) (?:week|month|day|quarter|year) (?:earlier|before)\b")
 
 # "The same time last year" in a follow-up: the previous answer's window a year earlier, not the whole of last year
@@ -99,5 +99,12 @@ def question_window(question: str) -> Window | None:
     if not windows:
         return None
     start, end = evaluate(windows[0])  # a period still running is "to date": through today
+    at = question.find(windows[0].phrase)
+    if re.search(_BEFORE_IT, question[:at], re.I) or re.match(_BEFORE_THAT, question[at + len(windows[0].phrase):]):
+        return Window(start=EARLIEST, end=start)  # "signed up before this year", 今年以前: everything before it
     tomorrow = evaluate(TimeWindow("", "date('now', '+1 day')", None))[0]
     return Window(start=start, end=min(end, tomorrow))
+
+
+_BEFORE_IT = r"\b(?:before|prior to|earlier than)\s+$"
+_BEFORE_THAT = r"\s*(?:以前|之前)"

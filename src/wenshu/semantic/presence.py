@@ -1,0 +1,125 @@
+"""Members said by whether they have rows: "这个季度到现在还一单没下的客户", "到现在还一单都没成交过的", "customers
+who have not made a single paid purchase so far this year", "how many have already placed a paid order".
+
+Such a clause says what the members did (or did not do) and when, not what the answer measures: it is taken out
+of the question, which is then read as usual ("上个季度下过单的客户有多少个": last quarter's buyers), and it becomes a
+`Presence` on the plan. Its rows are those of the count measure on the table of a record the clause names (退过款:
+the refunds), else of the model's first count measure (its default count: the paid orders); its window is the
+period said right before it (Chinese: 这个季度到现在还一单没下) or right after it ("… so far this year"), else ever.
+The clause is read only where the question counts members ("有多少个", "how many") that those rows look up (客户,
+customers), so "还没付款的单子" stays a status of the orders listed."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from wenshu.knowledge.time_phrases import find_windows
+from wenshu.semantic.has_rows import member
+from wenshu.semantic.model import SemanticModel
+from wenshu.semantic.paths import reachable
+from wenshu.semantic.plan import Presence
+from wenshu.semantic.spans import Spans
+from wenshu.semantic.windows import question_window
+
+_DO_ZH = r"(?:被)?(?:下过?单|下过|下|买过?|购买过?|成交过?|消费过?|付过?款|支付过?|退过?款|退过?货)"
+_ABSENT_ZH = r"(?:一(?:单|次|笔|回)|任何订单)?\s*(?:都|也)?\s*(?:从来|从)?(?:没有?|未)(?:再)?\s*" + _DO_ZH
+_PRESENT_ZH = r"(?:已经|已)" + _DO_ZH + r"了?"
+_DID_ZH = r"(?<![没未])(?:下过单?|买过|购买过|成交过|消费过|付过款)"  # "上个月买过东西的客户": who did, in the rest
+_OBJECT_EN = r"(?:\s+(?:a single|a|an|any|one|at least one|their first))?(?:\s+(?:paid|completed))?\s+(?:orders?|purchases?)"
+_DO_EN = r"(?:placed|made|completed)" + _OBJECT_EN + r"|(?:bought|ordered|purchased)(?:\s+anything)?" \
+         + rf"(?:{_OBJECT_EN})?"
+_ABSENT_EN = r"\b(?:ha(?:ve|s)\s*(?:n't|not)|had\s*(?:n't|not)|did\s*(?:n't|not)|never)\s+(?:yet\s+|ever\s+)?" \
+             r"(?:" + _DO_EN.replace("placed|made|completed", "placed|made|completed|place|make|buy|order|purchase") + ")" \
+             r"|\bwith(?:out| no)(?: any)?(?: paid)? (?:orders?|purchases?)\b"
+_PRESENT_EN = r"\b(?:ha(?:ve|s)|had)\s+(?:already\s+)?(?:" + _DO_EN + ")"
+_CLAUSES = [(re.compile(p, re.I), has) for p, has in
+            ((_ABSENT_ZH, False), (_PRESENT_ZH, True), (_ABSENT_EN, False), (_PRESENT_EN, True))]
+_FILLER_BEFORE = r"(?:到现在|到今天|到今日|截至今天|截至目前|到目前为止|为止|至今|以来|里|内|中|还|都|也|一直|，|,|\s)*"  # 这个季度到现在还 | 一单没下
+_FILLER_AFTER = r"(?:\s|,|so far|yet|as of|in|during|over|within|since|the)*"  # made a purchase | so far this year
+_ASKS_HOW_MANY = r"多少|几个?人|几位|有几|\bhow many\b|\bnumber of\b|\bcount\b"
+_JOINER = r"(?:、|，|,|\band\b|并且|而且|但是?|却)\s*$"
+
+
+@dataclass
+class Said:
+    presence: list[Presence]
+    rest: str  # the question without the clauses, read for everything else
+    counted: str | None  # the count of the members' own rows, for a rest that names no measure ("的客户有多少")
+
+
+def said_presence(model: SemanticModel, question: str) -> Said | None:
+    """The presences the question says, and the question without them; None when it says none."""
+    if not re.search(_ASKS_HOW_MANY, question, re.I):
+        return None
+    spans, presence, members = [], [], []
+    for pattern, has in _CLAUSES:
+        for m in pattern.finditer(question):
+            if any(s < m.end() and m.start() < e for s, e in spans):
+                continue
+            rows = _rows_measure(model, m.group(0))
+            named = _members_named(model, question, rows, m.span()) if rows else []
+            if not named:
+                continue
+            members += named
+            start, end, window = _with_window(question, m.start(), m.end())
+            spans.append((start, end))
+            presence.append(Presence(measure=rows, has=has, window=window))
+    if not presence:
+        return None
+    rest = question
+    for start, end in sorted(spans, reverse=True):
+        before, after = rest[:start], rest[end:]
+        if after.lstrip().startswith("的"):  # "上个季度下过单、…的客户": the relative clause joins what it follows
+            before = re.sub(_JOINER, "", before)
+        rest = before.rstrip() + (" " if before and after and after[0].isascii() else "") + after.lstrip()
+    return Said(presence, rest, _counted(model, members, presence[0].measure, re.search(_DID_ZH, rest) is not None))
+
+
+def _counted(model: SemanticModel, members: list[str], rows: str, did: bool) -> str | None:
+    """What counts the members when the rest names no measure: with a clause on what they did ("上个月买过东西的"),
+    the distinct count of the same rows' members (the buyers); else the count of the members' own rows."""
+    same = next(x for x in model.measures if x.id == rows)
+    for x in model.measures if did else ():
+        owner = member(model, x)
+        if x.agg == "count_distinct" and x.table == same.table and x.filter == same.filter and not x.at_least \
+                and owner is not None and owner[2].lower() in members:
+            return x.id
+    return next((x.id for t in members for x in model.measures if x.table.lower() == t
+                 and x.agg == "count" and not x.expr and not x.at_least), None)
+
+
+def _rows_measure(model: SemanticModel, clause: str) -> str | None:
+    """The count measure whose rows the clause says the members have: of a record it names, else the first."""
+    said = clause.replace("过", "")
+    named = Spans.find(said, {r.id: r.words() for r in model.records}).ids()
+    tables = [r.table.lower() for r in model.records if r.id in named]
+    counts = [x for x in model.measures if x.agg == "count" and not x.expr and not x.at_least]
+    return next((x.id for x in counts if not tables or x.table.lower() in tables), None)
+
+
+def _members_named(model: SemanticModel, question: str, rows: str, at: tuple[int, int]) -> list[str]:
+    """The tables of the members the rows look up that the question names outside the clause (客户: customers)."""
+    table = next(x.table.lower() for x in model.measures if x.id == rows)
+    looked_up = reachable(model).get(table, set())
+    dims = {d.id: d for d in model.dimensions if d.table.lower() in looked_up and d.kind != "time"}
+    outside = question[:at[0]] + " " * (at[1] - at[0]) + question[at[1]:]
+    return [dims[d].table.lower() for d in Spans.find(outside, {d: x.words() for d, x in dims.items()}).ids()]
+
+
+def _with_window(question: str, start: int, end: int) -> tuple[int, int, object]:
+    """The clause's extent with the period said right before it (Chinese: 这个季度到现在还一单没下) or right after
+    it ("have not made a purchase so far this year"), and that period (None: ever)."""
+    english, near = question[start:end].isascii(), []
+    for w in find_windows(question, "sqlite"):
+        for found in re.finditer(re.escape(w.phrase), question):
+            at, to = found.span()
+            if not english and to <= start and re.fullmatch(_FILLER_BEFORE, question[to:start]):
+                near.append((at, end, w.phrase))  # the earliest: 这个月到今天还 is this month, not today
+            if english and at >= end and re.fullmatch(_FILLER_AFTER, question[end:at], re.I):
+                near.append((start, to, w.phrase))
+    if near:
+        at, to, phrase = min(near)
+        return at, to, question_window(phrase)
+    lead = re.search(r"(?:到现在|到目前为止|至今|还|都|也|一直|\s)*$", question[:start])
+    return lead.start(), end, None
