@@ -86,3 +86,17 @@ def test_members_by_rows_need_a_count_of_members_and_no_detail_list():
         compile_plan(MODEL, QueryPlan(measures=["gmv"], presence=[{"measure": "paid_orders"}]))
     with pytest.raises(PlanNotCompilable):
         compile_plan(MODEL, QueryPlan(records="order", presence=[{"measure": "refund_count"}]))
+
+
+def test_first_time_buyers_of_a_month_had_no_paid_order_before_it(demo_db_file):
+    for question in ("上个月第一次下单的客户有多少", "How many customers placed their very first paid order last month?"):
+        said = said_presence(MODEL, question)
+        assert [(p.measure, p.has, p.before) for p in said.presence] == [("paid_orders", False, True)], question
+        assert said.counted == "buyers", question
+    window = plan_window("上个月")
+    plan = QueryPlan(measures=["buyers"], window=window, presence=said.presence)
+    with sqlite3.connect(demo_db_file) as conn:
+        got = conn.execute(compile_plan(MODEL, plan, "sqlite", "en").sql).fetchall()
+    earlier = paid_customers(demo_db_file, Window(start=EARLIEST, end=window.start))
+    assert got == [(len(paid_customers(demo_db_file, window) - earlier),)] and got[0][0] > 0
+    assert PlanView(MODEL, plan, "zh").had(plan.presence[0]) == f"订单量 = 0（{window.start.isoformat()} 之前）"

@@ -96,6 +96,7 @@ def first_and_last_day(question: str, today: str) -> tuple[str, str]:
     ("双11卖了多少", "2026-12-01", "2026-11-11", "2026-11-11"),  # alone: the latest one up to today
     ("双11卖了多少", "2026-06-01", "2025-11-11", "2025-11-11"),
     ("今年国庆假期每天的访客数", "2026-12-01", "2026-10-01", "2026-10-07"),
+    ("前年国庆七天长假的成交额", "2026-12-01", "2024-10-01", "2024-10-07"),
     ("revenue on Christmas last year", "2026-03-01", "2025-12-25", "2025-12-25"),
     ("last year's Singles' Day orders", "2026-03-01", "2025-11-11", "2025-11-11"),
 ])
@@ -104,6 +105,9 @@ def test_named_shopping_and_public_days_resolve_to_their_dates(question, today, 
 
 
 @pytest.mark.parametrize("question, today, first, last", [
+    ("上个月后半月各渠道的订单", "2026-03-10", "2026-02-16", "2026-02-28"),  # half a month: to its own end
+    ("the first half of last month, by region", "2026-03-10", "2026-02-01", "2026-02-15"),
+    ("本月上半月的退款", "2026-03-20", "2026-03-01", "2026-03-15"),
     ("10月的销售额", "2026-12-01", "2026-10-01", "2026-10-31"),
     ("10月的销售额", "2026-03-15", "2025-10-01", "2025-10-31"),  # the latest October that has started
     ("2025年2月各城市的订单量", "2026-12-01", "2025-02-01", "2025-02-28"),

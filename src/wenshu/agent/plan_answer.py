@@ -77,7 +77,7 @@ class PlanView:
 
     def had(self, p) -> str:
         """Members kept by whether they had rows of a measure: 订单量为 0（2026-10-01 至 2026-12-07）, "orders ≥ 1 (ever)"."""
-        when = self.dates(p.window) or pick(self.lang, "ever", "从未" if not p.has else "曾经")
+        when = self.dates(p.period(self.plan.window)) or pick(self.lang, "ever", "从未" if not p.has else "曾经")
         said = f"{self.name(p.measure)} {'≥ 1' if p.has else '= 0'}"
         return pick(self.lang, f"{said} ({when})", f"{said}（{when}）")
 

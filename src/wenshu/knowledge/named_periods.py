@@ -22,7 +22,7 @@ _DAYS = [  # (words, month, day, days)
     (r"双十一|双11|光棍节|singles'? day|double 11", 11, 11, 1),
     (r"双十二|双12|double 12", 12, 12, 1),
     (r"618大促|618当天|618购物节", 6, 18, 1),
-    (r"国庆(?:节)?(?:假期|黄金周|期间)|national day (?:holiday|golden week)", 10, 1, 7),
+    (r"国庆(?:节)?(?:七天)?(?:长假|假期|黄金周|期间)|国庆七天|national day (?:holiday|golden week|week)", 10, 1, 7),
     (r"国庆节|国庆当天|national day", 10, 1, 1),
     (r"元旦|new year'?s day", 1, 1, 1),
     (r"圣诞节?|christmas(?: day)?", 12, 25, 1),

@@ -261,10 +261,10 @@ def counted_keys(model: SemanticModel, counted: list[str], said_words: dict[str,
     said = {w.casefold() for w in said_words.get(dim.id, [])}
     keys = [re.escape(w) for r in model.records if r.table.lower() == keyed[0][0].table.lower() for w in r.words()]
     if (said & rows or any(w.rstrip("s") in rows for w in said)) and not re.search(  # the rows counted said too
-            r"\b(" + "|".join(["distinct", "unique", "different", *keys]) + r")\b", question, re.I):
+            r"\b(" + "|".join(["distinct", "unique", "different", *keys]) + r")\b|不同的?|不重复", question, re.I):
         return []
-    others = [e for e in [*model.measures, *model.ratios] if e.id != keyed[0][0].id]
-    return [] if any(backs(w, question) for e in others for w in entry_words(model, e)) else [keyed[0][0].id]
+    said = [e for e in [*model.measures, *model.ratios] if any(backs(w, question) for w in entry_words(model, e))]
+    return [keyed[0][0].id] if not said or keyed[0][0] in said else []  # "多少个不同的客户下过单": the buyers'
 
 
 def distinct_counts(model: SemanticModel, counted: list[str], named: list[str], earlier: list[str]) -> list[str]:

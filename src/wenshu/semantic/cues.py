@@ -105,6 +105,7 @@ CUES = {
     "money": r"多少钱|(?:合计|总|一共|总共)?金额(?:各自?|分别)?(?:是|有|占|一共|合计|总共)?多少|多少金额|合计金额|[了掉]的钱|\bmoney\b|\bcash\b"
              r"|\bin (?:yuan|rmb|cny)\b|\bhow much (?:\w+\s+){0,3}?(?:refund(?:ed)?|spen[dt]|paid|pay)\b"
              r"|\b(?:paid|gave|handed|sent)\s+back\b|\bpaid\s+out\b"  # "what we paid back to customers as refunds"
+             r"|\bwhat (?:did|do|does) (?:they|those|these|it|that) (?:add up to|total|come to|amount to|sum to)\b"
              r"|\b(?:count|number) and (?:the )?(?:total )?amounts?\b|\bamounts? and (?:the )?(?:count|number)\b",
     # after a record's own word, the rows themselves: "退款的记录", "退货的明细" (a refund list, not refunded orders)
     "rows_noun": r"^的?(记录|明细|清单|列表|单据)",
@@ -131,12 +132,12 @@ CUES = {
     # a number of people or things asked ("新用户有多少", "how many new customers"), not an amount ("贡献了多少")
     "asks_count": r"有多少|多少(个|位|名|人)|几(个|位|名)|\b(how many|number of|count)\b",
     # what a count counts ("多少用户", "how many customers"): the word after it is not a split
-    "counted": r"(多少|(?<!哪)几)个?(位|名)?\s*$|\b(how many|number of|count of)\s+(of\s+(our|the|these|those|all)\s+)?([\w-]+\s+)?$"
+    "counted": r"(多少|(?<!哪)几)个?(位|名)?\s*(不同的?|不重复的?)?\s*$|\b(how many|number of|count of)\s+(of\s+(our|the|these|those|all)\s+)?([\w-]+\s+)?$"
                r"|\bcount\s+(?!(by|per|for|of|in|on)\b)((the|all|our)\s+)?([\w-]+\s+)?$",  # "count the distinct customers"
     "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|" + phrasing.SUPERLATIVE + r"的(那|一)天|\bwhich\b(?!\s+[a-z-]+(?<!ss)(?<!us)(?<!is)s\b)"  # "which brands": the members, not one
               r"|\bwhat\s+(?!(is|are|was|were|did|does|do|percent|percentage|share|proportion|about|if)\b)[a-z]+(?<!s)\b",
 }
-SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + NUM
+SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|每一?种|各种|每一?类|各类|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + NUM
                           + r"\s*[个名大家款位座]|前\s*" + NUM + r"\s*[个名大家款位座]?的?)\s*$"
                           r"|\b(by|per|each|every|for each|across(?!\s+all\b)|which|what|rank|ranking|sort|compare|top\s*" + EN_NUM + r"|(?<!-)(?!one\b)" + EN_NUM
                           + r")\s+([\w-]+\s+)?$|(?:^|[;:.!?]\s*|\bplease\s+)order\s+([\w-]+\s+)?$|,\s*order\s+(the|these|those|all|our)\s+([\w-]+\s+)?$", re.I)

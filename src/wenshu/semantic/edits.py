@@ -20,6 +20,7 @@ from wenshu.semantic.fields import named_fields
 from wenshu.semantic.paths import value_filters
 from wenshu.semantic.labels import label_words
 from wenshu.semantic.mentions import Mentions, cue, oriented
+from wenshu.semantic.money import money_instead
 from wenshu.semantic.model import Record, SemanticModel
 from wenshu.semantic.plan import Filter, QueryPlan, Window
 from wenshu.semantic.spans import Spans
@@ -66,6 +67,8 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     m, named = _swapped_rows(previous, m, named, model)
     if named and not m.measure_words and cue("delta", question):
         named = []  # "算下差了几笔": the size of the change in the previous measure, no count of other rows
+    if not named and re.search(SWAP, question, re.I):
+        named = money_instead(model, question, previous.measures)  # "改成按金额算": the money of the same rows
     columns = edited_columns(previous, record, model, question) if record else None
     if columns is not None:  # "add the city each of those orders ships to": a column, no count, no split
         update["columns"], named, m = columns, [], replace(m, split=[], measures=[])

@@ -16,13 +16,13 @@ PER_WORDS = {
     "month": r"月均|平均每?[一1]?个?月|每个?月平均|monthly average|average monthly|average per month",
 }
 GRAIN_WORDS = {
-    "day": r"每天|每日|按天|按日|逐日|哪天|哪一天|" + SUPERLATIVE + r"的(?:那|一)天|daily|per day|by day|each day|which day|what day|day[\s-](to|by)[\s-]day",
-    "week": r"每周|每个?星期|每个?礼拜|按周|逐周|哪周|哪一周|weekly|per week|by week|each week|which week|week[\s-](to|by)[\s-]week",
-    "month": r"每月|每个月|按月|逐月|月度|各月|哪个月|哪月|monthly|per month|by month|each month|which month"
+    "day": r"每天|每日|按天|按日|逐日|一天一天|哪天|哪一天|" + SUPERLATIVE + r"的(?:那|一)天|daily|per day|by day|each day|which day|what day|day[\s-](to|by)[\s-]day",
+    "week": r"每周|每个?星期|每个?礼拜|按周|逐周|一周一周|哪周|哪一周|weekly|per week|by week|each week|which week|week[\s-](to|by)[\s-]week",
+    "month": r"每月|每个月|按月|逐月|一个?月一个?月|月度|各月|哪个月|哪月|monthly|per month|by month|each month|which month"
              r"|month[\s-](to|by)[\s-]month",
-    "quarter": r"每个?季度|按季度|各季度|季度趋势|[四4]个季度|quarterly|per quarter|by quarter|each quarter"
+    "quarter": r"每个?季度|按季度|一个季度一个季度|各季度|季度趋势|[四4]个季度|quarterly|per quarter|by quarter|each quarter"
                r"|(four|4|each of the) quarters|quarter[\s-](to|by)[\s-]quarter",
-    "year": r"每年|按年|各年|逐年|年度趋势|yearly|annual|per year|by year|each year",
+    "year": r"每年|按年|各年|逐年|一年一年|年度趋势|yearly|annual|per year|by year|each year",
 }
 
 

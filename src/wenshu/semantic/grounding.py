@@ -34,7 +34,7 @@ from wenshu.semantic.labels import in_said_order, label_words, not_the_measures_
 from wenshu.knowledge.time_phrases import find_windows
 from wenshu.semantic.mentions import Mentions, cue, oriented, read
 from wenshu.semantic.model import SemanticModel
-from wenshu.semantic.money import money_of_rows, money_twins
+from wenshu.semantic.money import made_by_rows, money_of_rows, money_twins
 from wenshu.semantic.phrasing import backed, backs, said_outside_fields
 from wenshu.semantic.paths import measure_tables, reachable, reaches, value_filters
 from wenshu.semantic.plan import Filter, QueryPlan
@@ -72,7 +72,8 @@ def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str)
     chosen = [x for x in plan.measures if x in named]
     kept = (chosen + [x for x in named if x not in chosen])[:3]  # the model's choices first, in the question's order:
     measures = [x for x in dict.fromkeys(named) if x in kept]  # "how many, and their order value": the count first
-    measures = not_asked(money_twins(measures, model, question), m.measure_words, model, question, cue("money", question))
+    measures = made_by_rows(not_asked(money_twins(measures, model, question), m.measure_words, model, question,
+                                      cue("money", question)), model, question, m.measure_words)
     return distinct_keys(measures, m, model)
 
 

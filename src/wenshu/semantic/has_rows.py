@@ -58,9 +58,9 @@ def presence_condition(writer, m: Measure, p: Presence) -> str:
     where = []
     if rows.filter:
         where.append(f"({writer.qualify(rows.filter, rows.table, used)})")
-    if p.window is not None:
+    if (window := p.period(writer.plan.window)) is not None:
         t = writer.time_column(rows, used)
-        where.append(f"{t} >= {literal(p.window.start.isoformat())} AND {t} < {literal(p.window.end.isoformat())}")
+        where.append(f"{t} >= {literal(window.start.isoformat())} AND {t} < {literal(window.end.isoformat())}")
     source = f"FROM {writer.q(rows.table)} AS {writer.q(_ALIAS + rows.table)}"
     for h in joins(writer.model, rows.table, used - {rows.table}):
         lt, lc, rt, rc = h.on

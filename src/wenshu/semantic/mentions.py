@@ -55,7 +55,7 @@ def top_n(question: str) -> int | None:
                 r"(?<![a-z])(?:top|bottom)\s*" + EN_NUM, r"(?<![同某每任])" + NUM + COUNTED,  # "Top10"; 同一个: no N
                 r"\b" + EN_NUM + r"\s+(?:most|least|highest|lowest|largest|smallest|biggest|best|worst)\b",
                 r"\b(?:highest|lowest|largest|smallest|biggest|best|worst)\s+(\d{1,3}|" + "|".join(EN) + r")\b(?!\s*%)",
-                r"\b(?:the\s+)?" + EN_NUM + r"\s+(?:\w+\s+)?(?:with|by|that|which|whose|where|who)\b"):
+                r"\b(?:the\s+)?" + EN_NUM + r"\s+(?:[\w-]+\s+){0,2}?(?:with|by|that|which|whose|where|who)\b"):
         m = re.search(pat, question, re.I)
         if m and (n := number(m.group(1))):
             return n

@@ -5,6 +5,8 @@ lives on. A money measure is a sum in a currency (the semantic model's `unit`).
 
 from __future__ import annotations
 
+import re
+
 from wenshu.semantic.counting import asked
 from wenshu.semantic.mentions import Mentions, cue
 from wenshu.semantic.model import SemanticModel
@@ -38,3 +40,30 @@ def money_twins(measures: list[str], model: SemanticModel, question: str) -> lis
         # "how many refunds, and how much money": both; "how much money went back in refunds": the money
         out += [mid] if twin is None else [mid, twin.id] if asked(question) else [twin.id]
     return list(dict.fromkeys(out))
+
+
+# a verb of money made right after the rows counted ("mini-program orders generated the highest GMV", 订单贡献了)
+_MADE = r"\s*(?:that\s+|which\s+)?(?:generated|generate|brought\s+in|bring\s+in|made|earned|produced|contributed|drove" \
+        r"|贡献了?|带来了?|产生了?|创造了?)"
+
+
+def made_by_rows(measures: list[str], model: SemanticModel, question: str, words: dict[str, list[str]]) -> list[str]:
+    """`measures` without a count whose rows are said to have made the money measure of the same table that is also
+    named: those rows are the scope of the money, not a number asked for."""
+    by_id, money = {x.id: x for x in model.measures}, _money_measures(model)
+    tables = {by_id[x].table.lower() for x in measures if x in by_id and by_id[x] in money}
+    return [x for x in measures if not (x in by_id and by_id[x].agg == "count" and by_id[x].table.lower() in tables
+                                        and any(re.search(re.escape(w) + _MADE, question, re.I) for w in words.get(x, [])))]
+
+
+_BY_MONEY = r"金额|多少钱|按钱|\b(?:amount|money|value|revenue)\b"  # "改成按金额算", "switch to the amount"
+
+
+def money_instead(model: SemanticModel, question: str, previous: list[str]) -> list[str]:
+    """"改成按金额算" after units sold: the money measure of the same rows (same table and default filter, the first
+    declared), in place of a measure that is no money; [] when the question says no such thing."""
+    by_id, money = {x.id: x for x in model.measures}, _money_measures(model)
+    first = by_id.get(previous[0]) if previous else None
+    if first is None or first in money or not re.search(_BY_MONEY, question, re.I):
+        return []
+    return [x.id for x in money if x.table.lower() == first.table.lower() and x.filter == first.filter][:1]

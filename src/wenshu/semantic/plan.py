@@ -56,12 +56,19 @@ class Window(BaseModel):
 
 class Presence(BaseModel):
     """Members kept by whether they have rows of a count measure ("这个季度还一单没下的客户": none this quarter to
-    date; "how many have already placed a paid order": some, ever): the rows of `measure`'s table, under its own
-    filter, in `window` (None: ever), that point at the member the plan counts."""
+    date; "how many have already placed a paid order": some, ever; 首次下单: none before the plan's window): the rows
+    of `measure`'s table, under its own filter, in `window` (None: ever), that point at the member the plan counts."""
     model_config = ConfigDict(extra="forbid")
     measure: str
     has: bool = False
     window: Window | None = None
+    # the window is everything before the plan's own ("first-ever purchase last month": none before last month)
+    before: bool = False
+
+    def period(self, plan_window: Window | None) -> Window | None:
+        if self.before and plan_window is not None:
+            return Window(start=EARLIEST, end=plan_window.start)
+        return self.window
 
 
 class QueryPlan(BaseModel):

@@ -35,6 +35,9 @@ _ABSENT_EN = r"\b(?:ha(?:ve|s)\s*(?:n't|not)|had\s*(?:n't|not)|did\s*(?:n't|not)
 _PRESENT_EN = r"\b(?:ha(?:ve|s)|had)\s+(?:already\s+)?(?:" + _DO_EN + ")"
 _CLAUSES = [(re.compile(p, re.I), has) for p, has in
             ((_ABSENT_ZH, False), (_PRESENT_ZH, True), (_ABSENT_EN, False), (_PRESENT_EN, True))]
+# the first time members did it ("上个月首次下单的客户", "made their first-ever paid purchase"): none before the window
+_FIRST = re.compile(r"第一次|首次|首单|首购|头一[次回]|\bfirst[- ]ever\b|\bfor the first time\b|\bfirst[- ]time\b"
+                    r"|\b(?:their|his|her)\s+(?:very\s+)?first\b", re.I)
 _FILLER_BEFORE = r"(?:到现在|到今天|到今日|截至今天|截至目前|到目前为止|为止|至今|以来|里|内|中|还|都|也|一直|，|,|\s)*"  # 这个季度到现在还 | 一单没下
 _FILLER_AFTER = r"(?:\s|,|so far|yet|as of|in|during|over|within|since|the)*"  # made a purchase | so far this year
 _ASKS_HOW_MANY = r"多少|几个?人|几位|有几|\bhow many\b|\bnumber of\b|\bcount\b"
@@ -65,6 +68,14 @@ def said_presence(model: SemanticModel, question: str) -> Said | None:
             start, end, window = _with_window(question, m.start(), m.end())
             spans.append((start, end))
             presence.append(Presence(measure=rows, has=has, window=window))
+    for m in _FIRST.finditer(question):
+        rows = _rows_measure(model, re.match(r"[^的，,。？?]{0,24}", question[m.end():]).group(0))  # 首次退款: refunds
+        named = _members_named(model, question, rows, m.span()) if rows and not presence else []
+        if named:
+            members += named
+            spans.append(m.span())
+            presence.append(Presence(measure=rows, before=True))
+            break
     if not presence:
         return None
     rest = question
@@ -73,18 +84,18 @@ def said_presence(model: SemanticModel, question: str) -> Said | None:
         if after.lstrip().startswith("的"):  # "上个季度下过单、…的客户": the relative clause joins what it follows
             before = re.sub(_JOINER, "", before)
         rest = before.rstrip() + (" " if before and after and after[0].isascii() else "") + after.lstrip()
-    return Said(presence, rest, _counted(model, members, presence[0].measure, re.search(_DID_ZH, rest) is not None))
+    did = re.search(_DID_ZH, rest) is not None or presence[0].before  # 首次下单的客户: those who did, in the window
+    return Said(presence, rest, _counted(model, members, presence[0].measure, did))
 
 
 def _counted(model: SemanticModel, members: list[str], rows: str, did: bool) -> str | None:
     """What counts the members when the rest names no measure: with a clause on what they did ("上个月买过东西的"),
     the distinct count of the same rows' members (the buyers); else the count of the members' own rows."""
     same = next(x for x in model.measures if x.id == rows)
-    for x in model.measures if did else ():
-        owner = member(model, x)
-        if x.agg == "count_distinct" and x.table == same.table and x.filter == same.filter and not x.at_least \
-                and owner is not None and owner[2].lower() in members:
-            return x.id
+    if did:  # none such (customers who were refunded): nothing counts them
+        return next((x.id for x in model.measures if x.agg == "count_distinct" and x.table == same.table
+                     and x.filter == same.filter and not x.at_least and (owner := member(model, x)) is not None
+                     and owner[2].lower() in members), None)
     return next((x.id for t in members for x in model.measures if x.table.lower() == t
                  and x.agg == "count" and not x.expr and not x.at_least), None)
 

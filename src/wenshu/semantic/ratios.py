@@ -115,9 +115,11 @@ def per_unit(model: SemanticModel, question: str, measures: list[str], words: di
 
 
 def _rows_named(model: SemanticModel, after: str) -> str | None:
-    """The table whose records are named right at the start of `after` (订单 -> orders), else None."""
-    return next((rec.table.lower() for rec in model.records for w in rec.words()
-                 if re.fullmatch(r"[\u4e00-\u9fff]+", w) and after.startswith(w)), None)
+    """The table whose records are named at the start of `after`, a state of them before it or not (订单, 付款订单 ->
+    orders), else None."""
+    said = [(m.end() - len(w), rec.table.lower()) for rec in model.records for w in rec.words()
+            if re.fullmatch(r"[\u4e00-\u9fff]+", w) and (m := re.match(rf"[\u4e00-\u9fff]{{0,3}}?{re.escape(w)}", after))]
+    return min(said)[1] if said else None
 
 
 _TRANSACTIONS = "单笔"  # the two classifiers of a transaction: 一单 and 一笔 count the same rows

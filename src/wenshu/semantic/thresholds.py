@@ -29,7 +29,7 @@ _RANGE = (rf"(?:(?:在|介于)\s*{_CURRENCY}{_NUMBER}{_UNITS}\s*(?:到|至|~|～
           rf"\bbetween\s+{_CURRENCY}{_NUMBER}{_UNITS}\s+and\s+{_CURRENCY}{_NUMBER}{_UNITS}")
 _SCALE = {"亿": 100_000_000, "万": 10_000, "w": 10_000, "千": 1_000, "k": 1_000, "百": 100, "百万": 1_000_000, "thousand": 1_000,
           "million": 1_000_000}
-_ROUND = r"(?:过|破|超)(千|万|亿)(?![万亿])"  # "金额过千的", 破万, 破亿: more than a thousand, ten thousand, …
+_ROUND = r"(?:过|破|超)(百万|千|万|亿)(?![万亿])"  # "金额过千的", 破万, 破百万, 破亿: more than a thousand, ten thousand, …
 # small numbers in words ("three or more paid orders", "超过三单"), read as digits padded to the word's length so
 # every stretch of text keeps its place; a Chinese one only before a unit of counting (不到一半 is no bound),
 # and never "one" / 一 ("at least one item" asks for rows that have any)
