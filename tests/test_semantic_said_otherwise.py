@@ -51,3 +51,21 @@ def test_a_follow_up_asking_for_the_amount_swaps_the_pieces_for_the_money_of_the
     assert edited(before, "switch to the amount").measures == ["item_sales"]
     orders = planned("上周各城市的订单量").model_dump(mode="json")
     assert edited(orders, "改成按金额算").measures == ["gmv"]
+
+
+def test_how_big_a_row_is_on_average_is_the_money_per_row_and_a_clauses_doer_is_no_split():
+    plan = grounded("Last month, how big was a refund on average for each reason shoppers cited?")
+    assert plan.measures == ["avg_refund"] and plan.dimensions == ["refund_reason"]
+    assert grounded("How many refunds did we get last month and how much on average?").measures != ["avg_refund"]
+
+
+def test_a_hyphenated_pair_of_splits_is_both_and_who_bought_something_are_the_buyers():
+    plan = grounded("GMV this month for every region-and-channel combination")
+    assert plan.measures == ["gmv"] and plan.dimensions == ["region", "channel"]
+    assert grounded("本月买过东西的金卡会员有多少").measures == ["buyers"]
+
+
+def test_people_named_right_before_an_average_are_whom_it_is_of_not_a_split():
+    plan = grounded("本月顾客平均每笔订单花多少钱", {"measures": ["aov"], "dimensions": ["customer"]})
+    assert plan.measures == ["aov"] and plan.dimensions == []
+    assert grounded("本月各客户平均每笔订单花多少钱", {"measures": ["aov"], "dimensions": ["customer"]}).dimensions == ["customer"]

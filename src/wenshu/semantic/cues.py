@@ -145,7 +145,7 @@ SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|每一?种|各种|每一?
 # fields); "at least one item", "across all channels" (the total of all) and "tier-1 cities" (a value's name) do not
 
 
-AND = re.compile(r"\s*(和|与|及|以及|、|,|，|&|\band\b|\bor\b)\s*", re.I)  # two dimensions split together
+AND = re.compile(r"\s*(和|与|及|以及|、|,|，|&|\band\b|\bor\b|-and-|\s-\s)\s*", re.I)  # two dimensions split together
 # "which Apple product", "哪个一线城市": a question word before a value and its kind asks for one row per member
 # "销售额最高的城市", "卖得最好的品牌": the one member a superlative right before the dimension's name picks
 SUPERLATIVE_BEFORE = re.compile(phrasing.SUPERLATIVE + r"的?\s*$")

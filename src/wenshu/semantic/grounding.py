@@ -35,7 +35,7 @@ from wenshu.knowledge.time_phrases import find_windows
 from wenshu.semantic.mentions import Mentions, cue, oriented, read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.money import made_by_rows, money_of_rows, money_twins
-from wenshu.semantic.phrasing import backed, backs, said_outside_fields
+from wenshu.semantic.phrasing import averaged_over, backed, backs, said_outside_fields
 from wenshu.semantic.paths import measure_tables, reachable, reaches, value_filters
 from wenshu.semantic.plan import Filter, QueryPlan
 from wenshu.semantic.ranked_by import ranked_by
@@ -229,7 +229,8 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         measures = in_asked_order(model, m, question, measures)
     filtered = {f.dimension for f in filters}
     named = [*m.dimensions, *m.near_dimensions]  # near: a phrase close in meaning backs the model's choice
-    dims = [d for d in plan.dimensions if d in kinds and (d in m.split or d in named and d not in filtered)]
+    dims = [d for d in plan.dimensions if d in kinds and (d in m.split or d in named and d not in filtered
+                                                          and not averaged_over(m.dimension_words.get(d, []), question))]
     dims += [d for d in m.split if d not in dims]
     if not dims and cue("each", question):  # "items listed under 50 yuan, units each one moved": by item
         own = {d.id: d.table.lower() for d in model.dimensions}

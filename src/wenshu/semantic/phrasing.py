@@ -69,13 +69,15 @@ def in_time_order(question: str) -> str | None:
     return "desc" if NEWEST_FIRST.search(question) else "asc" if OLDEST_FIRST.search(question) else None
 
 
+# the doer of a verb that says what the rows record ("the reason customers gave"): no dimension named
+_DOER = re.compile(r"\b[a-z]+(?=\s+(?:gave|give|cited|chose|picked|selected|stated|reported|wrote)\b)", re.I)
 # a length of time ("24小时", "两个小时", "48 hours"): no hour of the day named
 _DURATION = re.compile(r"(?:\d+|[一二两三四五六七八九十半几]+)\s*个?\s*(?:小时|钟头)|\b\d+\s*hours?\b", re.I)
 
 
 def spans(question: str) -> list[tuple[int, int]]:
-    """Where the question says a time order or a length of time (no other entry is read there)."""
-    return [m.span() for pat in (NEWEST_FIRST, OLDEST_FIRST, LATEST_N, EARLIEST_N, _DURATION)
+    """Where the question says a time order, a length of time or a verb's doer (no other entry is read there)."""
+    return [m.span() for pat in (NEWEST_FIRST, OLDEST_FIRST, LATEST_N, EARLIEST_N, _DURATION, _DOER)
             for m in pat.finditer(question)]
 
 
@@ -215,3 +217,10 @@ def listed_records(model: SemanticModel, question: str, rows_noun: str,
             and not any(a <= s and e <= b and (a, b) != (s, e) and question[a:b] != question[s:e] + "的"
                         for a, b in labels)]
 
+
+
+def averaged_over(words: list[str], question: str) -> bool:
+    """Whether every place a dimension is named is right before 平均 / 人均 ("上个月顾客平均每笔…"): whom an average is
+    of, not a split into each of them."""
+    said = [m.end() for w in words for m in re.finditer(re.escape(w), question)]
+    return bool(said) and all(re.match(r"\s*的?(?:平均|人均|均)", question[e:]) for e in said)

@@ -3,10 +3,10 @@
 - An average of a ratio's numerator per its denominator's rows is the ratio: "the average spend per
   order" is GMV / orders, the model's average order value, not a list of each order's amount; so is the
   numerator "per" the denominator's own word ("spend more per order").
-- A share with nothing to split it by, of a measure that is a ratio's numerator, is the ratio: "what
-  percentage of orders were cancelled" is cancelled orders / all orders, the model's cancellation rate,
-  not cancelled orders as 100 % of themselves. Other counts of the same rows named with it ("orders")
-  are the whole the share is of, and go.
+  "How big was a refund on average" is the money per the rows named: the average refund amount.
+- A share with nothing to split it by, of a measure that is a ratio's numerator, is the ratio: "what percentage of
+  orders were cancelled" is cancelled orders / all orders, the model's cancellation rate, not cancelled orders as
+  100 % of themselves. Other counts of the same rows named with it ("orders") are the whole the share is of.
 - A measure "as a % of" another, when the model has that ratio, is the ratio: "gross profit in yuan and as a
   % of sales" asks for gross profit and the gross margin (毛利占销售额的百分比 too), not sales.
 - The rows a named ratio is a rate of, said after a preposition, are its scope, not another measure: "the
@@ -27,6 +27,7 @@ MONEY_UNITS = {"元", "¥", "￥", "yuan", "rmb", "cny", "$", "usd", "dollars", 
 _AVERAGE = re.compile(r"\b(average|avg|mean)\b|平均|均值", re.I)
 _PER = r"(?:\bper|\ba|\ban|\beach|\bevery|\bon|/|每)\s*(?:个|笔|单|位|件)?\s*"
 _UNIT_WORDS = {"人": ["person", "head", "capita"]}  # a count in people, said in English after "per": 人均
+_SIZE = re.compile(r"^(?!.*\bhow many\b)(?!.*(?:多少|几)[个笔单]).*?(?:\bhow (?:big|large|much)\b|多大|多少钱)", re.I | re.S)  # one row's size
 
 
 def averaged(model: SemanticModel, question: str, measures: list[str], words: dict[str, list[str]]) -> list[str]:
@@ -41,6 +42,8 @@ def averaged(model: SemanticModel, question: str, measures: list[str], words: di
                 (r.numerator in measures or _averages_field(model, r.numerator, question)):
             kept = [x for x in measures if x not in (r.numerator, r.denominator)]
             return [r.id, *kept]
+        if average and _SIZE.search(question) and measures == [r.denominator] and units.get(r.numerator) in MONEY_UNITS:
+            return [r.id]  # "how big was a refund on average": the money per refund
         if r.numerator in measures and _of_rows(model, question, r, words):  # "各渠道订单的平均实付金额"
             return [r.id, *(x for x in measures if x != r.numerator)]
         if not average and r.numerator in measures and r.denominator in measures and _per_after(question, r, words):
