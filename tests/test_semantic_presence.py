@@ -68,9 +68,11 @@ def test_a_clause_of_no_orders_takes_the_period_said_right_before_or_after_it():
 @pytest.mark.parametrize("question", [
     "昨天下了单但还没付款的订单有多少",  # a status of the orders themselves: no members named
     "上个月各城市的订单量有多少",
-    "这个月还没下过单的客户列一下",  # no count asked
+    "把昨天还没付款的订单列一下",  # a list of the orders themselves
+    "昨天还没付款的订单有哪些，带上客户姓名",  # a state of the orders, though customers are named
+    "这个月还没下过单的客户怎么样",  # neither counted nor listed
 ])  # fmt: skip
-def test_no_members_kept_by_rows_where_none_are_counted(question):
+def test_no_members_kept_by_rows_where_none_are_counted_or_listed(question):
     assert said_presence(MODEL, question) is None
 
 
@@ -81,11 +83,13 @@ def test_before_a_period_is_everything_up_to_its_start_and_said_so():
     assert PlanView(MODEL, plan, "zh").window_text() == f"{date.today().year}-01-01 之前"
 
 
-def test_members_by_rows_need_a_count_of_members_and_no_detail_list():
+def test_members_by_rows_need_a_count_of_members_or_a_list_of_them(demo_db_file):
     with pytest.raises(PlanNotCompilable):
         compile_plan(MODEL, QueryPlan(measures=["gmv"], presence=[{"measure": "paid_orders"}]))
-    with pytest.raises(PlanNotCompilable):
-        compile_plan(MODEL, QueryPlan(records="order", presence=[{"measure": "refund_count"}]))
+    refunded = compile_plan(MODEL, QueryPlan(records="order", presence=[{"measure": "refund_count", "has": True}]))
+    with sqlite3.connect(demo_db_file) as conn:
+        listed = {r[0] for r in conn.execute(refunded.sql)}
+        assert listed == {r[0] for r in conn.execute("SELECT DISTINCT order_id FROM refunds")}
 
 
 def test_first_time_buyers_of_a_month_had_no_paid_order_before_it(demo_db_file):
@@ -100,3 +104,20 @@ def test_first_time_buyers_of_a_month_had_no_paid_order_before_it(demo_db_file):
     earlier = paid_customers(demo_db_file, Window(start=EARLIEST, end=window.start))
     assert got == [(len(paid_customers(demo_db_file, window) - earlier),)] and got[0][0] > 0
     assert PlanView(MODEL, plan, "zh").had(plan.presence[0]) == f"订单量 = 0（{window.start.isoformat()} 之前）"
+
+
+def test_a_list_of_members_with_no_order_this_month_is_their_records_with_no_model_call(plan_agent, fake_model,
+                                                                                     demo_db_file):
+    resp = plan_agent.ask(AgentRequest(message="这个月到今天还没下过单的钻石会员有哪些"))
+    assert resp.error is None, resp.error
+    plan = QueryPlan.model_validate(resp.plan["plan"])
+    assert plan.records == "customers" and [(p.measure, p.has) for p in plan.presence] == [("paid_orders", False)]
+    assert not fake_model.calls and resp.sql.count("EXISTS") == 1
+    today = date.today()
+    with sqlite3.connect(demo_db_file) as conn:
+        diamond = {r[0] for r in conn.execute("SELECT customer_id FROM customers WHERE member_level = 3")}
+    want = diamond - paid_customers(demo_db_file, Window(start=today.replace(day=1), end=today + timedelta(days=1)))
+    with sqlite3.connect(demo_db_file) as conn:
+        whole = resp.sql.rsplit(" LIMIT ", 1)[0]  # the list as asked, before the answer's row cap
+        assert len(conn.execute(whole).fetchall()) == len(want) and 0 < len(want) < len(diamond)
+    assert len(resp.rows) == min(len(want), 1000)

@@ -76,8 +76,6 @@ def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel,
     if said is None:
         return _read(state, ctx, model, question, None)
     plan, notes, why = _read(state, ctx, model, said.rest, said.counted)
-    if plan.records:
-        raise NoPlan("members kept by whether they have rows, listed one by one: free SQL answers")
     return plan.model_copy(update={"presence": said.presence}), notes, why + " (members by the rows they have)"
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sqlglot
 
 from wenshu.semantic.compiled import AGG, OPS, Compiled, PlanNotCompilable, key_column, literal
-from wenshu.semantic.has_rows import presence_condition
+from wenshu.semantic.has_rows import member, presence_condition
 from wenshu.semantic.labels import COMPARE, DECREASE, DIFFERENCE, PERIOD, SHARE, change_name, own_order
 from wenshu.semantic.model import Measure, Ratio, SemanticModel
 from wenshu.semantic.pair import paired
@@ -61,7 +61,7 @@ class Compiler(SqlWriter):
                 where.append(self.condition(f, used, d))
             else:  # an item-level filter on an order-level measure: the orders that have such an item
                 where.append(self.exists(m.table, f))
-        where += [presence_condition(self, m, p) for p in self.plan.presence]  # "这个季度还一单没下的客户"
+        where += [presence_condition(self, member(self.model, m), p, m.id) for p in self.plan.presence]  # 还一单没下的客户
         try:
             repeat_safe = m.agg in ("count_distinct", "min", "max") and not m.at_least  # buyers of each category
             hops = (joins_through_children if repeat_safe else joins)(self.model, m.table, used - {m.table})
@@ -276,9 +276,6 @@ class Compiler(SqlWriter):
 def compile_plan(model: SemanticModel, plan: QueryPlan, dialect: str = "sqlite", lang: str = "zh") -> Compiled:
     """SQL for `plan` in `dialect` (sqlite, postgresql, mysql, mariadb, duckdb); raises PlanNotCompilable."""
     model = routed(model, plan.via)  # "customers who live in …": their own city, not the delivery city
-    if plan.records and plan.presence:
-        raise PlanNotCompilable("a list of rows cannot be kept to members with or without other rows yet",
-                                "明细列表暂不支持按有没有其他记录筛选")
     if plan.records:
         from wenshu.semantic.detail import DetailCompiler  # a detail list: rows, not aggregates
 

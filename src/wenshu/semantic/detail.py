@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from wenshu.semantic.compile import Compiler
 from wenshu.semantic.compiled import Compiled, literal
+from wenshu.semantic.has_rows import presence_condition, record_member
 from wenshu.semantic.model import Record
 from wenshu.semantic.paths import Unreachable, joins
 
@@ -96,6 +97,8 @@ class DetailCompiler(Compiler):
                                 f"明细 {rec.id} 没有时间列，无法按时间范围筛选")
             t = self.qualify(rec.time, rec.table, used)
             where.append(f"{t} >= {literal(plan.window.start.isoformat())} AND {t} < {literal(plan.window.end.isoformat())}")
+        where += [presence_condition(self, record_member(self.model, rec.table), p, rec.id)  # "这个月还没下过单的金卡会员"
+                  for p in plan.presence]
         for f in plan.filters:
             if f.dimension not in self.dims:  # a bound on the row's own value: 退款金额超过1000元
                 where.append(self.bound(f, rec.table, used))

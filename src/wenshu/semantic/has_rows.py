@@ -1,6 +1,6 @@
 """The condition that keeps members by whether they have rows of a measure (`QueryPlan.presence`).
 
-A measure counts members: a count of a table's rows counts the rows themselves (customers registered), a distinct
+A list's rows are members by their table's own key (customers listed). A measure counts members: a count of a table's rows counts the rows themselves (customers registered), a distinct
 count of a column that looks another table up counts that table's rows (the customers with a paid order). A presence
 keeps the members that have (or have no) rows of another count measure's table, under that measure's own filter and
 in the presence's window, that point at them through lookups: "这个季度还一单没下" is `NOT EXISTS (a paid order of this
@@ -37,19 +37,25 @@ def member(model: SemanticModel, m: Measure) -> tuple[str, str, str] | None:
     return (m.table, m.expr, m.table) if own_key(model, m.table) == m.expr else None
 
 
-def presence_condition(writer, m: Measure, p: Presence) -> str:
-    """`m`'s rows whose member has (or has no) rows of `p.measure` in `p.window`; raises PlanNotCompilable when
-    `m` counts no member those rows point at."""
-    counted, rows = member(writer.model, m), writer.measures.get(p.measure)
+def record_member(model: SemanticModel, table: str) -> tuple[str, str, str] | None:
+    """A list of a table's rows lists members: each row is one, by the table's own key (customers.customer_id)."""
+    key = own_key(model, table)
+    return (table, key, table) if key else None
+
+
+def presence_condition(writer, counted: tuple[str, str, str] | None, p: Presence, what: str) -> str:
+    """The rows whose member (`counted`: `member` or `record_member`) has (or has no) rows of `p.measure` in its
+    period; raises PlanNotCompilable when there is no member (`what` names the measure or list) or no way to it."""
+    rows = writer.measures.get(p.measure)
     if counted is None or rows is None or rows.agg not in ("count", "count_distinct"):
-        raise writer.fail(f"measure {m.id} cannot be kept to members with or without rows of {p.measure}",
-                          f"度量 {m.id} 不能按有没有 {p.measure} 的记录筛选成员")
+        raise writer.fail(f"{what} cannot be kept to members with or without rows of {p.measure}",
+                          f"{what} 不能按有没有 {p.measure} 的记录筛选成员")
     table, column, owner = counted
     try:
         route = path(writer.model, rows.table, owner)
     except Unreachable as exc:
-        raise writer.fail(f"the rows of {p.measure} do not point at the members {m.id} counts",
-                          f"{p.measure} 的记录与 {m.id} 统计的成员之间没有关联") from exc
+        raise writer.fail(f"the rows of {p.measure} do not point at the members of {what}",
+                          f"{p.measure} 的记录与 {what} 的成员之间没有关联") from exc
     if route:
         ref_table, ref_column = route[-1].on[0], route[-1].on[1]  # the column that looks the member up
     else:

@@ -6,8 +6,8 @@ of the question, which is then read as usual ("上个季度下过单的客户有
 `Presence` on the plan. Its rows are those of the count measure on the table of a record the clause names (退过款:
 the refunds), else of the model's first count measure (its default count: the paid orders); its window is the
 period said right before it (Chinese: 这个季度到现在还一单没下) or right after it ("… so far this year"), else ever.
-The clause is read only where the question counts members ("有多少个", "how many") that those rows look up (客户,
-customers), so "还没付款的单子" stays a status of the orders listed."""
+The clause is read only where the question counts or lists members ("有多少个", "有哪些", "how many", "which") that
+those rows look up (客户, customers), so "还没付款的单子" stays a status of the orders listed."""
 
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ _FIRST = re.compile(r"第一次|首次|首单|首购|头一[次回]|\bfirst[- ]e
 _FILLER_BEFORE = r"(?:到现在|到今天|到今日|截至今天|截至目前|到目前为止|为止|至今|以来|里|内|中|还|都|也|一直|，|,|\s)*"  # 这个季度到现在还 | 一单没下
 _FILLER_AFTER = r"(?:\s|,|so far|yet|as of|in|during|over|within|since|the)*"  # made a purchase | so far this year
 _ASKS_HOW_MANY = r"多少|几个?人|几位|有几|\bhow many\b|\bnumber of\b|\bcount\b"
+_ASKS_WHICH = r"有哪些|哪些|是谁|都有谁|列出|列一下|名单|\blist\b|\bwhich\b|\bwho\b"  # the members listed
 _JOINER = r"(?:、|，|,|\band\b|并且|而且|但是?|却)\s*$"
 
 
@@ -48,12 +49,13 @@ _JOINER = r"(?:、|，|,|\band\b|并且|而且|但是?|却)\s*$"
 class Said:
     presence: list[Presence]
     rest: str  # the question without the clauses, read for everything else
-    counted: str | None  # the count of the members' own rows, for a rest that names no measure ("的客户有多少")
+    counted: str | None  # what counts the members, for a rest that names no measure ("的客户有多少"; None: a list)
 
 
 def said_presence(model: SemanticModel, question: str) -> Said | None:
     """The presences the question says, and the question without them; None when it says none."""
-    if not re.search(_ASKS_HOW_MANY, question, re.I):
+    how_many = re.search(_ASKS_HOW_MANY, question, re.I) is not None
+    if not how_many and not re.search(_ASKS_WHICH, question, re.I):
         return None
     spans, presence, members = [], [], []
     for pattern, has in _CLAUSES:
@@ -61,7 +63,8 @@ def said_presence(model: SemanticModel, question: str) -> Said | None:
             if any(s < m.end() and m.start() < e for s, e in spans):
                 continue
             rows = _rows_measure(model, m.group(0))
-            named = _members_named(model, question, rows, m.span()) if rows else []
+            named = _members_named(model, question, rows, m.span()) if rows and not _of_rows(model, rows, question[
+                m.end():]) else []
             if not named:
                 continue
             members += named
@@ -85,7 +88,7 @@ def said_presence(model: SemanticModel, question: str) -> Said | None:
             before = re.sub(_JOINER, "", before)
         rest = before.rstrip() + (" " if before and after and after[0].isascii() else "") + after.lstrip()
     did = re.search(_DID_ZH, rest) is not None or presence[0].before  # 首次下单的客户: those who did, in the window
-    return Said(presence, rest, _counted(model, members, presence[0].measure, did))
+    return Said(presence, rest, _counted(model, members, presence[0].measure, did) if how_many else None)
 
 
 def _counted(model: SemanticModel, members: list[str], rows: str, did: bool) -> str | None:
@@ -107,6 +110,13 @@ def _rows_measure(model: SemanticModel, clause: str) -> str | None:
     tables = [r.table.lower() for r in model.records if r.id in named]
     counts = [x for x in model.measures if x.agg == "count" and not x.expr and not x.at_least]
     return next((x.id for x in counts if not tables or x.table.lower() in tables), None)
+
+
+def _of_rows(model: SemanticModel, rows: str, after: str) -> bool:
+    """Whether the clause is said of the rows themselves ("还没付款的订单"): a state of them, not of members."""
+    table = next(x.table.lower() for x in model.measures if x.id == rows)
+    words = [w for r in model.records if r.table.lower() == table for w in r.words() if not w.isascii()]
+    return bool(words) and re.match(r"\s*的?\s*(?:" + "|".join(map(re.escape, words)) + ")", after) is not None
 
 
 def _members_named(model: SemanticModel, question: str, rows: str, at: tuple[int, int]) -> list[str]:
