@@ -71,6 +71,7 @@ def test_a_clause_of_no_orders_takes_the_period_said_right_before_or_after_it():
     "把昨天还没付款的订单列一下",  # a list of the orders themselves
     "昨天还没付款的订单有哪些，带上客户姓名",  # a state of the orders, though customers are named
     "这个月还没下过单的客户怎么样",  # neither counted nor listed
+    "上个月销售额没有下降的城市有哪些",  # 下降 is no order placed
 ])  # fmt: skip
 def test_no_members_kept_by_rows_where_none_are_counted_or_listed(question):
     assert said_presence(MODEL, question) is None

@@ -1,7 +1,8 @@
 """The condition that keeps members by whether they have rows of a measure (`QueryPlan.presence`).
 
-A list's rows are members by their table's own key (customers listed). A measure counts members: a count of a table's rows counts the rows themselves (customers registered), a distinct
-count of a column that looks another table up counts that table's rows (the customers with a paid order). A presence
+A list's rows are members by their table's own key (customers listed). A measure counts members: a count of a
+table's rows counts the rows themselves (customers registered), a distinct count of a column that looks another table
+up counts that table's rows (the customers with a paid order). A presence
 keeps the members that have (or have no) rows of another count measure's table, under that measure's own filter and
 in the presence's window, that point at them through lookups: "这个季度还一单没下" is `NOT EXISTS (a paid order of this
 quarter whose customer_id is the member's)`. The inner tables have their own aliases, so the outer table can be one of
@@ -26,8 +27,7 @@ def member(model: SemanticModel, m: Measure) -> tuple[str, str, str] | None:
     """(table, column) of `m`'s rows that names the member it counts, and the member's own table; None when `m`
     counts no member (a sum, an average)."""
     if m.agg == "count" and not m.expr and not m.at_least:
-        key = own_key(model, m.table)
-        return (m.table, key, m.table) if key else None
+        return record_member(model, m.table)
     if m.agg != "count_distinct" or not m.expr or not re.fullmatch(r"\w+", m.expr):
         return None
     for r in model.relationships:
@@ -70,7 +70,8 @@ def presence_condition(writer, counted: tuple[str, str, str] | None, p: Presence
     source = f"FROM {writer.q(rows.table)} AS {writer.q(_ALIAS + rows.table)}"
     for h in joins(writer.model, rows.table, used - {rows.table}):
         lt, lc, rt, rc = h.on
-        source += f" JOIN {writer.q(h.table)} AS {writer.q(_ALIAS + h.table)} ON {_inner(writer, lt, lc)} = {_inner(writer, rt, rc)}"
+        source += (f" JOIN {writer.q(h.table)} AS {writer.q(_ALIAS + h.table)}"
+                   f" ON {_inner(writer, lt, lc)} = {_inner(writer, rt, rc)}")
     key, outer, conds = _inner(writer, ref_table, ref_column), writer.col(table, column), [*map(_aliased(writer), where)]
     if writer.engine.correlated_subqueries:
         return f"{'' if p.has else 'NOT '}EXISTS (SELECT 1 {source} WHERE {' AND '.join([f'{key} = {outer}', *conds])})"

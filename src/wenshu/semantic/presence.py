@@ -22,8 +22,10 @@ from wenshu.semantic.plan import Presence
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.windows import question_window
 
-_DO_ZH = r"(?:被)?(?:下过?单|下过|下|买过?|购买过?|成交过?|消费过?|付过?款|支付过?|退过?款|退过?货)"
-_ABSENT_ZH = r"(?:一(?:单|次|笔|回)|任何订单)?\s*(?:都|也)?\s*(?:从来|从)?(?:没有?|未)(?:再)?\s*" + _DO_ZH
+_DO_ZH = r"(?:被)?(?:下过?单|买过?|购买过?|成交过?|消费过?|付过?款|支付过?|退过?款|退过?货)"
+_NOT_ZH = r"\s*(?:都|也)?\s*(?:从来|从)?(?:没有?|未)(?:再)?\s*"
+# 下 alone only after a number of orders ("一单没下"; "销售额没有下降" is no order)
+_ABSENT_ZH = r"一(?:单|次|笔|回)" + _NOT_ZH + r"(?:下过?(?![降滑跌])|" + _DO_ZH + r")|(?:任何订单)?" + _NOT_ZH + _DO_ZH
 _PRESENT_ZH = r"(?:已经|已)" + _DO_ZH + r"了?"
 _DID_ZH = r"(?<![没未])(?:下过单?|买过|购买过|成交过|消费过|付过款)"  # "上个月买过东西的客户": who did, in the rest
 _OBJECT_EN = r"(?:\s+(?:a single|a|an|any|one|at least one|their first))?(?:\s+(?:paid|completed))?\s+(?:orders?|purchases?)"

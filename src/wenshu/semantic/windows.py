@@ -100,7 +100,8 @@ def question_window(question: str) -> Window | None:
         return None
     start, end = evaluate(windows[0])  # a period still running is "to date": through today
     at = question.find(windows[0].phrase)
-    if re.search(_BEFORE_IT, question[:at], re.I) or re.match(_BEFORE_THAT, question[at + len(windows[0].phrase):]):
+    if at >= 0 and (re.search(_BEFORE_IT, question[:at], re.I)
+                    or re.match(_BEFORE_THAT, question[at + len(windows[0].phrase):])):
         return Window(start=EARLIEST, end=start)  # "signed up before this year", 今年以前: everything before it
     tomorrow = evaluate(TimeWindow("", "date('now', '+1 day')", None))[0]
     return Window(start=start, end=min(end, tomorrow))
