@@ -122,3 +122,24 @@ def test_a_list_of_members_with_no_order_this_month_is_their_records_with_no_mod
         whole = resp.sql.rsplit(" LIMIT ", 1)[0]  # the list as asked, before the answer's row cap
         assert len(conn.execute(whole).fetchall()) == len(want) and 0 < len(want) < len(diamond)
     assert len(resp.rows) == min(len(want), 1000)
+
+
+def test_a_follow_up_keeps_the_earlier_members_by_their_rows_with_no_model_call(plan_agent, fake_model, demo_db_file):
+    fake_model.queue(json.dumps({"measures": ["buyers"]}))
+    first = plan_agent.ask(AgentRequest(message="上个月下单的客户有多少"))
+    assert first.error is None and first.plan["plan"]["measures"] == ["buyers"]
+    calls = len(fake_model.calls)
+    resp = plan_agent.ask(AgentRequest(message="其中这个月到今天还一单都没下的有多少", conversation_id=first.conversation_id))
+    assert resp.error is None, resp.error
+    assert len(fake_model.calls) == calls  # no model call: the earlier plan, kept by rows
+    plan = QueryPlan.model_validate(resp.plan["plan"])
+    assert plan.window == QueryPlan.model_validate(first.plan["plan"]).window and len(plan.presence) == 1
+    today = date.today()
+    want = paid_customers(demo_db_file, plan.window) - paid_customers(
+        demo_db_file, Window(start=today.replace(day=1), end=today + timedelta(days=1)))
+    assert [list(r) for r in resp.rows] == [[len(want)]]
+    swapped = plan_agent.ask(AgentRequest(message="换成看订单量", conversation_id=first.conversation_id))
+    assert swapped.plan["plan"]["measures"] == ["paid_orders"] and not swapped.plan["plan"].get("presence")
+    orders = plan_agent.ask(AgentRequest(message="上个月的订单量"))
+    unpaid = plan_agent.ask(AgentRequest(message="只看还没付款的", conversation_id=orders.conversation_id))
+    assert not (unpaid.plan or {}).get("plan", {}).get("presence")  # a state of the orders themselves

@@ -33,7 +33,7 @@ from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import headlined, read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import QueryPlan
-from wenshu.semantic.presence import said_presence
+from wenshu.semantic.presence import kept_members, said_presence
 from wenshu.semantic.schema import plan_schema
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.windows import followup_window, named_earlier, plan_window
@@ -132,10 +132,16 @@ def _from_previous(state: AgentState, model: SemanticModel, previous: dict, ques
     if not previous.get("plan"):
         raise NoPlan("a follow-up to a free-SQL answer: free SQL edits it")
     before = QueryPlan.model_validate(previous["plan"])
-    mentions = read(model, question, state["schema"].get("values"), tuple(before.measures))
-    plan = edit(before, mentions, followup_window(question, before.window, mentions.compare), question, model)
+    said = said_presence(model, question, kept_members(model, before))  # "其中这个月还没下过单的有多少"
+    rest = said.rest if said else question
+    mentions = read(model, rest, state["schema"].get("values"), tuple(before.measures))
+    plan = edit(before, mentions, followup_window(rest, before.window, mentions.compare), rest, model)
+    if said is not None:
+        return (plan or before).model_copy(update={"presence": [*before.presence, *said.presence]})
     if plan is None:
         raise NoPlan("the follow-up changes nothing the plan knows: free SQL answers it with the history")
+    if plan.presence and kept_members(model, plan) != kept_members(model, before):  # other members now: not theirs
+        plan = plan.model_copy(update={"presence": []})
     return plan
 
 

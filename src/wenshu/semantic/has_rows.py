@@ -51,6 +51,9 @@ def presence_condition(writer, counted: tuple[str, str, str] | None, p: Presence
         raise writer.fail(f"{what} cannot be kept to members with or without rows of {p.measure}",
                           f"{what} 不能按有没有 {p.measure} 的记录筛选成员")
     table, column, owner = counted
+    if owner.lower() == rows.table.lower():  # the rows themselves (orders with no paid orders): a state, not members
+        raise writer.fail(f"the rows of {p.measure} are the members of {what} themselves",
+                          f"{p.measure} 的记录就是 {what} 的成员本身")
     try:
         route = path(writer.model, rows.table, owner)
     except Unreachable as exc:

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from wenshu.knowledge.time_phrases import find_windows
-from wenshu.semantic.has_rows import member
+from wenshu.semantic.has_rows import member, record_member
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.paths import reachable
 from wenshu.semantic.plan import Presence
@@ -54,30 +54,40 @@ class Said:
     counted: str | None  # what counts the members, for a rest that names no measure ("的客户有多少"; None: a list)
 
 
-def said_presence(model: SemanticModel, question: str) -> Said | None:
-    """The presences the question says, and the question without them; None when it says none."""
+def kept_members(model: SemanticModel, plan) -> list[str]:
+    """The members an earlier plan counts or lists (its first measure's, or its records'), for a follow-up that
+    keeps them by rows without naming them ("其中这个月还没下过单的有多少")."""
+    measure = next((x for x in model.measures if plan.measures and x.id == plan.measures[0]), None)
+    rec = next((r for r in model.records if r.id == plan.records), None)
+    found = member(model, measure) if measure is not None else record_member(model, rec.table) if rec else None
+    return [found[2].lower()] if found else []
+
+
+def said_presence(model: SemanticModel, question: str, members: list[str] | None = None) -> Said | None:
+    """The presences the question says, and the question without them; None when it says none. `members`: the
+    tables of the members a follow-up keeps (the earlier answer's); a first question must name them."""
     how_many = re.search(_ASKS_HOW_MANY, question, re.I) is not None
-    if not how_many and not re.search(_ASKS_WHICH, question, re.I):
+    if members is None and not how_many and not re.search(_ASKS_WHICH, question, re.I):
         return None
-    spans, presence, members = [], [], []
+    spans, presence, owners = [], [], []
     for pattern, has in _CLAUSES:
         for m in pattern.finditer(question):
             if any(s < m.end() and m.start() < e for s, e in spans):
                 continue
             rows = _rows_measure(model, m.group(0))
-            named = _members_named(model, question, rows, m.span()) if rows and not _of_rows(model, rows, question[
-                m.end():]) else []
-            if not named:
+            named = (members or _members_named(model, question, rows, m.span())) if rows and not _of_rows(
+                model, rows, question[m.end():]) else []
+            if not named or _table(model, rows) in named:  # "只看还没付款的" after orders: a state of the rows
                 continue
-            members += named
+            owners += named
             start, end, window = _with_window(question, m.start(), m.end())
             spans.append((start, end))
             presence.append(Presence(measure=rows, has=has, window=window))
     for m in _FIRST.finditer(question):
         rows = _rows_measure(model, re.match(r"[^的，,。？?]{0,24}", question[m.end():]).group(0))  # 首次退款: refunds
-        named = _members_named(model, question, rows, m.span()) if rows and not presence else []
-        if named:
-            members += named
+        named = (members or _members_named(model, question, rows, m.span())) if rows and not presence else []
+        if named and _table(model, rows) not in named:
+            owners += named
             spans.append(m.span())
             presence.append(Presence(measure=rows, before=True))
             break
@@ -90,7 +100,7 @@ def said_presence(model: SemanticModel, question: str) -> Said | None:
             before = re.sub(_JOINER, "", before)
         rest = before.rstrip() + (" " if before and after and after[0].isascii() else "") + after.lstrip()
     did = re.search(_DID_ZH, rest) is not None or presence[0].before  # 首次下单的客户: those who did, in the window
-    return Said(presence, rest, _counted(model, members, presence[0].measure, did) if how_many else None)
+    return Said(presence, rest, _counted(model, owners, presence[0].measure, did) if how_many else None)
 
 
 def _counted(model: SemanticModel, members: list[str], rows: str, did: bool) -> str | None:
@@ -114,16 +124,20 @@ def _rows_measure(model: SemanticModel, clause: str) -> str | None:
     return next((x.id for x in counts if not tables or x.table.lower() in tables), None)
 
 
+def _table(model: SemanticModel, measure: str) -> str:
+    return next(x.table.lower() for x in model.measures if x.id == measure)
+
+
 def _of_rows(model: SemanticModel, rows: str, after: str) -> bool:
     """Whether the clause is said of the rows themselves ("还没付款的订单"): a state of them, not of members."""
-    table = next(x.table.lower() for x in model.measures if x.id == rows)
+    table = _table(model, rows)
     words = [w for r in model.records if r.table.lower() == table for w in r.words() if not w.isascii()]
     return bool(words) and re.match(r"\s*的?\s*(?:" + "|".join(map(re.escape, words)) + ")", after) is not None
 
 
 def _members_named(model: SemanticModel, question: str, rows: str, at: tuple[int, int]) -> list[str]:
     """The tables of the members the rows look up that the question names outside the clause (客户: customers)."""
-    table = next(x.table.lower() for x in model.measures if x.id == rows)
+    table = _table(model, rows)
     looked_up = reachable(model).get(table, set())
     dims = {d.id: d for d in model.dimensions if d.table.lower() in looked_up and d.kind != "time"}
     outside = question[:at[0]] + " " * (at[1] - at[0]) + question[at[1]:]
