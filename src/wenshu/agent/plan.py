@@ -132,7 +132,7 @@ def _from_previous(state: AgentState, model: SemanticModel, previous: dict, ques
     if not previous.get("plan"):
         raise NoPlan("a follow-up to a free-SQL answer: free SQL edits it")
     before = QueryPlan.model_validate(previous["plan"])
-    said = said_presence(model, question, kept_members(model, before))  # "其中这个月还没下过单的有多少"
+    said = said_presence(model, question, kept_members(model, before) or None)  # "其中这个月还没下过单的有多少"
     rest = said.rest if said else question
     mentions = read(model, rest, state["schema"].get("values"), tuple(before.measures))
     plan = edit(before, mentions, followup_window(rest, before.window, mentions.compare), rest, model)
