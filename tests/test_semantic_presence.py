@@ -143,3 +143,18 @@ def test_a_follow_up_keeps_the_earlier_members_by_their_rows_with_no_model_call(
     orders = plan_agent.ask(AgentRequest(message="上个月的订单量"))
     unpaid = plan_agent.ask(AgentRequest(message="只看还没付款的", conversation_id=orders.conversation_id))
     assert not (unpaid.plan or {}).get("plan", {}).get("presence")  # a state of the orders themselves
+
+
+def test_products_that_sold_nothing_are_listed_by_the_rows_of_units_sold(demo_db_file):
+    said = said_presence(MODEL, "昨天一件都没卖出去的商品有哪些")
+    assert [(p.measure, p.has, p.window) for p in said.presence] == [("units_sold", False, plan_window("昨天"))]
+    assert said_presence(MODEL, "Which products have not sold yesterday?").presence == said.presence
+    plan = QueryPlan(records="products", presence=said.presence)
+    day = said.presence[0].window.start.isoformat()
+    with sqlite3.connect(demo_db_file) as conn:
+        listed = conn.execute(compile_plan(MODEL, plan, "sqlite", "zh").sql).fetchall()
+        every = {r[0] for r in conn.execute("SELECT product_name FROM products")}
+        sold = {r[0] for r in conn.execute(
+            "SELECT DISTINCT p.product_name FROM order_items i JOIN orders o ON o.order_id = i.order_id "
+            "JOIN products p ON p.product_id = i.product_id WHERE o.status = 1 AND o.order_date = ?", (day,))}
+    assert {r[0] for r in listed} == every - sold and 0 < len(listed) < len(every)

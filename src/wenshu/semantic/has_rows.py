@@ -47,7 +47,7 @@ def presence_condition(writer, counted: tuple[str, str, str] | None, p: Presence
     """The rows whose member (`counted`: `member` or `record_member`) has (or has no) rows of `p.measure` in its
     period; raises PlanNotCompilable when there is no member (`what` names the measure or list) or no way to it."""
     rows = writer.measures.get(p.measure)
-    if counted is None or rows is None or rows.agg not in ("count", "count_distinct"):
+    if counted is None or rows is None:
         raise writer.fail(f"{what} cannot be kept to members with or without rows of {p.measure}",
                           f"{what} 不能按有没有 {p.measure} 的记录筛选成员")
     table, column, owner = counted

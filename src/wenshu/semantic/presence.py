@@ -4,7 +4,8 @@ who have not made a single paid purchase so far this year", "how many have alrea
 Such a clause says what the members did (or did not do) and when, not what the answer measures: it is taken out
 of the question, which is then read as usual ("上个季度下过单的客户有多少个": last quarter's buyers), and it becomes a
 `Presence` on the plan. Its rows are those of the count measure on the table of a record the clause names (退过款:
-the refunds), else of the model's first count measure (its default count: the paid orders); its window is the
+the refunds), of the measure a verb of selling names (一件都没卖出去: units sold), else of the model's first count
+measure (its default count: the paid orders); its window is the
 period said right before it (Chinese: 这个季度到现在还一单没下) or right after it ("… so far this year"), else ever.
 The clause is read only where the question counts or lists members ("有多少个", "有哪些", "how many", "which") that
 those rows look up (客户, customers), so "还没付款的单子" stays a status of the orders listed."""
@@ -20,20 +21,22 @@ from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.paths import reachable
 from wenshu.semantic.plan import Presence
 from wenshu.semantic.spans import Spans
+from wenshu.semantic.variants import entry_words
 from wenshu.semantic.windows import question_window
 
-_DO_ZH = r"(?:被)?(?:下过?单|买过?|购买过?|成交过?|消费过?|付过?款|支付过?|退过?款|退过?货)"
+_DO_ZH = r"(?:被)?(?:下过?单|买过?|购买过?|成交过?|消费过?|付过?款|支付过?|退过?款|退过?货|卖出?去?过?|售出过?|有?销量)"
 _NOT_ZH = r"\s*(?:都|也)?\s*(?:从来|从)?(?:没有?|未)(?:再)?\s*"
 # 下 alone only after a number of orders ("一单没下"; "销售额没有下降" is no order)
-_ABSENT_ZH = r"一(?:单|次|笔|回)" + _NOT_ZH + r"(?:下过?(?![降滑跌])|" + _DO_ZH + r")|(?:任何订单)?" + _NOT_ZH + _DO_ZH
+_ABSENT_ZH = r"一(?:单|次|笔|回|件|个)" + _NOT_ZH + r"(?:下过?(?![降滑跌])|" + _DO_ZH + r")|(?:任何订单)?" + _NOT_ZH + _DO_ZH
 _PRESENT_ZH = r"(?:已经|已)" + _DO_ZH + r"了?"
 _DID_ZH = r"(?<![没未])(?:下过单?|买过|购买过|成交过|消费过|付过款)"  # "上个月买过东西的客户": who did, in the rest
 _OBJECT_EN = r"(?:\s+(?:a single|a|an|any|one|at least one|their first))?(?:\s+(?:paid|completed))?\s+(?:orders?|purchases?)"
+_SOLD_EN = r"|\b(?:ha(?:ve|s)\s*(?:n't|not)|had\s*(?:n't|not)|did\s*(?:n't|not)|never)\s+(?:been\s+)?sold\b|\bwith no sales\b"
 _DO_EN = r"(?:placed|made|completed)" + _OBJECT_EN + r"|(?:bought|ordered|purchased)(?:\s+anything)?" \
          + rf"(?:{_OBJECT_EN})?"
 _ABSENT_EN = r"\b(?:ha(?:ve|s)\s*(?:n't|not)|had\s*(?:n't|not)|did\s*(?:n't|not)|never)\s+(?:yet\s+|ever\s+)?" \
              r"(?:" + _DO_EN.replace("placed|made|completed", "placed|made|completed|place|make|buy|order|purchase") + ")" \
-             r"|\bwith(?:out| no)(?: any)?(?: paid)? (?:orders?|purchases?)\b"
+             r"|\bwith(?:out| no)(?: any)?(?: paid)? (?:orders?|purchases?)\b" + _SOLD_EN
 _PRESENT_EN = r"\b(?:ha(?:ve|s)|had)\s+(?:already\s+)?(?:" + _DO_EN + ")"
 _CLAUSES = [(re.compile(p, re.I), has) for p, has in
             ((_ABSENT_ZH, False), (_PRESENT_ZH, True), (_ABSENT_EN, False), (_PRESENT_EN, True))]
@@ -74,7 +77,7 @@ def said_presence(model: SemanticModel, question: str, members: list[str] | None
         for m in pattern.finditer(question):
             if any(s < m.end() and m.start() < e for s, e in spans):
                 continue
-            rows = _rows_measure(model, m.group(0))
+            rows = _rows_measure(model, m.group(0), question)
             named = (members or _members_named(model, question, rows, m.span())) if rows and not _of_rows(
                 model, rows, question[m.end():]) else []
             if not named or _table(model, rows) in named:  # "只看还没付款的" after orders: a state of the rows
@@ -115,8 +118,14 @@ def _counted(model: SemanticModel, members: list[str], rows: str, did: bool) -> 
                  and x.agg == "count" and not x.expr and not x.at_least), None)
 
 
-def _rows_measure(model: SemanticModel, clause: str) -> str | None:
-    """The count measure whose rows the clause says the members have: of a record it names, else the first."""
+def _rows_measure(model: SemanticModel, clause: str, question: str = "") -> str | None:
+    """The count measure whose rows the clause says the members have: of a record it names, else the first; a verb
+    of selling (没卖出去过, "have not sold", "no sales") names the first measure whose own words say it and whose rows
+    reach members the question names (units sold, for products)."""
+    if sold := re.search(r"卖|售|销|\bsold\b|\bsales\b", clause, re.I):
+        verb = sold.group(0).lower()
+        return next((x.id for x in model.measures if any(verb in w.lower() for w in entry_words(model, x))
+                     and _members_named(model, question, x.id, (0, 0))), None)
     said = clause.replace("过", "")
     named = Spans.find(said, {r.id: r.words() for r in model.records}).ids()
     tables = [r.table.lower() for r in model.records if r.id in named]
