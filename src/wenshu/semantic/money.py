@@ -1,6 +1,8 @@
 """Money asked of the data: "how much money went back in refunds" is the money measure of the refunds' rows,
 and "refund reasons: how much money went back for each" the one money measure of the rows a named dimension
-lives on. A money measure is a sum in a currency (the semantic model's `unit`).
+lives on. Rows said to have made the money asked ("app orders generated the most GMV") are its scope, not a count,
+and a follow-up asking for the amount instead ("改成按金额算") is the money of the previous measure's rows. A money
+measure is a sum in a currency (the semantic model's `unit`).
 """
 
 from __future__ import annotations
