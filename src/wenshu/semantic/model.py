@@ -113,9 +113,10 @@ class Dimension(Entry):
     @model_validator(mode="after")
     def _part_labels(self) -> "Dimension":
         if self.part:
-            for code, (zh, en) in PARTS[self.part].items() if self.part != "hour_of_day" else ():
-                self.labels.setdefault(code, ("星期" + zh) if self.part == "day_of_week" else zh)
-                self.labels_en.setdefault(code, en)
+            for code, (zh, en) in PARTS[self.part].items():
+                if zh:  # the hours are shown as they are: no labels
+                    self.labels.setdefault(code, ("星期" + zh) if self.part == "day_of_week" else zh)
+                    self.labels_en.setdefault(code, en)
         return self
 
 
