@@ -179,6 +179,20 @@
   three of two) whose later turns are terse (改成按金额算, 只留收货地在华东的订单, 换成仅App渠道的数, "Split that further by
   gender.", "Narrow it to orders delivered in first-tier cities."); 24 Chinese, 16 English, written by another
   helper (`bench/data/biz25_questions.yaml`), for development.
+- `biz26`: 40 business questions written blind in the style of the demo gold set's development half, a broad
+  mix with wordings and windows other than those of biz23's, biz24's and biz25's headers: windows said other ways
+  (上个月下旬（21号到月底）, 大前天, 去年618那天, 去年双十二那天, 去年第四季度, 上上个月, 近三周, 上周工作日（周一到周五）, 昨天 against
+  上周同一天, "the past fortnight", "the last forty-five days", "last four finished weeks", "the quarter before this
+  one", "since the start of last month", "so far this month" against the same days a year ago), filters on named
+  members (two regions' cities, a member level, two brands, gender, the three channels, a category, delivery
+  cities, a home city's tier, list price), averages (AOV per city, price per unit per category, days from order to
+  refund), rates (gross margin, the share of orders placed late in the evening), shares of a total and inside a
+  filter, top and bottom N, 同比 / 环比 with growth %, two brands side by side, splits by two dimensions, distinct
+  customers, trends by day, week, month and quarter, detail lists, members passing a bound said in words (三千五,
+  三千块, "four and a half thousand", "ten thousand") and counts of orders by status; five conversations (two of three
+  turns, three of two) whose later turns are terse (那各自有几笔付了款？, 其中银卡会员那部分呢？, 和去年同月比呢，涨跌幅也算一下,
+  "Split each week by membership tier.", "Same breakdown, only for what we delivered to Wuhan."); 24 Chinese, 16
+  English, written by another helper (`bench/data/biz26_questions.yaml`), for development.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -216,7 +230,8 @@ DEMO_SETS = {"demo": ("gold", None), "demo_dev": ("gold", "dev"), "demo_test": (
              "biz18": ("biz18", None), "biz19": ("biz19", None),
              "biz20": ("biz20", None), "biz21": ("biz21", None),
              "biz22": ("biz22", None), "biz23": ("biz23", None),
-             "biz24": ("biz24", None), "biz25": ("biz25", None)}
+             "biz24": ("biz24", None), "biz25": ("biz25", None),
+             "biz26": ("biz26", None)}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
          "biz_dev": "development", "biz2": "development", "biz3": "development", "para_en": "development",
          "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
@@ -229,7 +244,7 @@ ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_
          "biz17": "development", "biz18": "development", "biz19": "development",
          "biz20": "development", "biz21": "development", "biz22": "development",
          "biz23": "development", "biz24": "development",
-         "biz25": "development"}
+         "biz25": "development", "biz26": "development"}
 
 
 def role_of(set_name: str) -> str:
@@ -354,7 +369,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, half, source)
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, biz24, biz25, para_en or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, biz24, biz25, biz26, para_en or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)
