@@ -157,9 +157,21 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
         update.update(limit=m.limit or previous.limit, order=oriented(m, model, ranked))
     if via := [r for r in m.via if r not in previous.via]:  # "only the ones who live in first-tier cities"
         update["via"] = previous.via + via
+    if pinned := _pinned(previous, update, model):  # "Keep just the diamond members" after tiers by gender
+        update["dimensions"] = [d for d in update.get("dimensions", previous.dimensions) if d not in pinned]
     if not update:
         return None
     return previous.model_copy(update=update)
+
+
+def _pinned(previous: QueryPlan, update: dict, model: SemanticModel) -> set[str]:
+    """The split's dimensions a filter this follow-up adds pins to one member: a column that would hold the
+    same label on every row (a share of the whole keeps them)."""
+    had = {(f.dimension, tuple(f.values)) for f in previous.filters}
+    one = {c.id for f in update.get("filters", []) if f.op == "in" and len(f.values) == 1
+           and (f.dimension, tuple(f.values)) not in had for c in model.conformed(f.dimension)}
+    split = update.get("dimensions", previous.dimensions)
+    return set() if previous.share or update.get("share") else one & set(split)
 
 
 def rows_behind(previous: QueryPlan, m: Mentions, question: str, model: SemanticModel) -> QueryPlan | None:
