@@ -221,3 +221,29 @@ def test_a_named_day_of_last_or_this_week_is_that_one_day():
 def test_other_ways_of_saying_a_period_resolve_to_it(said, same_as):
     (got,), (expected,) = find_windows(said), find_windows(same_as)
     assert evaluate(got) == evaluate(expected) and got.phrase in said
+
+
+@pytest.mark.parametrize(("said", "same_as"), [
+    ("大前天的订单", "最近4天里最早那天"), ("the GMV of three days ago", "最近4天里最早那天"),
+    ("近半个月的销售额", "最近15天的销售额"), ("the past half month", "the last 15 days"),
+    ("visitors over the last forty-five days", "最近45天的访客"), ("the past twenty one days", "最近21天"),
+])  # fmt: skip
+def test_more_days_said_in_words_resolve_to_those_days(said, same_as):
+    (got,) = find_windows(said)
+    if same_as.startswith("最近4天里"):  # a single day: three days before today
+        start, end = evaluate(got)
+        assert (evaluate(find_windows("今天")[0])[0] - start).days == 3 and (end - start).days == 1
+        return
+    (expected,) = find_windows(same_as)
+    assert evaluate(got) == evaluate(expected) and got.phrase in said
+
+
+def test_a_month_in_three_parts_and_a_day_of_a_shopping_festival():
+    start, end = evaluate(find_windows("上个月下旬的退款")[0])
+    last_start, last_end = evaluate(find_windows("上个月")[0])
+    assert start.day == 21 and start.month == last_start.month and end == last_end
+    start, end = evaluate(find_windows("上月中旬")[0])
+    assert (start.day, end.day, (end - start).days) == (11, 21, 10)
+    start, end = evaluate(find_windows("去年618那天卖了多少")[0])
+    assert (start.month, start.day, (end - start).days) == (6, 18, 1)
+    assert not find_windows("单价超过618元的商品")  # a price, no day

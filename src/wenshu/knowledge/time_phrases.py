@@ -9,7 +9,7 @@ The business calendar (shared with the demo's examples and gold set): weeks run 
 "上周 / last week" is the previous full week, "本周 / this week" this Monday to today, "上周末 / last
 weekend" last week's Saturday and Sunday; "上个月" the
 previous calendar month; "本月 / 今年" to date; "去年" the previous calendar year; "最近N天 / last N
-days" (L30D) today and the N-1 days before; "最近N个月 / last N months" and "最近N周" the N complete months
+days" (L30D) today and the N-1 days before (近半个月: 15); "最近N个月 / last N months" and "最近N周" the N complete months
 (weeks) before the current one; quarters are calendar quarters. Named days, months, quarters and years
 ("双十一", "10月", "Q3 2025", "in 2025") are resolved by `knowledge.named_periods`.
 
@@ -26,13 +26,12 @@ from datetime import date
 
 from wenshu.catalog import Catalog
 from wenshu.engines.registry import adapter_for
+from wenshu.knowledge import number_words
 from wenshu.knowledge.named_periods import named_periods
 
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _NUM = r"(\d+|[一二两三四五六七八九十]{1,3})"
-_EN_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-             "ten": 10, "eleven": 11, "twelve": 12, "fourteen": 14, "fifteen": 15, "thirty": 30, "sixty": 60, "ninety": 90}
-_EN_NUM = r"(\d+|" + "|".join(_EN_WORDS) + r")"
+_EN_NUM = r"(\d+|" + number_words.PATTERN + r")"
 _Q_START = "date('now', 'start of month', '-' || ((CAST(strftime('%m', 'now') AS INTEGER) - 1) % 3) || ' months')"
 
 
@@ -50,8 +49,8 @@ class TimeWindow:
 def _number(text: str) -> int | None:
     if text.isdigit():
         return int(text)
-    if text.lower() in _EN_WORDS:
-        return _EN_WORDS[text.lower()]
+    if (said := number_words.value(text)) is not None:
+        return said
     if text == "十":
         return 10
     if "十" in text:  # 十二, 二十, 二十四
@@ -75,23 +74,27 @@ def _weeks(n: int) -> tuple[str, str]:
 # (pattern, bounds) for fixed phrases; the first match at a position wins, longer phrases first.
 _TD = r"[\s-]+to[\s-]+date\b"  # "year to date", "year-to-date"
 _FULL = r"\b(?:the\s+)?(?:last|latest|previous|prior|most recent)\s+(?:full|complete|whole|finished|closed)\s+"
+_THE_ONE_BEFORE = r"\bthe %s before (?:this one|this|the current one)\b"  # "in the quarter before this one"
 _SINCE = r"(?:\bsince|\bfrom)\s+(?:the\s+)?(?:start|beginning)\s+of\s+"
 _LAST_HALF = r"\b(?:the\s+)?(?:last|past|previous|prior)\s+(?:half[\s-]year|half\s+a\s+year)\b"
 _FIXED: list[tuple[str, tuple[str, str | None]]] = [
     (r"今天|今日|\btoday\b", ("date('now')", "date('now', '+1 day')")),
     (r"昨天|昨日|\byesterday\b", ("date('now', '-1 day')", "date('now')")),
     (r"(?<!大)前天|\bthe day before yesterday\b", ("date('now', '-2 days')", "date('now', '-1 day')")),
+    (r"大前天|\bthree days ago\b", ("date('now', '-3 days')", "date('now', '-2 days')")),
+    # half a month said plainly: fifteen days, today included, as "the last 15 days"
+    (r"(?:最近|近|过去)半个?月|\b(?:the\s+)?(?:last|past)\s+half\s+(?:a\s+)?month\b", _days(15)),
     (r"上上周|\bthe week before last\b", ("date('now', 'weekday 0', '-20 days')", "date('now', 'weekday 0', '-13 days')")),
     # a weekend is its Saturday and Sunday: last week's, or this week's (which may not have come yet)
     (r"上个?周末|上个?星期的?周末|\blast weekend\b|\bprevious weekend\b",
      ("date('now', 'weekday 0', '-8 days')", "date('now', 'weekday 0', '-6 days')")),
     (r"本周末|这个?周末|\bthis weekend\b", ("date('now', 'weekday 0', '-1 days')", "date('now', 'weekday 0', '+1 day')")),
-    (r"上周|上星期|上个星期|\blast week\b|\bprevious week\b|" + _FULL + "week", _weeks(1)),
+    (r"上周|上星期|上个星期|\blast week\b|\bprevious week\b|" + _FULL + "week|" + _THE_ONE_BEFORE % "week", _weeks(1)),
     (r"本周|这周|这个?星期|本星期|\bthis week\b|\bweek" + _TD + r"|\bwtd\b|\bthe week so far\b",
      ("date('now', 'weekday 0', '-6 days')", None)),
     (r"上上个月|上上月|\bthe month before last\b", ("date('now', 'start of month', '-2 months')",
                                                  "date('now', 'start of month', '-1 month')")),
-    (r"上个月|上月|\blast month\b|\bprevious month\b|" + _FULL + "month", _months(1)),
+    (r"上个月|上月|\blast month\b|\bprevious month\b|" + _FULL + "month|" + _THE_ONE_BEFORE % "month", _months(1)),
     (r"本月|这个月|当月|\bthis month\b|\bmonth" + _TD + r"|\bmtd\b|\b(?:the\s+)?month so far\b",
      ("date('now', 'start of month')", None)),
     # half a month: the 1st to the 15th, or the 16th to its end (上月前半月, 本月下半月, "the first half of last month")
@@ -103,7 +106,7 @@ _FIXED: list[tuple[str, tuple[str, str | None]]] = [
      ("date('now', 'start of month')", "date('now', 'start of month', '+15 days')")),
     (r"(?:本|这个?)月的?(?:后|下)半(?:个)?月|\bthe second half of this month\b",
      ("date('now', 'start of month', '+15 days')", None)),
-    (r"上季度|上个季度|上一季度|\blast quarter\b|\bprevious quarter\b|" + _FULL + "quarter",
+    (r"上季度|上个季度|上一季度|\blast quarter\b|\bprevious quarter\b|" + _FULL + "quarter|" + _THE_ONE_BEFORE % "quarter",
      (f"date({_Q_START}, '-3 months')", _Q_START)),
     (r"本季度|这个季度|\bthis quarter\b|\bquarter" + _TD + r"|\bqtd\b|\b(?:the\s+)?quarter so far\b", (_Q_START, None)),
     (r"前年|\bthe year before last\b", ("date('now', 'start of year', '-2 years')", "date('now', 'start of year', '-1 year')")),
@@ -142,6 +145,12 @@ _FIXED += [(rf"上个?(?:周|星期){c}{_NOT_RANGE}", (f"date('now', 'weekday 0'
 _FIXED += [(rf"(?:本|这个?)(?:周|星期){c}{_NOT_RANGE}", (f"date('now', 'weekday 0', '-{7 - k} days')",
                                           f"date('now', 'weekday 0', '-{6 - k} days')" if k < 7 else "date('now', 'weekday 0', '+1 day')"))
            for c, k in _WEEKDAYS.items()]
+# a month's three parts (旬): the 1st to the 10th, the 11th to the 20th, the 21st to its end (上个月下旬, 本月上旬)
+_FIXED += [(rf"{said}的?{part}旬", (f"date('now', 'start of month'{shift}, '+{first} days')",
+                                   f"date('now', 'start of month'{shift}, '+{last} days')" if last else
+                                   (f"date('now', 'start of month'{shift}, '+1 month')" if shift else None)))
+           for said, shift in ((r"(?:上个?月|上一个月)", ", '-1 month'"), (r"(?:本|这个?)月", ""))
+           for part, first, last in (("上", 0, 10), ("中", 10, 20), ("下", 20, None))]
 # words between the number and the unit: "the previous six full calendar months", "8 complete Monday-to-Sunday weeks"
 _KIND = r"(?:(?:full|complete|whole|entire|finished|calendar|monday[\s-]to[\s-]sunday|monday[\s-]start(?:ing)?)\s+){0,2}"
 _ZH_KIND = r"(?:完整的?|整|自然)?"  # 过去8个完整周, 最近3个自然月: the complete periods, as without the word

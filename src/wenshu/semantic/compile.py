@@ -254,17 +254,23 @@ class Compiler(SqlWriter):
             if moved and plan.difference and not self.in_points(target):  # "掉得最多？掉了多少": by the amount
                 by, order = self.q(self.amount_column(target)), "desc" if self.falling() else order
             out = f" ORDER BY {f'({by} IS NULL), ' if moved else ''}{by} {order.upper()}"
-        elif plan.grain:  # each period's members largest first ("去年每个季度，各个大区分别卖了多少")
-            out = f" ORDER BY {self.q(PERIOD[self.lang][plan.grain])}" + "".join(
-                f", {self.q(self.name(x))} DESC" for x in metrics if self.keys_dims)
-        elif self.keys_dims and own_order(self.keys_dims[0]):  # codes have their own order (一线, 新一线…), then within
-            lead = next((i for i, d in enumerate(self.keys_dims) if not own_order(d)), len(self.keys_dims))  # a code the
-            out = " ORDER BY " + ", ".join([f"{self.key_of}.d{i}" for i in range(lead)]  # others by the measures
-                                           + [f"{self.q(self.name(x))} DESC" for x in metrics if lead < len(self.keys_dims)])
-        elif self.keys_dims:  # members by the first measure, largest first, as a bar chart reads (ties: the next); kept
-            kept = {h.dimension for h in plan.having}  # on a total ("退款超过2笔的客户，笔数和金额"): by that total first
-            out = " ORDER BY " + ", ".join(f"{self.q(self.name(x))} DESC" for x in sorted(metrics, key=lambda x: x.id not in kept))
+        elif plan.grain:  # each period's members largest first ("去年每个季度，各个大区分别卖了多少"), codes in their order
+            out = f" ORDER BY {self.q(PERIOD[self.lang][plan.grain])}" + "".join(f", {k}" for k in self.members_order(metrics))
+        elif self.keys_dims:
+            out = " ORDER BY " + ", ".join(self.members_order(metrics))
         return out + (f" LIMIT {plan.limit}" if plan.limit else "")
+
+    def members_order(self, metrics) -> list[str]:
+        """The keys members come in: leading codes in their own order (一线, 新一线…; member tiers), and the first
+        of two splits in its members' order ("每个城市再按渠道分": city by city); then within those the others by the
+        measures, largest first, as a bar chart reads (ties: the next); kept on a total ("退款超过2笔的客户，笔数和
+        金额"): by that total first."""
+        lead = next((i for i, d in enumerate(self.keys_dims) if not own_order(d)), len(self.keys_dims))
+        if len(self.keys_dims) > 1 and not any(d.key for d in self.keys_dims):  # not a member's own fields
+            lead = max(lead, 1)
+        kept = {h.dimension for h in self.plan.having}
+        by = [f"{self.q(self.name(x))} DESC" for x in sorted(metrics, key=lambda x: x.id not in kept)]
+        return [f"{self.key_of}.d{i}" for i in range(lead)] + (by if lead < len(self.keys_dims) else [])
 
     def pretty(self, sql: str) -> str:
         try:

@@ -5,14 +5,16 @@ The semantic model says what can be counted:
 - a count measure's `unit` (单, 笔, 人, 件): "多少单" names the count measures whose unit is 单 (of the rows the
   question names, when it names some: "已付款的订单有多少笔" does not count refunds in 笔);
 - a record's table: "多少笔…订单", "订单有多少", "how many … orders" name the row counts (`agg: count`) on the
-  record's table (a record counted is more specific than a unit: "多少笔订单" counts orders, not refunds in 笔).
+  record's table (a record counted is more specific than a unit: "多少笔订单" counts orders, not refunds in 笔);
+- a value of the column a count's own filter pins ("几笔付了款": the paid status) names those rows, whatever unit
+  their counts are in.
 Among several, the values named decide: a measure whose own filter is the value named ("取消的": status 2) comes
 first; one whose filter excludes a value named is left out ("paid orders" cannot count cancelled ones); otherwise the
 model's order decides (the count declared first is the default). The others are no alternatives for the plan's model:
 a unit or a row name is no word of theirs, and a small model must not swap the default for "orders placed".
 
 A dimension's members counted with no measure named ("每个会员等级各有多少个买家") are the model's one count of distinct
-keys that looks the dimension up (`counted_keys`), unless the word names the dimension table's rows."""
+keys that looks the dimension up (`semantic.distinct`), unless the word names the dimension table's rows."""
 
 from __future__ import annotations
 
@@ -21,10 +23,8 @@ import re
 import sqlglot
 from sqlglot import exp
 
-from wenshu.semantic.mentioned import Mentions
 from wenshu.semantic.model import Measure, SemanticModel
 from wenshu.semantic.paths import reachable
-from wenshu.semantic.phrasing import backs
 from wenshu.semantic.ratios import MONEY_UNITS
 from wenshu.semantic.variants import entry_words
 from wenshu.semantic.spans import Spans
@@ -155,8 +155,13 @@ def counted(model: SemanticModel, question: str, values: dict[str, list[str]],
     pieces = [x for x in model.measures if x.agg == "sum" and x.unit and x.unit not in _MONEY  # 件: units sold,
               and _hinted(model, x, question)]  # when the question also says a character of its name (卖 of 卖出件数)
     named = {r.table.lower() for r in model.records if r.id in records}
-    units = {x.id for x in counts + pieces for m in re.finditer(_HOW_MANY + r"\s*(\S)", question)
-             if x.unit == m.group(1) and (not named or x.table.lower() in named)}  # "订单有多少笔": not refunds
+    pinned = set() if named else {  # "几笔付了款": a value of the column a count's own filter pins names its rows
+        x.table.lower() for x in counts for d in model.dimensions if d.id in values
+        and d.table.lower() == x.table.lower() and d.column.lower() in (own_filter(x) or {})}
+    named, said = named or pinned, [m.group(1) for m in re.finditer(_HOW_MANY + r"\s*(\S)", question)]
+    # "订单有多少笔": not refunds in 笔; "几笔付了款": the orders' counts, whatever their own unit
+    units = {x.id for x in counts + pieces if x.unit in said and (not named or x.table.lower() in named)} or {
+        x.id for x in counts if x.table.lower() in pinned and {c.unit for c in counts} & set(said)}
     tables = {r.table.lower() for r in model.records if r.id in records and (anywhere or any(
         _BEFORE.search(question[:s]) or _AFTER.match(question[e:]) for s, e in records[r.id]))}
     rows = {x.id for x in counts if x.agg == "count" and x.table.lower() in tables}
@@ -235,66 +240,3 @@ def rows_only(model: SemanticModel, measures: list[str], words: dict[str, list[s
     return bool(measures) and all(
         x in by_id and by_id[x].agg == "count" and by_id[x].table.lower() in tables and words.get(x)
         and all((0, len(w)) in _rows_in(model, by_id[x].table, w) for w in words[x]) for x in measures)
-
-
-def keyed_counts(model: SemanticModel, did: str) -> list[Measure]:
-    """The count_distinct measures whose key looks dimension `did` up (orders.customer_id -> customers), in the
-    model's order; a count of keys with several rows each (`at_least`: repeat customers) is not one of them."""
-    dim = next((d for d in model.dimensions if d.id == did), None)
-    if dim is None:
-        return []
-    keys = {r.ends()[0] for r in model.relationships if r.ends()[1][0].lower() == dim.table.lower()}
-    return [x for x in model.measures if x.agg == "count_distinct" and not x.at_least and (x.table, x.expr) in keys]
-
-
-def counted_keys(model: SemanticModel, counted: list[str], said_words: dict[str, list[str]], question: str) -> list[str]:
-    """"每个会员等级各有多少个买家": no measure named, a dimension counted; the one count of distinct keys that
-    looks that dimension up (buyers: orders.customer_id), when the model has exactly one, the word counted
-    is not the name of the dimension table's own rows ("how many customers are there" counts the customers
-    table) unless they are said distinct or with the counted rows ("the distinct customers with a completed
-    purchase"), and the question's words back no other measure ("新注册了多少用户" says most of 新注册客户)."""
-    keyed = [keyed_counts(model, did) for did in counted]
-    if len(keyed) != 1 or len(keyed[0]) != 1:
-        return []
-    dim = next(d for d in model.dimensions if d.id == counted[0])
-    rows = {w.casefold() for r in model.records if r.table.lower() == dim.table.lower() for w in r.words() if w}
-    said = {w.casefold() for w in said_words.get(dim.id, [])}
-    keys = [re.escape(w) for r in model.records if r.table.lower() == keyed[0][0].table.lower() for w in r.words()]
-    if (said & rows or any(w.rstrip("s") in rows for w in said)) and not re.search(  # the rows counted said too
-            r"\b(" + "|".join(["distinct", "unique", "different", *keys]) + r")\b|不同的?|不重复", question, re.I):
-        return []
-    said = [e for e in [*model.measures, *model.ratios] if any(backs(w, question) for w in entry_words(model, e))]
-    return [keyed[0][0].id] if not said or keyed[0][0] in said else []  # "多少个不同的客户下过单": the buyers'
-
-
-def distinct_counts(model: SemanticModel, counted: list[str], named: list[str], earlier: list[str]) -> list[str]:
-    """The measures a follow-up asks with the dimensions it counts ("and how many different customers bought each
-    month"): each counted dimension's count_distinct measure (on the table of the measures named, else of the
-    earlier turn's), in place of a row count of the same table."""
-    by_id = {x.id: x for x in model.measures}
-    out = list(named)
-    tables = [by_id[x].table.lower() for x in named or earlier if x in by_id]
-    for did in counted:
-        found = sorted(keyed_counts(model, did), key=lambda x: x.table.lower() not in tables)
-        if found:
-            twin = found[0]
-            out = [x for x in out if not (x in by_id and by_id[x].agg == "count"
-                                          and by_id[x].table.lower() == twin.table.lower())] + [twin.id]
-    return list(dict.fromkeys(out))
-
-
-def distinct_keys(measures: list[str], m: Mentions, model: SemanticModel) -> list[str]:
-    """"How many distinct customers placed a paid order": the question counts a dimension, so a row count of
-    a table is its distinct count of the key that looks that dimension up (orders.customer_id -> customers),
-    when the model has such a measure with the same default filter."""
-    out = list(measures)
-    for did in m.counted:
-        keyed = keyed_counts(model, did)
-        for i, mid in enumerate(out):
-            me = next((x for x in model.measures if x.id == mid and x.agg == "count"), None)
-            if me is None:
-                continue
-            twin = next((x for x in keyed if x.table.lower() == me.table.lower() and x.filter == me.filter), None)
-            if twin is not None:
-                out[i] = twin.id
-    return list(dict.fromkeys(out))

@@ -55,7 +55,7 @@ CUES = {
              r"|\b(each|every) \w+(?:'s|’s) (percentage|percent|share|fraction)\b|\bwhat fraction\b|\bfraction of\b"
              r"|\bslices?\b|\baccount(s|ed)? for\b|\bcontribut(e|es|ed|ion|ions)\b|\bmix\b|\bmakes? up\b"
              r"|\bhow much of (\S+\s+){0,4}?(was|were|is|are|came from|comes? from)\b",
-    "rank": r"前\s*" + NUM + r"\s*(名|个|位|家|款|大|的|是|$)" + NOT_PERIOD + "|(?<!平均)(?<![每同某任])" + NUM + COUNTED
+    "rank": r"前\s*" + NUM + r"\s*(名|个|位|家|款|大|的|是|$)" + NOT_PERIOD + "|(?<!平均)(?<![每同某任这那])" + NUM + COUNTED
             + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
             r"|排名|排行|垫底|拖后腿|(?<!at )\bmost(?! recent\b)|(?<!at )\b(highest|lowest|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest"
             r"|biggest|strongest|weakest|thinnest|slimmest|poorest|cheapest|top-selling|best-selling)\b",  # "at least one": a condition
@@ -120,6 +120,10 @@ CUES = {
     "count": r"多少|(?<![哪那这])几[笔单个家位]|数量|总数|合计|总共|一共|\bhow (many|much)\b|\bnumber of\b|\bcount\b|\btotal\b",
     # several values named as one ("华东和华南合计", "app and web combined"): their total, not one row each
     "combined": r"合计|总计|一共|总共|加起来|加在一起|合起来|\bcombined\b|\btogether\b|\bin total\b|\baltogether\b",
+    # members named, then pointed back at with their number ("沈阳、大连、哈尔滨、长春这四个城市", "those three channels")
+    "these": r"[这那]\s*" + NUM + COUNTED + r"|\b(?:these|those|the)\s+" + EN_NUM + r"\s+(?!of\b)\w",
+    # members named to be taken apart ("再分一下App、网页、小程序", "split into app, web and mini program")
+    "apart": r"分一下|分开|拆开|拆分|细分|\bsplit\b|\bbroken (?:down|out)\b|\bbreak (?:it |that |them )?(?:down|out)\b",
     "each": r"分别|各自|各是|各(占|贡献|有|卖|花|为|多少)|各[^，。？,.?\s各]{1,4}(多少|几)|\brespectively\b|\beach\b|\bseparately\b",
     # two values set side by side ("app vs web", "华东和华南对比"): one row per value
     "versus": r"\bvs\.?\b|\bversus\b|\bcompar\w*\b|\bimprove[ds]?\s+(on|over|upon)\b|对比|相比|比较|并排|比一比|(摆|放)在?(一起|一块儿?|旁边)|(和|与|跟).{1,12}(比|相比|对比)"
@@ -132,7 +136,7 @@ CUES = {
     # a number of people or things asked ("新用户有多少", "how many new customers"), not an amount ("贡献了多少")
     "asks_count": r"有多少|多少(个|位|名|人)|几(个|位|名)|\b(how many|number of|count)\b",
     # what a count counts ("多少用户", "how many customers"): the word after it is not a split
-    "counted": r"(多少|(?<!哪)几)个?(位|名)?\s*(不同的?|不重复的?)?\s*$|\b(how many|number of|count of)\s+(of\s+(our|the|these|those|all)\s+)?([\w-]+\s+)?$"
+    "counted": r"(多少|(?<![哪那这])几)个?(位|名)?\s*(不同的?|不重复的?)?\s*$|\b(how many|number of|count of)\s+(of\s+(our|the|these|those|all)\s+)?([\w-]+\s+)?$"
                r"|\bcount\s+(?!(by|per|for|of|in|on)\b)((the|all|our)\s+)?([\w-]+\s+)?$",  # "count the distinct customers"
     "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|" + phrasing.SUPERLATIVE + r"的(那|一)天|\bwhich\b(?!\s+[a-z-]+(?<!ss)(?<!us)(?<!is)s\b)"  # "which brands": the members, not one
               r"|\bwhat\s+(?!(is|are|was|were|did|does|do|percent|percentage|share|proportion|about|if)\b)[a-z]+(?<!s)\b",
@@ -140,7 +144,8 @@ CUES = {
 SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|每一?种|各种|每一?类|各类|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + NUM
                           + r"\s*[个名大家款位座]|前\s*" + NUM + r"\s*[个名大家款位座]?的?)\s*$"
                           r"|\b(by|per|each|every|for each|across(?!\s+all\b)|which|what|rank|ranking|sort|compare|top\s*" + EN_NUM + r"|(?<!-)(?!one\b)" + EN_NUM
-                          + r")\s+([\w-]+\s+)?$|(?:^|[;:.!?]\s*|\bplease\s+)order\s+([\w-]+\s+)?$|,\s*order\s+(the|these|those|all|our)\s+([\w-]+\s+)?$", re.I)
+                          + r")\s+([\w-]+\s+)?$|\b(?:split|broken down|break (?:it |that )?down)\b[^.?!;:]{0,12}[:：]\s*$"
+                          r"|(?:^|[;:.!?]\s*|\bplease\s+)order\s+([\w-]+\s+)?$|,\s*order\s+(the|these|those|all|our)\s+([\w-]+\s+)?$", re.I)
 # "5 cities", "top 3 best-performing products", "order the regions by …" split (not ", order channel" in a list of
 # fields); "at least one item", "across all channels" (the total of all) and "tier-1 cities" (a value's name) do not
 

@@ -15,7 +15,8 @@ import re
 from dataclasses import replace
 
 from wenshu.semantic.bounds import is_bound, moved_totals, rebound
-from wenshu.semantic.counting import asked, distinct_counts, own_filter, rows_only
+from wenshu.semantic.counting import asked, own_filter, rows_only
+from wenshu.semantic.distinct import distinct_counts
 from wenshu.semantic.fields import named_fields
 from wenshu.semantic.paths import value_filters
 from wenshu.semantic.labels import label_words
@@ -117,7 +118,8 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
         filters = {did: f for did, f in filters.items() if did not in rest}
         update["filters"] = [*filters.values(), *bounds]
     split = [d for d in [*m.split, *rest, *joined] if kinds.get(d) == "category" and d not in previous.dimensions
-             and d not in gone]  # "across every refund reason": the whole again, not a split
+             and d not in gone  # "across every refund reason": the whole again, not a split
+             and not any(c.id != d and c.id in filters for c in model.conformed(d))]  # the twin its values filter
     alone = [d for d in m.dimensions if kinds.get(d) == "category" and d not in previous.dimensions and d not in m.values]
     terse = bool(previous.dimensions and re.fullmatch(WHAT_ABOUT, question.strip(), re.I))
     if not split and alone and terse:

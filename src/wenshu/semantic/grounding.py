@@ -27,7 +27,8 @@ from wenshu.semantic.attributes import attributes
 from wenshu.semantic.bounds import bound_table, carried, row_bounds
 from wenshu.semantic.members import counts_keys_of, in_asked_order, listed_members
 from wenshu.semantic.routes import reached
-from wenshu.semantic.counting import counted_keys, distinct_keys, free_count, keyed_counts, not_asked, restated
+from wenshu.semantic.counting import free_count, not_asked, restated
+from wenshu.semantic.distinct import counted_keys, distinct_keys, keyed_counts
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.listing import detail
 from wenshu.semantic.labels import in_said_order, label_words, not_the_measures_own

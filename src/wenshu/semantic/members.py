@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from wenshu.semantic.counting import keyed_counts
+from wenshu.semantic.distinct import keyed_counts
 from wenshu.semantic.fields import just_before, named_fields
 from wenshu.semantic.cues import SPLIT_BEFORE
 from wenshu.semantic.mentions import Mentions, cue

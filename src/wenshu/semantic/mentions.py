@@ -202,7 +202,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     own = [(s, e) for k, v in joint.hits.items() if k.startswith("record:") for s, e in v
            if any(s <= a and b <= e and b - a < e - s for a, b in inside)]
     dims = Spans.find(question, dim_words, metrics.spans() + value_spans + phrasing.spans(question) + own
-                      + ratios.per_counted_spans(model, question))  # 按时间倒序, 平均每个客户: no split
+                      + ratios.per_counted_spans(model, question)).echoed(question)  # 按时间倒序, 平均每个客户: no split
     records = Spans.find(question, {r.id: r.words() for r in model.records}, metrics.spans() + value_spans + dims.spans())
     bounded = blank(question, [(t.start, t.end) for t in thresholds(question)])
     many = (top_n(bounded) or 0) > 1 and cue("rank", bounded)  # "the top 5 tier-1 cities": five cities of the tier

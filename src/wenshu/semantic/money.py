@@ -47,6 +47,8 @@ def money_twins(measures: list[str], model: SemanticModel, question: str) -> lis
 # a verb of money made right after the rows counted ("mini-program orders generated the highest GMV", 订单贡献了)
 _MADE = r"\s*(?:that\s+|which\s+)?(?:generated|generate|brought\s+in|bring\s+in|made|earned|produced|contributed|drove" \
         r"|贡献了?|带来了?|产生了?|创造了?)"
+# the money spent on the rows, said before them ("spent more than ten thousand yuan on paid orders", 在付款订单上花了)
+_SPENT_ON = r"\b(?:spent|spend|spending|paid)\b[^.?!;,]{0,40}?\bon\s+(?:their\s+|the\s+|its\s+)?"
 
 
 def made_by_rows(measures: list[str], model: SemanticModel, question: str, words: dict[str, list[str]]) -> list[str]:
@@ -55,7 +57,8 @@ def made_by_rows(measures: list[str], model: SemanticModel, question: str, words
     by_id, money = {x.id: x for x in model.measures}, _money_measures(model)
     tables = {by_id[x].table.lower() for x in measures if x in by_id and by_id[x] in money}
     return [x for x in measures if not (x in by_id and by_id[x].agg == "count" and by_id[x].table.lower() in tables
-                                        and any(re.search(re.escape(w) + _MADE, question, re.I) for w in words.get(x, [])))]
+                                        and any(re.search(re.escape(w) + _MADE, question, re.I)
+                                                or re.search(_SPENT_ON + re.escape(w), question, re.I) for w in words.get(x, [])))]
 
 
 _BY_MONEY = r"金额|多少钱|按钱|\b(?:amount|money|value|revenue)\b"  # "改成按金额算", "switch to the amount"

@@ -1,7 +1,7 @@
 """The part each dimension named in a question plays: a split (one row per member), a name the answer keeps
 without splitting by it, what is counted, or only the kind of a value named just before it.
 
-- A split word just before the name (各, 按, 每个, by, per), a "which" before it or after it (哪个城市, 城市有哪些),
+- A split word just before the name (各, 按, 每个, by, per) or "each" just after it (城市各自, 城市分别), a "which" before it or after it (哪个城市, 城市有哪些),
   a superlative right before it (销售额最高的城市: one member) or a bound right before it (超过500的城市) split.
 - A name right after one of its own values ("华南大区", "tier 1 cities") is that value's kind, not a split,
   unless asked; "across all channels" is their total.
@@ -29,6 +29,7 @@ _ALL_BEFORE = re.compile(r"(所有|全部|全体|整个|全国)\s*$")  # "所有
 # an English superlative right before a value that stands before a kind ("the best-selling Apple product")
 _TOP = re.compile(r"\b(best|worst|top|most|least|highest|lowest|biggest|largest|smallest|cheapest|priciest)"
                   r"(?:[- ](?:selling|grossing|performing|rated|popular|expensive))?\s*$", re.I)
+_EACH_AFTER = re.compile(r"\s*(各自|分别|\s+each\b)")  # "西南那几个城市各自卖了多少", "the cities each": each member
 _COUNTED_AFTER = re.compile(r"\s*(一共|总共|共)?\s*(有|是)?\s*(多少|几)|\s*的?\s*总?(数量|个数|人数|数)(?!据|字|值)")
 
 
@@ -47,7 +48,7 @@ def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: di
     """Each named dimension's part (`dims`: where each is named; `values`, `value_spans`, `value_at`: the values
     named and where; `many`: a top N above one is asked)."""
     out = Roles()
-    if any(cue(c, question) for c in ("each", "versus", "share", "delta")):  # "北京上海的GMV分别是多少", "app vs web",
+    if any(cue(c, question) for c in ("each", "versus", "share", "delta", "apart", "these")):  # "北京上海的GMV分别是多少", "app vs web",
         # "男女的退款率差几个百分点": each member named, on its own row
         out.split += [d for d, codes in values.items() if len(codes) > 1]
     by_rank: list[str] = []
@@ -66,7 +67,9 @@ def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: di
             not question[s:e].isascii() or not question[s:e].endswith("s") for _, s, e in before)
         after_value = after_value and not ranked  # another dimension's value before its name ("Gold members"): by member
         split_word = any(SPLIT_BEFORE.search(question[:s]) for s, _ in at)
-        asked = any(WHICH_BEFORE.search(question[:s]) or WHICH_AFTER.match(question[e:]) for s, e in at)
+        each = any(_EACH_AFTER.match(question[e:]) for _, e in at)  # 华东城市分别: the cities of 华东 (华东大区分别: no)
+        asked = any(WHICH_BEFORE.search(question[:s]) or WHICH_AFTER.match(question[e:]) for s, e in at) \
+            or each and (bool(before) or not after_value)
         best = any(SUPERLATIVE_BEFORE.search(question[:s]) for s, _ in at)
         asked = asked or any(re.fullmatch(r"\s*[%％]?\s*的\s*", question[t.end:s]) and not _COUNTED_AFTER.match(question[e:])
                              for t in passed for s, e in at)  # 超过500的城市 (…的客户有多少位: counted)
@@ -93,6 +96,8 @@ def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: di
         by_rank = by_rank if len(out.split) > len(by_rank) else by_rank[1:]  # shoppers" ranks the items
         out.named = [d for d in out.named if d not in by_rank]
         out.split = [d for d in out.split if d not in by_rank]
+    said_at = {d: min([s for s, _ in [*dims.hits.get(d, []), *value_at.get(d, [])]], default=len(question)) for d in out.split}
+    out.split = sorted(dict.fromkeys(out.split), key=said_at.get)  # "每个渠道里，男的和女的各花了多少": by channel, then gender
     return out
 
 

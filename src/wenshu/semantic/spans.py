@@ -72,3 +72,22 @@ class Spans:
 
     def spans(self) -> list[tuple[int, int]]:
         return [s for v in self.hits.values() for s in v]
+
+    def echoed(self, question: str) -> Spans:
+        """A short name said again after a longer one it ends ("by membership tier with each tier's share",
+        "按城市等级看，每个等级…") names the longer one's entry, not another entry whose own word it is."""
+        q = question.casefold()
+        out = {k: list(v) for k, v in self.hits.items()}
+        for eid, spans in self.hits.items():
+            for s, e in spans:
+                short = q[s:e]
+                longer = next((k for k, v in out.items() if k != eid for a, b in v if _ends(q[a:b], short)), None)
+                if longer is not None:
+                    out[eid].remove((s, e))
+                    out[longer].append((s, e))
+        return Spans({k: v for k, v in out.items() if v}, self.others)
+
+
+def _ends(long: str, short: str) -> bool:
+    """`long` ends with the word `short` ("membership tier" with "tier", 城市等级 with 等级)."""
+    return len(long) > len(short) and long.endswith(short) and (not short.isascii() or not long[-len(short) - 1].isalnum())

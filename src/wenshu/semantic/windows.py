@@ -104,8 +104,13 @@ def question_window(question: str) -> Window | None:
                     or re.match(_BEFORE_THAT, question[at + len(windows[0].phrase):])):
         return Window(start=EARLIEST, end=start)  # "signed up before this year", 今年以前: everything before it
     tomorrow = evaluate(TimeWindow("", "date('now', '+1 day')", None))[0]
+    if re.fullmatch(_SOME_WEEKS, windows[0].phrase, re.I) and not explicit_grain(question):
+        return Window(start=tomorrow - (end - start), end=tomorrow)  # "近三周毛利率…": the 21 days to today
     return Window(start=start, end=min(end, tomorrow))
 
 
+# N weeks said plainly, with no trend by period: the last N times seven days, today included, as "the last N days";
+# the N complete weeks before this one where they are split by period or said whole (过去8个完整周, "full weeks")
+_SOME_WEEKS = r"(?:最近|近|过去)\s*[两二三四五六七八九十\d]{1,3}\s*个?(?:周|星期)|(?:the\s+)?(?:last|past)\s+(?:two|three|four|five|six|seven|eight|nine|ten|\d{1,3})\s+weeks"
 _BEFORE_IT = r"\b(?:before|prior to|earlier than)\s+$"
 _BEFORE_THAT = r"\s*(?:以前|之前)"
