@@ -81,6 +81,7 @@ def test_a_bound_on_a_total_no_plan_holds_is_left_to_free_sql(question):
     ("between ¥1,000 and ¥2,000", [("gte", 1000), ("lte", 2000)]),
     ("cities above half a million yuan", [("gt", 500_000)]), ("at least a quarter of a million", [("gte", 250_000)]),
     ("under three quarters of a million", [("lt", 750_000)]), ("over a million in sales", [("gt", 1_000_000)]),
+    ("orders above six and a half thousand yuan", [("gt", 6500)]), ("under two and a half million", [("lt", 2_500_000)]),
     ("at least one item", []), ("只下过一单的客户", [("eq", 1)]), ("正好3单", [("eq", 3)]), ("only once", [("eq", 1)]),
     ("只看前5单", []), ("只有5个城市", []),  # a top N and a statement, no bound
 ])  # fmt: skip

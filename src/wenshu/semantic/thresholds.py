@@ -43,6 +43,8 @@ _PARTS = {"a": 1, "one": 1, "half": 0.5, "a half": 0.5, "a quarter": 0.25, "one 
 _PART_OF = r"\b(" + "|".join(k.replace(" ", r"\s+") for k in sorted(_PARTS, key=len, reverse=True)) + \
     r")(?:\s+of)?(?:\s+an?)?\s+(million|thousand)\b"
 
+_AND_A_HALF = r"\b(" + "|".join(_WORDS) + r")\s+and\s+a\s+half\s+(thousand|million)\b"
+
 
 @dataclass(frozen=True)
 class Threshold:
@@ -84,8 +86,10 @@ def _digits(question: str) -> str:
     def pad(m: re.Match, value: int) -> str:
         return str(value).ljust(len(m.group(0))) if len(str(value)) <= len(m.group(0)) else m.group(0)
 
+    out = re.sub(_AND_A_HALF, lambda m: pad(m, round((_WORDS[m.group(1).lower()] + 0.5) * _SCALE[m.group(2).lower()])),
+                 question, flags=re.I)  # "four and a half thousand": 4500
     out = re.sub(_PART_OF, lambda m: pad(m, round(_PARTS[" ".join(m.group(1).lower().split())] * _SCALE[m.group(2).lower()])),
-                 question, flags=re.I)  # "three quarters of a million", "half a million", "a million": the number
+                 out, flags=re.I)  # "three quarters of a million", "half a million", "a million": the number
     out = re.sub(r"\b(" + "|".join(_WORDS) + r")\b", lambda m: pad(m, _WORDS[m.group(1).lower()]), out, flags=re.I)
     out = re.sub(r"\b(than|least|most|over) (once|twice)\b",
                  lambda m: f"{m.group(1)} {'1' if m.group(2).lower() == 'once' else '2'}".ljust(len(m.group(0))),
