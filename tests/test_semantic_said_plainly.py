@@ -60,7 +60,9 @@ def test_weeks_said_plainly_end_today_and_weeks_of_a_weekly_trend_are_whole():
 
 
 def test_a_trend_split_by_a_coded_dimension_keeps_its_members_in_their_order(demo_db_file):
-    got = rows(planned("weekly new customers by membership tier over the last 4 full weeks"), demo_db_file)
+    plan = planned("new customers by week and membership tier over the last 4 full weeks")  # the grain, then "and"
+    assert (plan.grain, plan.dimensions) == ("week", ["member_level"])
+    got = rows(plan, demo_db_file)
     assert [r[0] for r in got[:4]] == ["regular", "silver", "gold", "diamond"] and len({r[1] for r in got[:4]}) == 1
 
 

@@ -22,7 +22,7 @@ from dataclasses import replace
 
 from wenshu.semantic import counting, phrasing, ratios
 from wenshu.semantic.thresholds import thresholds
-from wenshu.semantic.grains import explicit_grain, per_period
+from wenshu.semantic.grains import GRAIN_WORDS, explicit_grain, per_period
 from wenshu.semantic.labels import label_spans, label_words, not_the_measures_own, qualifying_values
 from wenshu.semantic.cues import AND, COUNTED, CUES, EN, EN_NUM, IN_PERCENT, NOT_PERIOD, NUM, SPLIT_BEFORE, cue
 from wenshu.semantic.exclusions import left_out, left_out_words, the_rest
@@ -209,6 +209,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     roles = dimension_roles(model, question, dims, values, value_spans, value_at, many)
     named, split, counted, picked_one = roles.named, roles.split, roles.counted, roles.picked_one
     ends = {e for d in split for _, e in dims.hits.get(d, [])}  # "按城市和品类", "by channel and region": both
+    ends |= {g.end() for words in GRAIN_WORDS.values() for g in re.finditer(words, question, re.I)}  # "by week and tier"
     split += [d for d in named if d not in split and any(AND.fullmatch(question[e:s]) for s, _ in dims.hits[d] for e in ends if e <= s)]
     inside = [d for d in phrasing.split_inside(question, model, named_whole, SPLIT_BEFORE) if d not in named]
     named, split = named + inside, split + inside  # "各品牌销售额"
