@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from wenshu.knowledge import number_words
 from wenshu.knowledge.time_phrases import TimeWindow, evaluate, find_windows
 from wenshu.semantic.grains import explicit_grain
 from wenshu.semantic.mentions import CUES
@@ -111,6 +112,6 @@ def question_window(question: str) -> Window | None:
 
 # N weeks said plainly, with no trend by period: the last N times seven days, today included, as "the last N days";
 # the N complete weeks before this one where they are split by period or said whole (过去8个完整周, "full weeks")
-_SOME_WEEKS = r"(?:最近|近|过去)\s*[两二三四五六七八九十\d]{1,3}\s*个?(?:周|星期)|(?:the\s+)?(?:last|past)\s+(?:two|three|four|five|six|seven|eight|nine|ten|\d{1,3})\s+weeks"
+_SOME_WEEKS = r"(?:最近|近|过去)\s*[两二三四五六七八九十\d]{1,3}\s*个?(?:周|星期)|(?:the\s+)?(?:last|past)\s+(?:" + number_words.PATTERN + r"|\d{1,3})\s+weeks"
 _BEFORE_IT = r"\b(?:before|prior to|earlier than)\s+$"
 _BEFORE_THAT = r"\s*(?:以前|之前)"
