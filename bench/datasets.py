@@ -193,6 +193,20 @@
   turns, three of two) whose later turns are terse (那各自有几笔付了款？, 其中银卡会员那部分呢？, 和去年同月比呢，涨跌幅也算一下,
   "Split each week by membership tier.", "Same breakdown, only for what we delivered to Wuhan."); 24 Chinese, 16
   English, written by another helper (`bench/data/biz26_questions.yaml`), for development.
+- `biz27`: 40 business questions written blind in the style of the demo gold set's development half, a broad
+  mix with wordings and windows other than those of biz23's to biz26's headers: windows said other ways
+  (去年第三季度（7到9月）, 上个月中旬（11号到20号）, 去年12月25号圣诞节那天 against 前年圣诞节, 去年五一假期（5月1号到5号）, 去年上半年,
+  去年双十一之前那十天, 最近一百五十天, 过去120天, 这星期到今天 against 上星期同样几天, 最近12个完整的周, 去年3月到8月, 上周日, "the first
+  ten days of last month", "last year's Valentine's Day", "last Saturday", "the past thirty days" against "the thirty
+  days before that", "the last four complete quarters", "between July and September last year"), coupons saved,
+  traffic (UV per day and channel, conversion per month, GMV per unique visitor), registrations per home-city tier
+  and per month, a cohort without any order, refund rates per channel and city tier, shares of a total and inside a
+  filter, top and bottom N and the best seller of each region, 同比 / 环比 with growth % or points, distinct
+  customers and brands, trends by day, week, month and quarter, detail lists and bounds said in words (一千块, "nine
+  thousand", "fifty yuan"); five conversations (two of three turns, three of two) whose later turns are terse
+  (那毛利呢？也按品类算一下, 往前挪一个季度看看, 分渠道再看一下, "Now cut each channel by member level.", "Leave out the regular
+  members."); 24 Chinese, 16 English, written by another helper (`bench/data/biz27_questions.yaml`), for
+  development.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -231,7 +245,7 @@ DEMO_SETS = {"demo": ("gold", None), "demo_dev": ("gold", "dev"), "demo_test": (
              "biz20": ("biz20", None), "biz21": ("biz21", None),
              "biz22": ("biz22", None), "biz23": ("biz23", None),
              "biz24": ("biz24", None), "biz25": ("biz25", None),
-             "biz26": ("biz26", None)}
+             "biz26": ("biz26", None), "biz27": ("biz27", None)}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
          "biz_dev": "development", "biz2": "development", "biz3": "development", "para_en": "development",
          "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
@@ -244,7 +258,7 @@ ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_
          "biz17": "development", "biz18": "development", "biz19": "development",
          "biz20": "development", "biz21": "development", "biz22": "development",
          "biz23": "development", "biz24": "development",
-         "biz25": "development", "biz26": "development"}
+         "biz25": "development", "biz26": "development", "biz27": "development"}
 
 
 def role_of(set_name: str) -> str:
@@ -369,7 +383,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, half, source)
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, biz24, biz25, biz26, para_en or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, biz24, biz25, biz26, biz27, para_en or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)
