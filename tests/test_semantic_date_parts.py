@@ -103,3 +103,17 @@ def test_the_same_weekday_an_earlier_week_is_a_comparison_not_working_days():
     m = read(MODEL, "Paid orders today against the same weekday one week before")
     assert m.values == {} and m.compare == "week"
     assert read(MODEL, "weekday orders last month").values.get("day_type") == ["0"]
+
+
+def test_a_kind_of_day_of_refunds_is_the_refund_date_not_the_order_date(demo_db_file):
+    plan = planned("上个月周末一共退了多少钱")
+    assert plan.measures == ["refund_amount"]
+    sql = compile_plan(MODEL, plan, "sqlite", "zh").sql
+    assert '"refunds"."refund_date"' in sql.split("STRFTIME('%w'", 1)[1][:40]
+    with sqlite3.connect(demo_db_file) as db:
+        want = db.execute("SELECT ROUND(SUM(refund_amount), 2) FROM refunds WHERE refund_date >= ? AND refund_date < ? "
+                          "AND strftime('%w', refund_date) IN ('0', '6')",
+                          (plan.window.start.isoformat(), plan.window.end.isoformat())).fetchone()[0]
+        assert db.execute(sql).fetchall() == [(want,)]
+    orders = compile_plan(MODEL, planned("上个月周末的销售额"), "sqlite", "zh").sql
+    assert '"orders"."order_date"' in orders.split("STRFTIME('%w'", 1)[1][:40]

@@ -62,6 +62,13 @@ def own_order(d: Dimension) -> bool:
     return coded(d) or d.part == "hour_of_day"
 
 
+def hour_dimension(model: SemanticModel, measures: list[str]) -> str | None:
+    """The hour of the day a span of clock time filters: the one on a named measure's table, else the model's first."""
+    hours = [d for d in model.dimensions if d.part == "hour_of_day"]
+    tables = {x.table.lower() for x in model.measures if x.id in measures}
+    return next((d.id for d in hours if d.table.lower() in tables), hours[0].id if hours else None)
+
+
 def in_said_order(d: Dimension, values: list, question: str) -> list:
     """A filter's values in the order the question names them ("寄到北京的单子跟寄到上海的比": 北京, then 上海), so two
     set side by side come as said; a value not found keeps its place after those that are."""

@@ -20,10 +20,11 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from wenshu.knowledge.clock_hours import hours_said
 from wenshu.semantic import counting, phrasing, ratios
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.grains import GRAIN_WORDS, explicit_grain, per_period
-from wenshu.semantic.labels import label_spans, label_words, not_the_measures_own, qualifying_values
+from wenshu.semantic.labels import hour_dimension, label_spans, label_words, not_the_measures_own, qualifying_values
 from wenshu.semantic.cues import AND, COUNTED, CUES, EN, EN_NUM, IN_PERCENT, NOT_PERIOD, NUM, SPLIT_BEFORE, cue
 from wenshu.semantic.exclusions import left_out, left_out_words, the_rest
 from wenshu.semantic.ordinal import ranged
@@ -180,6 +181,11 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         value_at[d.id] = found.spans()
         if any(re.search(CUES["counted"], question[:s], re.I) for s, _ in found.spans()):
             counted_values.append(d.id)  # "how many diamond members": the members of a value are counted
+    clock, hour = hours_said(question), hour_dimension(model, metrics.ids())
+    if clock and hour:
+        values[hour] = [f"{h:02d}" for h in clock.hours]  # "晚上8点以后", "from 8 p.m. until midnight"
+        value_spans.append(clock.span)
+        value_at[hour] = [clock.span]
     values = not_the_measures_own(values, model, metrics.ids())
     by_column = {(d.table, d.column): d.id for d in model.dimensions if not d.part}
     q = question.casefold()
@@ -197,6 +203,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     excluded = left_out(question, named_at)  # "除了华东以外", "excluding the app channel"
     values = {d: v for d, v in values.items() if d not in the_rest(question, named_at, excluded)}  # 其他品类
     values, ranged_ids = ranged(question, model, values, value_at)  # "金卡及以上": the levels from gold up
+    ranged_ids += [hour] if clock and hour and hour in values else []  # a span of hours: one filter, no split
     dim_words = {d.id: d.words() for d in model.dimensions}
     inside = names  # "line items", 商品明细: the records, not the product ("items", 商品)
     own = [(s, e) for k, v in joint.hits.items() if k.startswith("record:") for s, e in v
@@ -206,7 +213,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     records = Spans.find(question, {r.id: r.words() for r in model.records}, metrics.spans() + value_spans + dims.spans())
     bounded = blank(question, [(t.start, t.end) for t in thresholds(question)])
     many = (top_n(bounded) or 0) > 1 and cue("rank", bounded)  # "the top 5 tier-1 cities": five cities of the tier
-    roles = dimension_roles(model, question, dims, values, value_spans, value_at, many)
+    roles = dimension_roles(model, question, dims, values, value_spans, value_at, many, tuple(ranged_ids))
     named, split, counted, picked_one = roles.named, roles.split, roles.counted, roles.picked_one
     ends = {e for d in split for _, e in dims.hits.get(d, [])}  # "按城市和品类", "by channel and region": both
     ends |= {g.end() for words in GRAIN_WORDS.values() for g in re.finditer(words, question, re.I)}  # "by week and tier"

@@ -44,13 +44,15 @@ class Roles:
 
 def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: dict[str, list[str]],
                     value_spans: list[tuple[int, int]], value_at: dict[str, list[tuple[int, int]]],
-                    many: bool) -> Roles:
+                    many: bool, together: tuple[str, ...] = ()) -> Roles:
     """Each named dimension's part (`dims`: where each is named; `values`, `value_spans`, `value_at`: the values
-    named and where; `many`: a top N above one is asked)."""
+    named and where; `many`: a top N above one is asked; `together`: dimensions whose values are one range said,
+    "金卡及以上", "晚上8点以后", split only when each is asked for)."""
     out = Roles()
     if any(cue(c, question) for c in ("each", "versus", "share", "delta", "apart", "these")):  # "北京上海的GMV分别是多少", "app vs web",
         # "男女的退款率差几个百分点": each member named, on its own row
-        out.split += [d for d, codes in values.items() if len(codes) > 1]
+        each = cue("each", question) or cue("apart", question)
+        out.split += [d for d, codes in values.items() if len(codes) > 1 and (each or d not in together)]
     by_rank: list[str] = []
     passed = thresholds(question)
     rows = {(r.table.lower(), r.columns[0]) for r in model.records if r.columns}  # dimensions that name records

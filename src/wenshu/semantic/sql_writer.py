@@ -130,9 +130,11 @@ class SqlWriter:
         return self.qualify(m.time, m.table, used)
 
     def reaching(self, d: Dimension, table: str) -> Dimension:
-        """`d`, or the dimension conforming to it that `table`'s rows reach (the traffic's channel for visitors)."""
+        """`d`, or the dimension conforming to it that `table`'s rows reach (the traffic's channel for visitors):
+        one on `table` itself first (周末 of refunds: the refund's date, not its order's)."""
         near = self.lookups.get(table.lower(), set()) | {table.lower()}
-        return next((c for c in self.model.conformed(d.id) if c.table.lower() in near), d)
+        twins = sorted(self.model.conformed(d.id), key=lambda c: c.table.lower() != table.lower())
+        return next((c for c in twins if c.table.lower() in near), d)
 
     def shown(self, d: Dimension, ref: str, keyed: bool = False) -> str:
         """A dimension's value as the answer shows it: codes as labels (1 = 一线), a key (`keyed`) as its name."""
