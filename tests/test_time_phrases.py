@@ -12,8 +12,8 @@ from wenshu.knowledge.time_phrases import evaluate, find_windows
 TOMORROW = "date('now', '+1 day')"
 QUESTIONS = [
     ("今天有多少单", ["今天"]), ("昨天的销售额", ["昨天"]), ("上周总共成交几单？", ["上周"]),
-    ("这周到目前为止呢", ["这周"]), ("上上周和上周比", ["上上周", "上周"]), ("上个月各大区", ["上个月"]),
-    ("上上个月呢", ["上上个月"]), ("本月至今", ["本月"]), ("上季度和本季度", ["上季度", "本季度"]),
+    ("这周到目前为止呢", ["这周到目前为止"]), ("上上周和上周比", ["上上周", "上周"]), ("上个月各大区", ["上个月"]),
+    ("上上个月呢", ["上上个月"]), ("本月至今", ["本月至今"]), ("上季度和本季度", ["上季度", "本季度"]),
     ("去年和前年", ["去年", "前年"]), ("今年以来每个月", ["今年"]), ("最近30天每天的UV", ["最近30天"]),
     ("近三个月", ["近三个月"]), ("最近十二个月的趋势", ["最近十二个月"]), ("前两周", ["前两周"]),
     ("orders yesterday vs today", ["yesterday", "today"]), ("GMV last week", ["last week"]),
@@ -248,3 +248,35 @@ def test_a_month_in_three_parts_and_a_day_of_a_shopping_festival():
     start, end = evaluate(find_windows("去年618那天卖了多少")[0])
     assert (start.month, start.day, (end - start).days) == (6, 18, 1)
     assert not find_windows("单价超过618元的商品")  # a price, no day
+
+
+@pytest.mark.parametrize(("said", "same_as"), [
+    ("最近一百二十天的退款", "最近120天的退款"), ("近两百天", "近200天"), ("过去一百零八天", "过去108天"),
+    ("最近一百五天", "最近150天"), ("the last three complete quarters", "最近3个季度"),
+    ("GMV for the past two quarters", "过去两个季度的GMV"), ("last year's fourth quarter", "去年第四季度"),
+    ("during the third quarter of last year", "去年三季度"), ("the 1st quarter of this year", "今年一季度"),
+    ("the 3rd of March last year", "去年3月3日"), ("9 June 2025", "2025年6月9日"),
+])  # fmt: skip
+def test_hundreds_in_chinese_counted_quarters_and_dates_said_day_first(said, same_as):
+    (got,), (expected,) = find_windows(said), find_windows(same_as)
+    assert evaluate(got) == evaluate(expected) and got.phrase in said
+
+
+def test_the_first_days_of_a_month_run_from_its_first_day():
+    for said, days, shift in (("上个月头七天", 7, -1), ("本月前3天的订单", 3, 0), ("the first twelve days of last month", 12, -1),
+                              ("last month's first 4 days", 4, -1)):
+        (got,) = find_windows(said)
+        start, end = evaluate(got)
+        month_start = evaluate(find_windows("上个月" if shift else "本月")[0])[0]
+        assert start == month_start and (end - start).days == days
+
+
+def test_a_sunday_of_last_week_before_a_noun_and_last_weekday_in_english():
+    (sunday,) = find_windows("上周日退款的订单")
+    start, end = evaluate(sunday)
+    assert start.weekday() == 6 and (end - start).days == 1
+    assert find_windows("上周日均访客")[0].phrase == "上周"  # 日均: a daily average of last week
+    today = evaluate(find_windows("今天")[0])[0]
+    (tuesday,) = find_windows("refunds last Tuesday")
+    start, end = evaluate(tuesday)
+    assert start.weekday() == 1 and 1 <= (today - start).days <= 7 and (end - start).days == 1

@@ -136,7 +136,9 @@ def _ranges(question: str) -> Found:
 def _dates(question: str) -> Found:
     found = []
     for pattern in (_CN_YEAR + rf"(?P<m>{_CN_NUM})\s*月\s*(?P<d>\d{{1,2}})\s*[日号]",
-                    rf"\b(?P<m>{_MONTH_NAMES})\b\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)" + _EN_YEAR):
+                    rf"\b(?P<m>{_MONTH_NAMES})\b\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)" + _EN_YEAR,
+                    _EN_YEARS_OWN + rf"\b(?:the\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH_NAMES})\b\.?"
+                    + _EN_YEAR):  # "the 14th of February", "14 Feb 2025"
         for m in re.finditer(pattern, question, flags=re.I):
             month, day = _month_of(m.group("m")), int(m.group("d"))
             if month and 1 <= day <= 31:
@@ -145,13 +147,19 @@ def _dates(question: str) -> Found:
     return found
 
 
+_EN_YEARS_OWN = r"(?:\b(?P<yw>this year|last year)'s\s+)?"  # "last year's second quarter"
+_EN_Q = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+
+
 def _quarters(question: str) -> Found:
     found = []
     for pattern in (_CN_YEAR + r"(?:第)?(?P<q>[一二三四1-4])\s*季度",
                     rf"(?:(?P<y>{_YEAR})\s*年?\s*|(?P<yw>今年|去年|前年)\s*(?:的)?\s*)?(?<![A-Za-z])Q(?P<q>[1-4])\b"
-                    + _EN_YEAR):
+                    + _EN_YEAR,
+                    _EN_YEARS_OWN + r"\b(?:the\s+)?(?P<q>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b"
+                    rf"(?:\s+of\s+(?:the\s+year\b|(?P<yw2>this year|last year)|(?P<y2>{_YEAR})\b))?"):
         for m in re.finditer(pattern, question, flags=re.I):
-            q = _CN_Q.get(m.group("q")) or int(m.group("q"))
+            q = _CN_Q.get(m.group("q")) or _EN_Q.get(m.group("q").lower()) or int(m.group("q"))
             start = _start(m, 3 * q - 2)
             found.append((m.start(), m.end(), start, f"date({start}, '+3 months')"))
     return found

@@ -30,7 +30,7 @@ from wenshu.knowledge import number_words
 from wenshu.knowledge.named_periods import named_periods
 
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_NUM = r"(\d+|[一二两三四五六七八九十]{1,3})"
+_NUM = r"(\d+|[一二两三四五六七八九十百零]{1,5})"
 _EN_NUM = r"(\d+|" + number_words.PATTERN + r")"
 _Q_START = "date('now', 'start of month', '-' || ((CAST(strftime('%m', 'now') AS INTEGER) - 1) % 3) || ' months')"
 
@@ -53,6 +53,13 @@ def _number(text: str) -> int | None:
         return said
     if text == "十":
         return 10
+    if "百" in text:  # 一百, 一百五十, 两百, 一百零五, 一百五 (a hundred and fifty)
+        hundreds, _, rest = text.partition("百")
+        lead = _CN_DIGITS.get(hundreds, 1) if len(hundreds) <= 1 else None
+        tail = _number(rest.lstrip("零")) if rest.lstrip("零") else 0
+        if lead is None or tail is None:
+            return None
+        return lead * 100 + (tail * 10 if len(rest) == 1 and tail < 10 else tail)
     if "十" in text:  # 十二, 二十, 二十四
         tens, _, ones = text.partition("十")
         return (_CN_DIGITS.get(tens, 1) if tens else 1) * 10 + (_CN_DIGITS.get(ones, 0) if ones else 0)
@@ -71,11 +78,16 @@ def _weeks(n: int) -> tuple[str, str]:
     return f"date('now', 'weekday 0', '-{7 * n + 6} days')", "date('now', 'weekday 0', '-6 days')"
 
 
+def _quarters(n: int) -> tuple[str, str]:
+    return f"date({_Q_START}, '-{3 * n} months')", _Q_START
+
+
 # (pattern, bounds) for fixed phrases; the first match at a position wins, longer phrases first.
 _TD = r"[\s-]+to[\s-]+date\b"  # "year to date", "year-to-date"
 _FULL = r"\b(?:the\s+)?(?:last|latest|previous|prior|most recent)\s+(?:full|complete|whole|finished|closed)\s+"
 _THE_ONE_BEFORE = r"\bthe %s before (?:this one|this|the current one)\b"  # "in the quarter before this one"
 _SINCE = r"(?:\bsince|\bfrom)\s+(?:the\s+)?(?:start|beginning)\s+of\s+"
+_TO_NOW = r"(?:(?:到|至)(?:今天|现在|目前|今日|当前)(?:为止)?|至今)"  # 这星期到今天: this week to date, one period
 _LAST_HALF = r"\b(?:the\s+)?(?:last|past|previous|prior)\s+(?:half[\s-]year|half\s+a\s+year)\b"
 _FIXED: list[tuple[str, tuple[str, str | None]]] = [
     (r"今天|今日|\btoday\b", ("date('now')", "date('now', '+1 day')")),
@@ -90,12 +102,13 @@ _FIXED: list[tuple[str, tuple[str, str | None]]] = [
      ("date('now', 'weekday 0', '-8 days')", "date('now', 'weekday 0', '-6 days')")),
     (r"本周末|这个?周末|\bthis weekend\b", ("date('now', 'weekday 0', '-1 days')", "date('now', 'weekday 0', '+1 day')")),
     (r"上周|上星期|上个星期|\blast week\b|\bprevious week\b|" + _FULL + "week|" + _THE_ONE_BEFORE % "week", _weeks(1)),
-    (r"本周|这周|这个?星期|本星期|\bthis week\b|\bweek" + _TD + r"|\bwtd\b|\bthe week so far\b",
+    (r"(?:本周|这周|这个?星期|本星期)" + _TO_NOW + r"|本周|这周|这个?星期|本星期|\bthis week\b|\bweek" + _TD
+     + r"|\bwtd\b|\bthe week so far\b",
      ("date('now', 'weekday 0', '-6 days')", None)),
     (r"上上个月|上上月|\bthe month before last\b", ("date('now', 'start of month', '-2 months')",
                                                  "date('now', 'start of month', '-1 month')")),
     (r"上个月|上月|\blast month\b|\bprevious month\b|" + _FULL + "month|" + _THE_ONE_BEFORE % "month", _months(1)),
-    (r"本月|这个月|当月|\bthis month\b|\bmonth" + _TD + r"|\bmtd\b|\b(?:the\s+)?month so far\b",
+    (r"(?:本月|这个月)" + _TO_NOW + r"|本月|这个月|当月|\bthis month\b|\bmonth" + _TD + r"|\bmtd\b|\b(?:the\s+)?month so far\b",
      ("date('now', 'start of month')", None)),
     # half a month: the 1st to the 15th, or the 16th to its end (上月前半月, 本月下半月, "the first half of last month")
     (r"(?:上个?月|上一个月)的?(?:前|上)半(?:个)?月|\bthe first half of last month\b",
@@ -140,8 +153,13 @@ _FIXED: list[tuple[str, tuple[str, str | None]]] = [
 # a day only before 的, a stop or 当天 (上周一共 is "last week in all", 上周五个城市 five cities; 上周一到周五 a range)
 _NOT_RANGE = r"(?=的|当天|那天|全天|[，。？！、,.?!;；:：\s]|$)"
 _WEEKDAYS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 7, "天": 7}
-_FIXED += [(rf"上个?(?:周|星期){c}{_NOT_RANGE}", (f"date('now', 'weekday 0', '-{14 - k} days')", f"date('now', 'weekday 0', '-{13 - k} days')"))
+_FIXED += [(rf"上个?(?:周|星期){c}{_NOT_RANGE if c != '日' else '(?!均|平均)'}",  # 上周日退款: Sunday's; 上周日均: daily
+            (f"date('now', 'weekday 0', '-{14 - k} days')", f"date('now', 'weekday 0', '-{13 - k} days')"))
            for c, k in _WEEKDAYS.items()]
+# "last Saturday" in English: the latest Saturday before today (on a Saturday, a week ago)
+_EN_WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
+_FIXED += [(rf"\blast\s+{day}\b", (f"date('now', '-7 days', 'weekday {k}')", f"date('now', '-7 days', 'weekday {k}', '+1 day')"))
+           for k, day in enumerate(_EN_WEEKDAYS)]
 _FIXED += [(rf"(?:本|这个?)(?:周|星期){c}{_NOT_RANGE}", (f"date('now', 'weekday 0', '-{7 - k} days')",
                                           f"date('now', 'weekday 0', '-{6 - k} days')" if k < 7 else "date('now', 'weekday 0', '+1 day')"))
            for c, k in _WEEKDAYS.items()]
@@ -170,9 +188,31 @@ _COUNTED: list[tuple[str, object]] = [
     (rf"{_LAST}{_EN_NUM}\s+{_KIND}(?:months?|mos?|mths?)\b", _months),  # "last 6 mos"
     (rf"\b{_EN_NUM}\s+{_KIND}months{_BEFORE_NOW}", _months),
     (rf"\b{_EN_NUM}\s+{_KIND}months{_JUST_DONE}|\b{_EN_NUM}{_RECENT}{_KIND}months\b", _months),
+    # the N complete quarters before this one, as the N complete months: 最近4个季度, "the last four complete quarters"
+    (rf"(?:最近|近|过去){_NUM}\s*个{_ZH_KIND}季度", _quarters),
+    (rf"{_LAST}{_EN_NUM}\s+{_KIND}quarters?\b", _quarters),
+    (rf"\b{_EN_NUM}\s+{_KIND}quarters{_JUST_DONE}|\b{_EN_NUM}{_RECENT}{_KIND}quarters\b", _quarters),
     # business shorthand: "L30D" / "L7D" the last 30 / 7 days, "L8W" the last 8 weeks, "L12M" the last 12 months
     (r"\bL(\d{1,4})D\b", _days), (r"\bL(\d{1,3})W\b", _weeks), (r"\bL(\d{1,3})M\b", _months),
 ]
+
+
+# the first N days of a month: 上个月前10天, 本月头两天, "the first ten days of last month", "last month's first 5 days"
+_MONTH_SAID = {r"上个?月|上一个月|\blast month": ", '-1 month'", r"本月|这个?月|\bthis month": ""}
+_FIRST_DAYS = [(rf"(?P<month>{said})的?(?:前|头|最初的?){_NUM}\s*(?:天|日)|\b(?:the\s+)?first\s+{_EN_NUM}\s+days\s+of\s+"
+                rf"(?:the\s+)?(?P<month2>{said})|(?P<month3>{said})'s\s+first\s+{_EN_NUM}\s+days\b", shift)
+               for said, shift in _MONTH_SAID.items()]
+
+
+def _first_days(question: str, said: str) -> list[tuple[int, int, TimeWindow]]:
+    out = []
+    for pattern, shift in _FIRST_DAYS:
+        for m in re.finditer(pattern, question, flags=re.I):
+            n = _number(next(g for g in m.groups()[1:] if g and not re.search(r"month|月", g, re.I)))
+            if n and 0 < n <= 31:
+                start = f"date('now', 'start of month'{shift})"
+                out.append((m.start(), m.end(), TimeWindow(said[m.start():m.end()], start, f"date({start}, '+{n} days')")))
+    return out
 
 
 def find_windows(question: str, dialect: str = "sqlite") -> list[TimeWindow]:
@@ -225,6 +265,7 @@ def _sqlite_windows(question: str) -> list[TimeWindow]:
             if n and 0 < n <= 3660:
                 found.append((m.start(), m.end(), TimeWindow(said[m.start():m.end()], *make(n))))
     found += [(s, e, TimeWindow(said[s:e], start, end)) for s, e, start, end in named_periods(question)]
+    found += _first_days(question, said)
     for pattern, (start, end) in _FIXED:
         for m in re.finditer(pattern, question, flags=re.I):
             found.append((m.start(), m.end(), TimeWindow(said[m.start():m.end()], start, end)))

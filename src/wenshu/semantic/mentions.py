@@ -33,7 +33,7 @@ from wenshu.semantic.routes import said_routes
 from wenshu.semantic.mentioned import Mentions
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.spans import Spans
-from wenshu.semantic.variants import apart, entry_words
+from wenshu.semantic.variants import apart, entry_words, possessive
 
 _CN = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 
@@ -204,12 +204,14 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     values = {d: v for d, v in values.items() if d not in the_rest(question, named_at, excluded)}  # 其他品类
     values, ranged_ids = ranged(question, model, values, value_at)  # "金卡及以上": the levels from gold up
     ranged_ids += [hour] if clock and hour and hour in values else []  # a span of hours: one filter, no split
-    dim_words = {d.id: d.words() for d in model.dimensions}
+    dim_words = {d.id: d.words() + [w for w in possessive(model, d.words())  # 城市的等级 (各商品的品类: each product's)
+                                    if not re.search(r"(?:各|每一?个?)\s*" + re.escape(w), question)] for d in model.dimensions}
     inside = names  # "line items", 商品明细: the records, not the product ("items", 商品)
     own = [(s, e) for k, v in joint.hits.items() if k.startswith("record:") for s, e in v
            if any(s <= a and b <= e and b - a < e - s for a, b in inside)]
-    dims = Spans.find(question, dim_words, metrics.spans() + value_spans + phrasing.spans(question) + own
+    dims = Spans.find(question, dim_words, metrics.spans() + value_spans + phrasing.spans(question) + own + dates
                       + ratios.per_counted_spans(model, question)).echoed(question)  # 按时间倒序, 平均每个客户: no split
+    # (nor a name inside a time phrase: 这星期, 上星期 name no day of the week)
     records = Spans.find(question, {r.id: r.words() for r in model.records}, metrics.spans() + value_spans + dims.spans())
     bounded = blank(question, [(t.start, t.end) for t in thresholds(question)])
     many = (top_n(bounded) or 0) > 1 and cue("rank", bounded)  # "the top 5 tier-1 cities": five cities of the tier

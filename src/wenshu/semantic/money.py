@@ -47,8 +47,9 @@ def money_twins(measures: list[str], model: SemanticModel, question: str) -> lis
 # a verb of money made right after the rows counted ("mini-program orders generated the highest GMV", 订单贡献了)
 _MADE = r"\s*(?:that\s+|which\s+)?(?:generated|generate|brought\s+in|bring\s+in|made|earned|produced|contributed|drove" \
         r"|贡献了?|带来了?|产生了?|创造了?)"
-# the money spent on the rows, said before them ("spent more than ten thousand yuan on paid orders", 在付款订单上花了)
-_SPENT_ON = r"\b(?:spent|spend|spending|paid)\b[^.?!;,]{0,40}?\bon\s+(?:their\s+|the\s+|its\s+)?"
+# the money of the rows, said before them ("spent more than ten thousand yuan on paid orders", "saved through coupons
+# on paid orders"): the rows the money is counted on
+_SPENT_ON = r"\bon\s+(?:their\s+|the\s+|its\s+|all\s+)?"
 
 
 def made_by_rows(measures: list[str], model: SemanticModel, question: str, words: dict[str, list[str]]) -> list[str]:

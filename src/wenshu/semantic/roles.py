@@ -25,6 +25,10 @@ from wenshu.semantic.spans import Spans
 from wenshu.semantic.thresholds import thresholds
 
 _WHOLE = re.compile(r"\bacross\s+all\s+(the\s+)?$", re.I)
+_EACH_BEFORE = re.compile(r"(?:各个?|每一?个|每一?种|各种|\b(?:each|every|for each))\s*$", re.I)  # ("placed by
+# diamond members": by whom, no split)
+_BY_BEFORE = re.compile(r"按照?[^，。？！,.?!；;按]{1,8}$")
+_BY_AFTER = re.compile(r"\s*(?:来|去)?(?:分|划分|拆|区分|分组|归类)")
 _ALL_BEFORE = re.compile(r"(所有|全部|全体|整个|全国)\s*$")  # "所有城市的销售额": their total, no split
 # an English superlative right before a value that stands before a kind ("the best-selling Apple product")
 _TOP = re.compile(r"\b(best|worst|top|most|least|highest|lowest|biggest|largest|smallest|cheapest|priciest)"
@@ -68,7 +72,8 @@ def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: di
         out.picked_one = out.picked_one or top and not many and all(  # product": one product of Apple's, the top one
             not question[s:e].isascii() or not question[s:e].endswith("s") for _, s, e in before)
         after_value = after_value and not ranked  # another dimension's value before its name ("Gold members"): by member
-        split_word = any(SPLIT_BEFORE.search(question[:s]) for s, _ in at)
+        split_word = any(SPLIT_BEFORE.search(question[:s]) or _BY_BEFORE.search(question[:s]) and _BY_AFTER.match(question[e:])
+                         for s, e in at)  # 按他们自己所在城市的等级分: 按 … 分 around the name
         each = any(_EACH_AFTER.match(question[e:]) for _, e in at)  # 华东城市分别: the cities of 华东 (华东大区分别: no)
         asked = any(WHICH_BEFORE.search(question[:s]) or WHICH_AFTER.match(question[e:]) for s, e in at) \
             or each and (bool(before) or not after_value)
@@ -77,6 +82,8 @@ def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: di
                              for t in passed for s, e in at)  # 超过500的城市 (…的客户有多少位: counted)
         out.picked_one, asked = out.picked_one or best, asked or best
         whole = all(_WHOLE.search(question[:s]) for s, _ in at)  # "across all channels": their total
+        led = bool(before) and all(_EACH_BEFORE.search(question[:vs]) for vs, _, _ in before)  # "each 手机数码 brand"
+        split_word, asked = split_word or led, asked or led
         if (after_value or whole) and not asked:
             continue  # "华南大区", "tier 1 cities": the name of the value's own kind, not a split ("which Apple product" is)
         if all(re.search(CUES["counted"], question[:s], re.I) for s, _ in at):

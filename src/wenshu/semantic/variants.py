@@ -183,8 +183,11 @@ def apart(model: SemanticModel, question: str, taken: list[tuple[int, int]],
     tail = _ASKED_AFTER if asked else ""
     for x, a, noun in _acts(model):
         n = re.escape(noun)
+        # or asked later in the count's own unit ("新注册的会员，按城市等级分，每档有多少人")
+        later = rf"(?=.*?(?:多少|几)\s*(?:个|位|名)?\s*{re.escape(x.unit)}(?![\u4e00-\u9fff]))" if asked and x.unit else None
         for m in [*re.finditer(rf"({a})(?:了|过)?[^，。？！,.?!\s]{{0,12}}?的({n}{tail})", question),
-                  *re.finditer(rf"((?:多少|几)(?:个|位|名)?{n})[^，。？！,.?!\s没未不]{{0,6}}?({a})", question)]:
+                  *re.finditer(rf"((?:多少|几)(?:个|位|名)?{n})[^，。？！,.?!\s没未不]{{0,6}}?({a})", question),
+                  *(re.finditer(rf"({a})(?:了|过)?[^，。？！,.?!\s]{{0,12}}?的({n}){later}", question) if later else [])]:
             spans = [m.span(1), m.span(2)]
             if _NEGATED.search(question[:m.start()]):  # 没有下单的客户: the act not done, not this count
                 continue
@@ -192,3 +195,12 @@ def apart(model: SemanticModel, question: str, taken: list[tuple[int, int]],
                 used += spans
                 out.setdefault(x.id, []).extend(spans)
     return out
+
+
+def possessive(model: SemanticModel, words: list[str]) -> list[str]:
+    """城市等级 -> 城市的等级, 商品品类 -> 商品的品类: a Chinese name that begins with another entry's name of two
+    characters or more, said with 的 between that name and the rest (两个字以上)."""
+    heads = {w for e in [*model.records, *model.dimensions] for w in e.words() if w and len(w) >= 2 and _CJK.match(w)}
+    return [f"{w[:n]}的{w[n:]}" for w in words if all(_CJK.match(c) for c in w)
+            for n in range(2, len(w) - 1) if w[:n] in heads and w[n] != "的"]
+

@@ -18,8 +18,9 @@ from wenshu.semantic.plan import EARLIEST, Window
 
 # "The period before" in a follow-up: the previous answer's window, one period earlier ("上周的销售额" ->
 # "那前一周呢" is the week before last week, not last week again).
-BEFORE = (r"前一(?:周|个?星期|个?月|天|日|个?季度|年)|(?:再往前推?|[更再]早(?:的|那)?)一?(?:周|个?星期|个?月|天|个?季度|年)|"
-          r"\bthe (?:week|month|day|quarter|year) before\b|\b(?:a|one) (?:week|month|day|quarter|year) (?:earlier|before)\b")
+BEFORE = (r"前一(?:周|个?星期|个?月|天|日|个?季度|年)|(?:再?往前[推挪移]?|[更再]早(?:的|那)?)一?(?:周|个?星期|个?月|天|个?季度|年)|"
+          r"\bthe (?:week|month|day|quarter|year) before\b|\b(?:a|one) (?:week|month|day|quarter|year) (?:earlier|before)\b"
+          r"|\b(?:move|shift|go|step)\s+(?:it\s+|that\s+)?back\s+(?:a|one)\s+(?:week|month|day|quarter|year)\b")
 
 # "The same time last year" in a follow-up: the previous answer's window a year earlier, not the whole of last year
 A_YEAR_BEFORE = (r"去年(?:的)?(?:这个?时候|这时候|此时|这段时间|同一时间)|\b(?:this|that|the same) time (?:last|a) year\b"
@@ -103,11 +104,39 @@ def question_window(question: str) -> Window | None:
     at = question.find(windows[0].phrase)
     if at >= 0 and (re.search(_BEFORE_IT, question[:at], re.I)
                     or re.match(_BEFORE_THAT, question[at + len(windows[0].phrase):])):
-        return Window(start=EARLIEST, end=start)  # "signed up before this year", 今年以前: everything before it
+        return restated(question, Window(start=EARLIEST, end=start))  # "signed up before this year", 今年以前
     tomorrow = evaluate(TimeWindow("", "date('now', '+1 day')", None))[0]
     if re.fullmatch(_SOME_WEEKS, windows[0].phrase, re.I) and not explicit_grain(question):
         return Window(start=tomorrow - (end - start), end=tomorrow)  # "近三周毛利率…": the 21 days to today
-    return Window(start=start, end=min(end, tomorrow))
+    return restated(question, Window(start=start, end=min(end, tomorrow)))
+
+
+_ASIDE = re.compile(r"[（(]([^（）()]{2,40})[）)]")
+_DAYS_SAID = re.compile(r"\d|[一二三四五六七八九十]\s*[月号日]|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.I)
+_LEFT_OUT = re.compile(r"不含|不包括|不算|除了?|\b(?:excluding|not including|except|without)\b", re.I)
+_YEAR_WORD = re.compile(r"今年|去年|前年|\b(?:this|last) year\b|\b(?:19|20)\d{2}\b", re.I)
+
+
+def restated(question: str, window: Window) -> Window:
+    """A period said again in brackets, inside the one said before them or right after it ("去年五一假期（5月1号到5号）",
+    "双十一之前那十天（11月1号到10号）", "last year's Christmas Eve (the 24th of December)"): the bracketed days, in the year
+    said before them when they name none; else `window`."""
+    for m in _ASIDE.finditer(question):
+        inner, year = m.group(1), _YEAR_WORD.findall(question[:m.start()])
+        if not _DAYS_SAID.search(inner) or _LEFT_OUT.search(inner):
+            continue  # "（不含本周）" leaves a period out; only days said as dates restate one
+        if year and not _YEAR_WORD.search(inner):
+            inner = f"{inner} {year[-1]}" if year[-1].isascii() else year[-1] + inner
+        found = find_windows(inner, "sqlite")
+        if not found:
+            continue
+        start, end = evaluate(found[0])
+        said = find_windows(question[:m.start()], "sqlite")
+        right_after = bool(said) and len(question[question.rfind(said[-1].phrase) + len(said[-1].phrase):m.start()].strip()) <= 6
+        inside = window.start <= start and end <= window.end
+        if (inside or right_after) and (start, end) != (window.start, window.end):  # "Christmas Eve (the 24th …)"
+            return Window(start=start, end=end)
+    return window
 
 
 # N weeks said plainly, with no trend by period: the last N times seven days, today included, as "the last N days";
