@@ -74,6 +74,8 @@ PLANS = [
     {"measures": ["buyers"], "dimensions": ["member_level"], "window": YEAR_AGO,  # the year's buyers with no paid
      "presence": [{"measure": "paid_orders", "window": WINDOW}]},  # order last month (one table inside and out)
     {"measures": ["new_customers"], "presence": [{"measure": "refund_count", "has": True}]},  # refunded, via orders
+    {"measures": ["item_sales"], "dimensions": ["category", "brand"], "window": YEAR_AGO, "order": "desc", "limit": 2,
+     "limit_per": True},  # the top two in each group
 ]
 
 

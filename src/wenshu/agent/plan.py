@@ -63,7 +63,7 @@ def fill_schema(model: SemanticModel) -> dict:
     the model is not asked for them: fewer tokens to write, nothing to overrule."""
     schema = plan_schema(model)
     for key in ("window", "compare", "share", "order", "records", "per", "by_change", "difference", "having", "count_members",
-                "value_too", "share_within"):
+                "value_too", "share_within", "limit_per"):
         schema["properties"].pop(key, None)
     return schema
 

@@ -74,8 +74,12 @@ def chips(view: PlanView) -> list[dict]:
         low, moved = p.order == "asc", p.ranked_by_change()  # moved: the N that fell (rose) most
         label = pick(lang, f"{('largest fall' if low else 'largest rise') if moved else ('bottom' if low else 'top')} {p.limit}",
                      f"{('降幅最大' if low else '增幅最大') if moved else ('后' if low else '前')} {p.limit}")
+        if p.limit_per and len(p.dimensions) == 2:  # "每个大区最畅销的商品": the top N in each region
+            group = view.name(p.dimensions[0])
+            label = pick(lang, f"{label} in each {group}", f"每个{group}{label}")
         out.append({"kind": "top", "id": "top", "label": label,
-                    "remove": plan_with(limit=None, order=None, order_by=None, by_change=False), "options": []})
+                    "remove": plan_with(limit=None, order=None, order_by=None, by_change=False, limit_per=False),
+                    "options": []})
     return out
 
 

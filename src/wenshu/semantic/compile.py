@@ -183,6 +183,10 @@ class Compiler(SqlWriter):
             raw = [f"{self.value(mt, 'm', False)} AS r{i}" for i, mt in enumerate(metrics)]  # the gap of exact values
             body, columns = paired(self, sql, f"SELECT {', '.join(select + raw)} FROM {source}", metrics, *pair)
             return Compiled(self.pretty(body), columns, self.dialect)
+        if plan.limit_per and plan.limit and len(self.keys_dims) == 2 and not plan.having and not plan.grain:
+            from wenshu.semantic.per_group import top_in_each  # "每个大区最畅销的商品": the top N in each region
+
+            return Compiled(self.pretty(top_in_each(self, sql, select, columns, source, metrics)), columns, self.dialect)
         sql += f" SELECT {', '.join(select)} FROM {source}" + self.having(metrics) + self.ordering(metrics)
         return Compiled(self.pretty(sql), columns, self.dialect)
 

@@ -56,7 +56,7 @@ CUES = {
              r"|\bslices?\b|\baccount(s|ed)? for\b|\bcontribut(e|es|ed|ion|ions)\b|\bmix\b|\bmakes? up\b"
              r"|\bhow much of (\S+\s+){0,4}?(was|were|is|are|came from|comes? from)\b",
     "rank": r"前\s*" + NUM + r"\s*(名|个|位|家|款|大|的|是|$)" + NOT_PERIOD + "|(?<!平均)(?<![每同某任这那])" + NUM + COUNTED
-            + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差)"
+            + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差|畅销|热销|受欢迎)"
             r"|排名|排行|垫底|拖后腿|(?<!at )\bmost(?! recent\b)|(?<!at )\b(highest|lowest|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest"
             r"|biggest|strongest|weakest|thinnest|slimmest|poorest|cheapest|top-selling|best-selling)\b",  # "at least one": a condition
     # every member ranked, none cut ("Rank all of them", "give me all three, best first", 全部排一下)

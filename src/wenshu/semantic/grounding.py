@@ -38,6 +38,7 @@ from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.money import made_by_rows, money_of_rows, money_twins
 from wenshu.semantic.phrasing import averaged_over, backed, backs, said_outside_fields
 from wenshu.semantic.paths import measure_tables, reachable, reaches, value_filters
+from wenshu.semantic.per_group import in_each
 from wenshu.semantic.plan import Filter, QueryPlan
 from wenshu.semantic.ranked_by import ranked_by
 from wenshu.semantic.ratios import asks_amount, share_of_whole
@@ -54,10 +55,9 @@ class Grounded:
 
 
 def _measures(plan: QueryPlan, m: Mentions, model: SemanticModel, question: str) -> list[str]:
-    """The named measures; for a word two measures share, the one the model chose, else the first declared.
-    When the question names none, the one of the model's choices stays whose names the question says most
-    of ("新注册用户" for 注册用户数, "customers ... bought" for customers who bought): the model read it, and
-    the words back it up."""
+    """The named measures; for a word two measures share, the one the model chose, else the first declared. When
+    the question names none, the one of the model's choices stays whose names the question says most of ("新注册用户"
+    for 注册用户数, "customers ... bought" for customers who bought): the model read it, and the words back it up."""
     named = [next((x for x in plan.measures if x in m.alternatives.get(n, [])), n) for n in m.measures]
     named = named or money_of_rows(m, model, question) or [x for x in plan.measures if x in m.near_measures]
     per_member = {k.id for d in m.split for k in keyed_counts(model, d)}  # buyers split by customer: 1 each
@@ -265,6 +265,8 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
     if m.rank and not dims and not grain:
         return Grounded(None, "a ranked list of records, not a measure by a dimension: free SQL answers", dropped)
     ranked = m.rank and bool(dims or grain)
+    if groups := in_each(model, question, dims) if ranked and m.limit and not grain and not bounded.having else None:
+        dims = [groups, *(d for d in dims if d != groups)]  # "每个大区最畅销的商品": the top one in each region
     share = m.share and bool(dims or grain or filters or bounds or m.compare == "none")  # a total against an earlier
     if share and not dims and (whole := share_of_whole(model, measures)):  # period "in %": its growth (each month's too)
         part = [x for x in measures if asks_amount(m.measure_words, question)  # "回头客有多少人，占…百分之几": and
@@ -282,6 +284,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
                           and asks_amount(m.measure_words, question)),
         "share_within": within if share else [],
         "limit": (m.limit or (None if cue("ordered", question) else plan.limit)) if ranked and not every else None,
+        "limit_per": bool(groups) and not every,
         "order": oriented(m, model, order_by or measures[0]) if ranked else None,
         "order_by": order_by if ranked else None,
         "by_change": bool(m.by_change and ranked and not grain and compare != "none"),

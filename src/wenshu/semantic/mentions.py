@@ -54,7 +54,7 @@ def top_n(question: str) -> int | None:
     for pat in (r"\b(?:which|what)\s+" + EN_NUM + r"\s+[a-z]",
                 r"(?:前|后)\s*" + NUM + r"\s*(?:名|个|位|家|款|大|的|是|$)" + NOT_PERIOD,
                 r"(?<![a-z])(?:top|bottom)\s*" + EN_NUM, r"(?<![同某每任])" + NUM + COUNTED,  # "Top10"; 同一个: no N
-                r"\b" + EN_NUM + r"\s+(?:most|least|highest|lowest|largest|smallest|biggest|best|worst)\b",
+                r"\b" + EN_NUM + r"\s+(?:top|most|least|highest|lowest|largest|smallest|biggest|best|worst)\b",
                 r"\b(?:highest|lowest|largest|smallest|biggest|best|worst)\s+(\d{1,3}|" + "|".join(EN) + r")\b(?!\s*%)",
                 r"\b(?:the\s+)?" + EN_NUM + r"\s+(?:[\w-]+\s+){0,2}?(?:with|by|that|which|whose|where|who)\b"):
         m = re.search(pat, question, re.I)

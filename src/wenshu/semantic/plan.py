@@ -100,6 +100,8 @@ class QueryPlan(BaseModel):
     # by side in one row and the gap between them ("华东和华南各卖了多少，差了多少": `pair`)
     difference: bool = False
     limit: int | None = Field(None, ge=1, le=10_000)
+    # the limit is the top N of the second dimension within each member of the first ("每个大区最畅销的商品")
+    limit_per: bool = False
     # the lookups its dimensions are reached through where the question says which ("live in": the customers'
     # city, not the orders' delivery city): relationships' `from` columns (`semantic.routes`); never the model's
     via: list[str] = Field(default_factory=list)
