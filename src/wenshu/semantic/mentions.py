@@ -209,9 +209,9 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     inside = names  # "line items", 商品明细: the records, not the product ("items", 商品)
     own = [(s, e) for k, v in joint.hits.items() if k.startswith("record:") for s, e in v
            if any(s <= a and b <= e and b - a < e - s for a, b in inside)]
+    # 按时间倒序, 平均每个客户: no split; a time phrase names no dimension (这星期, 上星期: no day of the week)
     dims = Spans.find(question, dim_words, metrics.spans() + value_spans + phrasing.spans(question) + own + dates
-                      + ratios.per_counted_spans(model, question)).echoed(question)  # 按时间倒序, 平均每个客户: no split
-    # (nor a name inside a time phrase: 这星期, 上星期 name no day of the week)
+                      + ratios.per_counted_spans(model, question)).echoed(question)
     records = Spans.find(question, {r.id: r.words() for r in model.records}, metrics.spans() + value_spans + dims.spans())
     bounded = blank(question, [(t.start, t.end) for t in thresholds(question)])
     many = (top_n(bounded) or 0) > 1 and cue("rank", bounded)  # "the top 5 tier-1 cities": five cities of the tier

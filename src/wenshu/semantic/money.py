@@ -49,7 +49,7 @@ _MADE = r"\s*(?:that\s+|which\s+)?(?:generated|generate|brought\s+in|bring\s+in|
         r"|贡献了?|带来了?|产生了?|创造了?)"
 # the money of the rows, said before them ("spent more than ten thousand yuan on paid orders", "saved through coupons
 # on paid orders"): the rows the money is counted on
-_SPENT_ON = r"\bon\s+(?:their\s+|the\s+|its\s+|all\s+)?"
+_ON_ROWS = r"\bon\s+(?:their\s+|the\s+|its\s+|all\s+)?"
 
 
 def made_by_rows(measures: list[str], model: SemanticModel, question: str, words: dict[str, list[str]]) -> list[str]:
@@ -59,7 +59,7 @@ def made_by_rows(measures: list[str], model: SemanticModel, question: str, words
     tables = {by_id[x].table.lower() for x in measures if x in by_id and by_id[x] in money}
     return [x for x in measures if not (x in by_id and by_id[x].agg == "count" and by_id[x].table.lower() in tables
                                         and any(re.search(re.escape(w) + _MADE, question, re.I)
-                                                or re.search(_SPENT_ON + re.escape(w), question, re.I) for w in words.get(x, [])))]
+                                                or re.search(_ON_ROWS + re.escape(w), question, re.I) for w in words.get(x, [])))]
 
 
 _BY_MONEY = r"金额|多少钱|按钱|\b(?:amount|money|value|revenue)\b"  # "改成按金额算", "switch to the amount"

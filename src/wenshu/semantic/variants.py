@@ -199,7 +199,7 @@ def apart(model: SemanticModel, question: str, taken: list[tuple[int, int]],
 
 def possessive(model: SemanticModel, words: list[str]) -> list[str]:
     """城市等级 -> 城市的等级, 商品品类 -> 商品的品类: a Chinese name that begins with another entry's name of two
-    characters or more, said with 的 between that name and the rest (两个字以上)."""
+    characters or more, said with 的 between that name and the rest."""
     heads = {w for e in [*model.records, *model.dimensions] for w in e.words() if w and len(w) >= 2 and _CJK.match(w)}
     return [f"{w[:n]}的{w[n:]}" for w in words if all(_CJK.match(c) for c in w)
             for n in range(2, len(w) - 1) if w[:n] in heads and w[n] != "的"]
