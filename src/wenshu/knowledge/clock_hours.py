@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 
 from wenshu.knowledge import number_words
+from wenshu.knowledge.time_phrases import _number  # numbers read as the time phrases read them
 
-_CN = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _LATE = "下午|午后|傍晚|晚上|晚间|夜里|夜间|半夜|深夜"  # the hours after noon: 8 is 20
 _EARLY = "凌晨|清晨|早上|早晨|上午|中午"
 _ZH_PART = rf"(?P<{{p}}>{_LATE}|{_EARLY})?"
@@ -47,19 +47,6 @@ _AS_OF = re.compile(r"(?:截至|截止|截止到|as of|up to|by)\s*$", re.I)
 class ClockHours:
     hours: tuple[int, ...]  # 0 .. 23, in the order of the day from the span's start
     span: tuple[int, int]
-
-
-def _number(text: str) -> int | None:
-    if text.isdigit():
-        return int(text)
-    if (n := number_words.value(text)) is not None:
-        return n
-    if all(c in _CN for c in text):
-        tens, ten, ones = text.partition("十")
-        if ten:
-            return (_CN[tens] if tens else 1) * 10 + (_CN[ones] if ones else 0)
-        return _CN[text] if len(text) == 1 else None
-    return None
 
 
 def _time(m: re.Match, side: str) -> tuple[int, int, str] | None:
