@@ -207,6 +207,20 @@
   (那毛利呢？也按品类算一下, 往前挪一个季度看看, 分渠道再看一下, "Now cut each channel by member level.", "Leave out the regular
   members."); 24 Chinese, 16 English, written by another helper (`bench/data/biz27_questions.yaml`), for
   development.
+- `biz28`: 40 business questions written blind in the style of the demo gold set's development half, a broad
+  mix of ordinary everyday questions worded naturally, with wordings and windows other than those of biz23's to
+  biz27's headers: windows said other ways (去年11月一整月, 近20天, 上周五 and 那周的周六, 上周三, 去年5月20号那天, 去年七八月份两个月加起来,
+  过去十个完整自然周, 最近9个月, 上个月逐日看, "the past 28 days", "October last year" against September, "the 1st of this
+  month", "from the 16th of last month to its final day", "the past eighteen complete months", "the last 25 days",
+  "the last 12 days"), totals and counts per member, averages per order and per customer, rates (refund rate per
+  membership tier and channel, 退货率 per month, 毛利率 per channel, daily mini-program conversion), shares of a total
+  and inside a filter, top and bottom N, a member's rank, "is X more than Y", 同比 / 环比 with growth, trends by day,
+  week and month, distinct customers, detail lists with a few named columns, members with nothing (categories
+  without a sale, cities without a web order), two filters mixed, measures named by synonyms (营业额, 成交额, 下单量, 客单,
+  退货率, takings, sales volume, basket size, order count) and bounds said in words (两千块, "six thousand yuan"); five
+  conversations (two of three turns, three of two) whose later turns are terse (各区客单又是多少？, 只算App渠道下的单呢,
+  换成那周的周六看看, "Now cut it by sales channel too.", "Drop the web orders from that."); 24 Chinese, 16 English,
+  written by another helper (`bench/data/biz28_questions.yaml`), for development.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -245,7 +259,8 @@ DEMO_SETS = {"demo": ("gold", None), "demo_dev": ("gold", "dev"), "demo_test": (
              "biz20": ("biz20", None), "biz21": ("biz21", None),
              "biz22": ("biz22", None), "biz23": ("biz23", None),
              "biz24": ("biz24", None), "biz25": ("biz25", None),
-             "biz26": ("biz26", None), "biz27": ("biz27", None)}
+             "biz26": ("biz26", None), "biz27": ("biz27", None),
+             "biz28": ("biz28", None)}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
          "biz_dev": "development", "biz2": "development", "biz3": "development", "para_en": "development",
          "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
@@ -258,7 +273,8 @@ ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_
          "biz17": "development", "biz18": "development", "biz19": "development",
          "biz20": "development", "biz21": "development", "biz22": "development",
          "biz23": "development", "biz24": "development",
-         "biz25": "development", "biz26": "development", "biz27": "development"}
+         "biz25": "development", "biz26": "development", "biz27": "development",
+         "biz28": "development"}
 
 
 def role_of(set_name: str) -> str:
@@ -383,7 +399,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, half, source)
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, biz24, biz25, biz26, biz27, para_en or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, biz24, biz25, biz26, biz27, biz28, para_en or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)
