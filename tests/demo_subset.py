@@ -76,6 +76,8 @@ PLANS = [
     {"measures": ["new_customers"], "presence": [{"measure": "refund_count", "has": True}]},  # refunded, via orders
     {"measures": ["item_sales"], "dimensions": ["category", "brand"], "window": YEAR_AGO, "order": "desc", "limit": 2,
      "limit_per": True},  # the top two in each group
+    {"measures": ["gmv"], "dimensions": ["city_tier"], "window": YEAR_AGO, "rank_of": True,
+     "filters": [{"dimension": "city_tier", "values": ["二线"]}]},  # one member's rank among all
 ]
 
 

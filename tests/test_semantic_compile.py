@@ -108,7 +108,7 @@ def test_ratios_filters_by_label_and_coded_dimensions(sqlite_url):
         AND order_date < '{WINDOW['end']}'""")
     assert same(rows, expected)
     cols, rows = run(sqlite_url, {"measures": ["all_orders"], "dimensions": ["order_status"], "window": WINDOW})
-    assert cols == ["订单状态", "下单量"] and {r[0] for r in rows} <= {"待支付", "已支付", "已取消", "已退款"}
+    assert cols == ["订单状态", "全部订单数"] and {r[0] for r in rows} <= {"待支付", "已支付", "已取消", "已退款"}
 
 
 def test_a_comparison_puts_the_earlier_period_and_the_growth_side_by_side(sqlite_url):

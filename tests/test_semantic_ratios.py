@@ -91,7 +91,7 @@ def test_a_unit_after_每_without_an_average_names_no_ratio():
     ("what proportion of settled orders were refunded orders last month", ["refund_rate"], False),
     ("cancelled orders: share by channel", ["cancelled_orders"], True),  # split: a share of each channel
     ("what share of GMV came from the app", ["gmv"], True),  # GMV / orders is money, not a percentage
-    ("paid orders as a share of visitors", ["paid_orders", "uv"], True),  # not one table's rows: no part of a whole
+    ("paid orders as a share of visitors", ["conversion_rate"], False),  # the whole named too: the rate of the two
 ])  # fmt: skip
 def test_a_share_of_a_whole_with_no_split_is_the_percentage_ratio_of_the_part(question, measures, share):
     plan = grounded(question)

@@ -280,3 +280,43 @@ def test_a_sunday_of_last_week_before_a_noun_and_last_weekday_in_english():
     (tuesday,) = find_windows("refunds last Tuesday")
     start, end = evaluate(tuesday)
     assert start.weekday() == 1 and 1 <= (today - start).days <= 7 and (end - start).days == 1
+
+
+@pytest.mark.parametrize(("said", "first", "days", "shift"), [
+    ("本月2号的退款", 2, 1, 0), ("上个月20号那天卖了多少", 20, 1, -1), ("上月8日至17日的订单", 8, 10, -1),
+    ("这个月3号到9号", 3, 7, 0), ("GMV on the 5th of last month", 5, 1, -1), ("this month's 2nd", 2, 1, 0),
+    ("between the 4th and the 12th of last month", 4, 9, -1),
+])  # fmt: skip
+def test_days_of_last_or_this_month_said_by_their_dates(said, first, days, shift):
+    (got,) = find_windows(said)
+    start, end = evaluate(got)
+    month_start = evaluate(find_windows("上个月" if shift else "本月")[0])[0]
+    assert start.day == first and start.month == month_start.month and (end - start).days == days
+
+
+@pytest.mark.parametrize("said", ["上个月21号到月底的销售额", "from the 21st of last month to its last day", "上月21日至月末"])
+def test_a_day_of_last_month_to_its_end_runs_to_the_month_end(said):
+    (got,) = find_windows(said)
+    start, end = evaluate(got)
+    assert start.day == 21 and end == evaluate(find_windows("上个月")[0])[1]
+    (to_date,) = find_windows("本月1号到今天的退款")
+    assert to_date.end is None and evaluate(to_date) == evaluate(find_windows("本月至今")[0])
+
+
+def test_a_weekday_before_a_word_other_than_a_count_is_that_day():
+    for said, weekday in (("上周四哪两个品牌卖得最好", 3), ("上周二华东区的订单", 1), ("本周一各渠道", 0)):
+        (got,) = find_windows(said)
+        start, end = evaluate(got)
+        assert start.weekday() == weekday and (end - start).days == 1, said
+    for said in ("上周五个城市的销售额", "上周三十单以上的客户", "上周一共退了几笔"):  # counts: the whole week
+        assert find_windows(said)[0].phrase == "上周", said
+
+
+@pytest.mark.parametrize(("said", "same_as"), [
+    ("去年九十月份的销售额", "去年9月到10月的销售额"), ("去年3、4月", "去年3月到4月"), ("去年十一十二月", "去年11月到12月"),
+    ("过去六个完整自然周", "过去6周"),
+])  # fmt: skip
+def test_two_months_side_by_side_and_complete_natural_weeks(said, same_as):
+    (got,), (expected,) = find_windows(said), find_windows(same_as)
+    assert evaluate(got) == evaluate(expected) and got.phrase in said
+    assert evaluate(find_windows("去年5月和7月")[0])[1].month == 6  # two months apart: the first, not a run

@@ -25,6 +25,7 @@ from wenshu.prompts import render
 from wenshu.agent.state import AgentState
 from wenshu.contracts import Event
 from wenshu.errors import WenshuError
+from wenshu.semantic import rank_of
 from wenshu.semantic.bounds import row_bounds
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.edits import edit
@@ -63,7 +64,7 @@ def fill_schema(model: SemanticModel) -> dict:
     the model is not asked for them: fewer tokens to write, nothing to overrule."""
     schema = plan_schema(model)
     for key in ("window", "compare", "share", "order", "records", "per", "by_change", "difference", "having", "count_members",
-                "value_too", "share_within", "limit_per"):
+                "value_too", "share_within", "limit_per", "rank_of"):
         schema["properties"].pop(key, None)
     return schema
 
@@ -72,6 +73,11 @@ def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel,
                 question: str) -> tuple[QueryPlan, list[dict], str]:
     """A first question's plan; a clause on what the members did or did not do ("这个季度还一单没下的客户") is
     read apart (`semantic.presence`) and the rest of the question as usual."""
+    if (blanked := rank_of.said(question)) is not None:  # "成都排第几": every city's measure, ranked, Chengdu's row kept
+        plan, notes, why = _from_model(state, ctx, model, blanked)
+        if (ranked := rank_of.ranked(model, plan)) is None:
+            raise NoPlan("the rank of a member the plan cannot name alone: free SQL answers")
+        return ranked, notes, why + " (a member's rank among all)"
     said = said_presence(model, question)
     if said is None:
         return _read(state, ctx, model, question, None)

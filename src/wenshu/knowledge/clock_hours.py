@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from wenshu.knowledge import number_words
-from wenshu.knowledge.time_phrases import _number  # numbers read as the time phrases read them
+from wenshu.knowledge.number_words import number as _number
 
 _LATE = "下午|午后|傍晚|晚上|晚间|夜里|夜间|半夜|深夜"  # the hours after noon: 8 is 20
 _EARLY = "凌晨|清晨|早上|早晨|上午|中午"

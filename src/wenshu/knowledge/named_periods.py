@@ -85,6 +85,8 @@ def named_days(question: str) -> Found:
 
 _MONTHS = [
     _CN_YEAR + _NOT_AFTER + rf"(?P<m>{_CN_NUM})\s*月?\s*(?:到|至|-|~|－|—)\s*(?P<m2>{_CN_NUM})\s*月份?",
+    # two months side by side (七八月份, 7、8月, 十一、十二月): both, as a run of two (only when they follow each other)
+    _CN_YEAR + _NOT_AFTER + rf"(?P<m>{_CN_NUM})\s*月?\s*(?P<pair>、)?\s*(?P<m2>{_CN_NUM})\s*月份?",
     _CN_YEAR + _NOT_AFTER + rf"(?P<m>{_CN_NUM})\s*月份?(?![\d一二三四五六七八九十]*\s*[日号])",
     rf"(?P<y>{_YEAR})\s*[-/.]\s*(?P<m>\d{{1,2}})(?![-/.\d])",
     rf"(?:\b(?:from|between)\s+)?\b(?P<m>{_MONTH_NAMES})\b\.?\s+(?:to|through|till|until|and|-)\s+"
@@ -99,6 +101,8 @@ def _months(question: str) -> Found:
     for pattern in _MONTHS:
         for m in re.finditer(pattern, question, flags=re.I):
             first, last = _month_of(m.group("m")), _month_of(m.groupdict().get("m2") or m.group("m"))
+            if "pair" in m.re.groupindex and (last != (first or 0) + 1 or not m.group("pair") and m.group("m").isdigit()):
+                continue  # 7月和9月 are two months; "78月" none
             if first and last and first <= last and not _is_verb(m.group("m"), m, question):
                 found.append((m.start(), m.end(), _start(m, first), f"date({_start(m, last)}, '+1 month')"))
     return found

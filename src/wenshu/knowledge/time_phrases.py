@@ -11,7 +11,8 @@ weekend" last week's Saturday and Sunday; "上个月" the
 previous calendar month; "本月 / 今年" to date; "去年" the previous calendar year; "最近N天 / last N
 days" (L30D) today and the N-1 days before (近半个月: 15); "最近N个月 / last N months" and "最近N周" the N complete months
 (weeks) before the current one; quarters are calendar quarters. Named days, months, quarters and years
-("双十一", "10月", "Q3 2025", "in 2025") are resolved by `knowledge.named_periods`.
+("双十一", "10月", "Q3 2025", "in 2025") are resolved by `knowledge.named_periods`, days of last or this month (上个月
+15号, 本月1号到今天, "the 16th to the 25th of last month", 上个月前10天) by `knowledge.month_days`.
 
 SQLite gets date expressions (`date('now', ...)`); every other engine gets the same bounds evaluated to
 dates, written as its adapter's date literals (`DATE '2026-11-01'`, `toDate('2026-11-01')`).
@@ -27,11 +28,10 @@ from datetime import date
 from wenshu.catalog import Catalog
 from wenshu.engines.registry import adapter_for
 from wenshu.knowledge import number_words
+from wenshu.knowledge.month_days import month_days
 from wenshu.knowledge.named_periods import named_periods
 
-_CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_NUM = r"(\d+|[一二两三四五六七八九十百零]{1,5})"
-_EN_NUM = r"(\d+|" + number_words.PATTERN + r")"
+_NUM, _EN_NUM, _number = number_words.NUM, number_words.EN_NUM, number_words.number
 _Q_START = "date('now', 'start of month', '-' || ((CAST(strftime('%m', 'now') AS INTEGER) - 1) % 3) || ' months')"
 
 
@@ -44,26 +44,6 @@ class TimeWindow:
     def condition(self, column: str = "<date column>") -> str:
         cond = f"{column} >= {self.start}"
         return cond + (f" AND {column} < {self.end}" if self.end else "")
-
-
-def _number(text: str) -> int | None:
-    if text.isdigit():
-        return int(text)
-    if (said := number_words.value(text)) is not None:
-        return said
-    if text == "十":
-        return 10
-    if "百" in text:  # 一百, 一百五十, 两百, 一百零五, 一百五 (a hundred and fifty)
-        hundreds, _, rest = text.partition("百")
-        lead = _CN_DIGITS.get(hundreds, 1) if len(hundreds) <= 1 else None
-        tail = _number(rest.lstrip("零")) if rest.lstrip("零") else 0
-        if lead is None or tail is None:
-            return None
-        return lead * 100 + (tail * 10 if len(rest) == 1 and tail < 10 else tail)
-    if "十" in text:  # 十二, 二十, 二十四
-        tens, _, ones = text.partition("十")
-        return (_CN_DIGITS.get(tens, 1) if tens else 1) * 10 + (_CN_DIGITS.get(ones, 0) if ones else 0)
-    return _CN_DIGITS.get(text) if len(text) == 1 else None
 
 
 def _days(n: int) -> tuple[str, None]:
@@ -150,8 +130,9 @@ _FIXED: list[tuple[str, tuple[str, str | None]]] = [
      (f"date({_Q_START}, '-3 months')", None)),
 ]
 # one named day of last or this week ("上周五的销售额", 本周三, 上个星期天): Monday is day 1, Sunday (日/天) day 7
-# a day only before 的, a stop or 当天 (上周一共 is "last week in all", 上周五个城市 five cities; 上周一到周五 a range)
-_NOT_RANGE = r"(?=的|当天|那天|全天|[，。？！、,.?!;；:：\s]|$)"
+# a day unless a counting word, a number or a range follows (上周一共 is "last week in all", 上周五个城市 five cities,
+# 上周三十单 thirty orders; 上周一到周五 a range); 上周五哪三个商品, 上周三西北大区 are the day
+_NOT_RANGE = r"(?![个家名位种款笔单件次成倍百千万十共起半点分元块亿号日月年周到至~\-－—–\d]|以来|之前|以后)"
 _WEEKDAYS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 7, "天": 7}
 _FIXED += [(rf"上个?(?:周|星期){c}{_NOT_RANGE if c != '日' else '(?!均|平均)'}",  # 上周日退款: Sunday's; 上周日均: daily
             (f"date('now', 'weekday 0', '-{14 - k} days')", f"date('now', 'weekday 0', '-{13 - k} days')"))
@@ -171,7 +152,7 @@ _FIXED += [(rf"{said}的?{part}旬", (f"date('now', 'start of month'{shift}, '+{
            for part, first, last in (("上", 0, 10), ("中", 10, 20), ("下", 20, None))]
 # words between the number and the unit: "the previous six full calendar months", "8 complete Monday-to-Sunday weeks"
 _KIND = r"(?:(?:full|complete|whole|entire|finished|calendar|monday[\s-]to[\s-]sunday|monday[\s-]start(?:ing)?)\s+){0,2}"
-_ZH_KIND = r"(?:完整的?|整|自然)?"  # 过去8个完整周, 最近3个自然月: the complete periods, as without the word
+_ZH_KIND = r"(?:完整的?|整|自然){0,2}"  # 过去8个完整周, 最近3个自然月, 十个完整自然周: the complete periods, as without
 _LAST = r"\b(?:last|past|previous|prior|preceding)\s+"
 _BEFORE_NOW = r"\s+before\s+(?:this|the\s+current)\s+(?:one|week|month)"  # "the 12 full months before this one"
 # "the three calendar months just finished", "the six most recent complete weeks": N complete periods before this one
@@ -195,24 +176,6 @@ _COUNTED: list[tuple[str, object]] = [
     # business shorthand: "L30D" / "L7D" the last 30 / 7 days, "L8W" the last 8 weeks, "L12M" the last 12 months
     (r"\bL(\d{1,4})D\b", _days), (r"\bL(\d{1,3})W\b", _weeks), (r"\bL(\d{1,3})M\b", _months),
 ]
-
-
-# the first N days of a month: 上个月前10天, 本月头两天, "the first ten days of last month", "last month's first 5 days"
-_MONTH_SAID = {r"上个?月|上一个月|\blast month": ", '-1 month'", r"本月|这个?月|\bthis month": ""}
-_FIRST_DAYS = [(rf"(?P<month>{said})的?(?:前|头|最初的?){_NUM}\s*(?:天|日)|\b(?:the\s+)?first\s+{_EN_NUM}\s+days\s+of\s+"
-                rf"(?:the\s+)?(?P<month2>{said})|(?P<month3>{said})'s\s+first\s+{_EN_NUM}\s+days\b", shift)
-               for said, shift in _MONTH_SAID.items()]
-
-
-def _first_days(question: str, said: str) -> list[tuple[int, int, TimeWindow]]:
-    out = []
-    for pattern, shift in _FIRST_DAYS:
-        for m in re.finditer(pattern, question, flags=re.I):
-            n = _number(next(g for g in m.groups()[1:] if g and not re.search(r"month|月", g, re.I)))
-            if n and 0 < n <= 31:
-                start = f"date('now', 'start of month'{shift})"
-                out.append((m.start(), m.end(), TimeWindow(said[m.start():m.end()], start, f"date({start}, '+{n} days')")))
-    return out
 
 
 def find_windows(question: str, dialect: str = "sqlite") -> list[TimeWindow]:
@@ -265,7 +228,7 @@ def _sqlite_windows(question: str) -> list[TimeWindow]:
             if n and 0 < n <= 3660:
                 found.append((m.start(), m.end(), TimeWindow(said[m.start():m.end()], *make(n))))
     found += [(s, e, TimeWindow(said[s:e], start, end)) for s, e, start, end in named_periods(question)]
-    found += _first_days(question, said)
+    found += [(s, e, TimeWindow(said[s:e], start, end)) for s, e, start, end in month_days(question)]
     for pattern, (start, end) in _FIXED:
         for m in re.finditer(pattern, question, flags=re.I):
             found.append((m.start(), m.end(), TimeWindow(said[m.start():m.end()], start, end)))

@@ -286,6 +286,10 @@ class Compiler(SqlWriter):
 def compile_plan(model: SemanticModel, plan: QueryPlan, dialect: str = "sqlite", lang: str = "zh") -> Compiled:
     """SQL for `plan` in `dialect` (sqlite, postgresql, mysql, mariadb, duckdb); raises PlanNotCompilable."""
     model = routed(model, plan.via)  # "customers who live in …": their own city, not the delivery city
+    if plan.rank_of:  # "成都排第几": every city's, ranked, Chengdu's row kept
+        from wenshu.semantic.rank_of import compile_ranked
+
+        return compile_ranked(Compiler, model, plan, dialect, "zh" if lang == "zh" else "en")
     if plan.records:
         from wenshu.semantic.detail import DetailCompiler  # a detail list: rows, not aggregates
 

@@ -235,7 +235,8 @@ def rows_only(model: SemanticModel, measures: list[str], words: dict[str, list[s
     """Whether `measures` are counts named only by the name of their rows ("the orders"), on a table an earlier turn's
     measures measure or look up (after refunds, "orders shipped to …"): in a follow-up they say which rows."""
     by_id, reach = {x.id: x for x in model.measures}, reachable(model)
-    own = {by_id[x].table.lower() for x in earlier if x in by_id}
+    parts = {r.id: [r.numerator, r.denominator] for r in model.ratios}  # a rate's rows are its two counts'
+    own = {by_id[p].table.lower() for x in earlier for p in parts.get(x, [x]) if p in by_id}
     tables = own | {t for o in own for t in reach.get(o, set())}
     return bool(measures) and all(
         x in by_id and by_id[x].agg == "count" and by_id[x].table.lower() in tables and words.get(x)

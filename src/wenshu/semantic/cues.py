@@ -127,7 +127,8 @@ CUES = {
     "each": r"分别|各自|各是|各(占|贡献|有|卖|花|为|多少)|各[^，。？,.?\s各]{1,4}(多少|几)|\brespectively\b|\beach\b|\bseparately\b",
     # two values set side by side ("app vs web", "华东和华南对比"): one row per value
     "versus": r"\bvs\.?\b|\bversus\b|\bcompar\w*\b|\bimprove[ds]?\s+(on|over|upon)\b|对比|相比|比较|并排|比一比|(摆|放)在?(一起|一块儿?|旁边)|(和|与|跟).{1,12}(比|相比|对比)"
-              r"|\bside[- ]by[- ]side\b|\bnext to each other\b|\bhead[- ]to[- ]head\b|还是"
+              r"|\bside[- ]by[- ]side\b|\bnext to (each other|it|them|that|those|this)\b|\bagainst\b|\bbeside\b|\balongside\b"
+              r"|\bhead[- ]to[- ]head\b|还是"
               r"|\b(which|whether|does|do|did|is|are|was|were)\b.{0,60}\bor\b",  # "does 华南 or 华北 have …"
     # the fields a list shows are attributes of its rows ("products with their brand and price")
     "attributes": r"\bwith (their|its)\b|及其|连同|以及(它们|各自)的",

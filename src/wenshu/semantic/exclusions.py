@@ -14,7 +14,7 @@ import re
 _BEFORE = re.compile(
     r"(除了|除去|除开|除|不含|不包括|不包含|不计|不算|排除|剔除|去掉|去除|刨去|刨除|扣除|扣掉"
     r"|\bexcluding|\bexclude|\bexcept(?:\s+for)?|\bother\s+than|\bapart\s+from|\baside\s+from"
-    r"|\bleav(?:e|ing)\s+out|\bleft\s+out|\bnot\s+counting|\bminus|\bbut\s+not|\bignoring|\bignore)"
+    r"|\bleav(?:e|ing)\s+out|\bleft\s+out|\bnot\s+counting|\bminus|\bbut\s+not|\bignoring|\bignore|\bdrop(?:ping)?|\bremov(?:e|ing)|\btak(?:e|ing)\s+out)"
     r"\s*(?:the\s+|all\s+|any\s+|of\s+the\s+)?$", re.I)
 _AFTER = re.compile(r"\s*的?\s*(以外|之外|除外|不算|不计|\bexcluded\b)")  # "已取消的除外"
 _JOIN = re.compile(r"\s*(和|与|及|、|,|，|或|&|\band\b|\bor\b)\s*")

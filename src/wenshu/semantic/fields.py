@@ -138,3 +138,18 @@ def list_columns(rec: Record, fields: list[str], first_at: int, question: str, b
     if len(fields) >= 2:
         return fields
     return [*rec.columns, by_field] if by_field and by_field not in rec.columns else []
+
+
+def said_in_fields(model: SemanticModel, values: dict, named: list[tuple[str, int, int]], question: str) -> dict:
+    """`values` without those said only inside the words of a field the list shows ("the date refunded": the refund
+    date, no refunded status)."""
+    spans, dims = [(s, e) for _, s, e in named], {d.id: d for d in model.dimensions}
+    kept = {}
+    for did, codes in values.items():
+        d = dims.get(did)
+        words = [w for c in codes for w in (d.label(str(c), "zh"), d.label(str(c), "en"), *d.aliases.get(str(c), []))
+                 if w] if d else []
+        hits = [x.span() for w in words for x in re.finditer(re.escape(w), question, re.I)]
+        if not hits or not all(any(a <= s and e <= b for a, b in spans) for s, e in hits):
+            kept[did] = codes
+    return kept

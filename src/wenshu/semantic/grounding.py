@@ -118,10 +118,10 @@ def prefer_finer(plan: QueryPlan, model: SemanticModel) -> tuple[QueryPlan, list
 
 
 def unpinned(plan: QueryPlan, model: SemanticModel) -> QueryPlan:
-    """The plan without splits by a dimension filtered to one value ("drill into 华东, city by city" after
-    "GMV by region"; "只看华东" after "各大区"; "app only" on a split by the traffic's channel): a column
-    that holds one value is no split, and a share of it becomes the share of the filtered part."""
-    pinned = {c.id for f in plan.filters if f.op in ("in", "eq") and len(f.values) == 1
+    """The plan without splits by a dimension filtered to one value ("drill into 华东, city by city" after "GMV by
+    region"; "只看华东" after "各大区"; "app only" on a split by the traffic's channel): a column that holds one value
+    is no split, and a share of it becomes the share of the filtered part; a member's rank is over all (`rank_of`)."""
+    pinned = {c.id for f in plan.filters if f.op in ("in", "eq") and len(f.values) == 1 and not plan.rank_of
               for c in model.conformed(f.dimension)}
     kept = [d for d in plan.dimensions if d not in pinned]
     return plan if kept == plan.dimensions else plan.model_copy(update={"dimensions": kept})

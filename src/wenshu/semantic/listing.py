@@ -10,10 +10,10 @@ N" bounds a row's value (`semantic.fields`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from wenshu.semantic.counting import own_filter
-from wenshu.semantic.fields import list_columns, named_fields, ranked_field, target_of
+from wenshu.semantic.fields import list_columns, named_fields, ranked_field, said_in_fields, target_of
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.phrasing import backed, in_time_order, newest_rows, spans as phrasing_spans
 from wenshu.semantic.labels import label_words
@@ -67,6 +67,7 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
     named = [x for i, x in enumerate(named)  # "buyer's name", "客户的姓名": the name, not also the buyer
              if not (i + 1 < len(named) and re.fullmatch(r"\s*(的|'s|’s)\s*", question[x[2]:named[i + 1][1]]))]
     named = [x for i, x in enumerate(named) if not _names_its_value(x, named[i + 1:], model, m, question)]
+    m = replace(m, values=said_in_fields(model, m.values, named, question))  # "the date refunded": a field alone
     ordered = phrasing_spans(question)  # "sorted by refund date": where a field orders the list, not where it is shown
     shown = [x for x in named if not any(a <= x[1] and x[2] <= b for a, b in ordered)]
     if len({f for f, _, _ in shown}) < 2:  # "按时间倒序，要订单号和金额": the order's field is not shown

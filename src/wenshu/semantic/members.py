@@ -214,12 +214,15 @@ def in_asked_order(model: SemanticModel, m: Mentions, question: str, measures: l
 
 
 def counts_keys_of(model: SemanticModel, measures: list[str], did: str) -> bool:
-    """Whether every measure counts the keys of keyed dimension `did` (buyers, repeat buyers: customers), so a split
-    by it is one or none each: the customers are the whole such a count is taken of (by gender it still splits)."""
+    """Whether every measure counts the keys of keyed dimension `did` (buyers, repeat buyers: customers), or is an
+    average per such a count (spend per buyer), so a split by it is one or none each: the customers are the whole such
+    a count is taken of, or the average is over (by gender it still splits)."""
     dim = next((d for d in model.dimensions if d.id == did), None)
     keys = {(x.table, x.expr) for x in keyed_counts(model, did)} if dim is not None and dim.key else set()
-    return bool(keys) and all((x.table, x.expr) in keys for x in model.measures if x.id in measures) \
-        and all(any(x.id == mid for x in model.measures) for mid in measures)
+    per = {r.id: r.denominator for r in model.ratios}
+    counted = [per.get(mid, mid) for mid in measures]
+    return bool(keys) and all((x.table, x.expr) in keys for x in model.measures if x.id in counted) \
+        and all(any(x.id == mid for x in model.measures) for mid in counted)
 
 
 def per_member(model: SemanticModel, mid: str, did: str) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from wenshu.knowledge.time_phrases import _EN_NUM, _NUM, _number  # numbers read as the time phrases read them
+from wenshu.knowledge.number_words import EN_NUM as _EN_NUM, NUM as _NUM, number as _number
 from wenshu.knowledge.time_phrases import find_windows
 from wenshu.semantic.model import PARTS, SemanticModel
 from wenshu.semantic.spans import Spans
@@ -45,7 +45,7 @@ OLDEST_FIRST = re.compile(_BY_TIME + r"(?!\s*,?\s*(?:desc|descending|newest|late
 SUPERLATIVE = r"最(?:高|低|多|少|大|小|好|差)"
 
 # after a counted unit, a period word makes it a span of time: 前一个月, 最近3个月 (also the rank readings')
-CJK_NOT_PERIOD = r"(?!(?:完整的?|整|自然)?(?:月|星期|季度|小时|周|工作日|年|天|日))"  # 8个完整周 too
+CJK_NOT_PERIOD = r"(?!(?:完整的?|整|自然){0,2}(?:月|星期|季度|小时|周|工作日|年|天|日))"  # 8个完整周, 十个完整自然周 too
 _EN_NOT_PERIOD = r"(?!\s*(?:days?|weeks?|months?|quarters?|years?|hours?)\b)"
 _ROWS = r"\s*(?:笔|条|单|个|位|次|件|名)" + CJK_NOT_PERIOD
 # "the 5 latest refunds", "the last ten orders", 最新的5笔退款, 最近10条订单: the N newest rows ("the last 7 days" is a

@@ -102,6 +102,9 @@ class QueryPlan(BaseModel):
     limit: int | None = Field(None, ge=1, le=10_000)
     # the limit is the top N of the second dimension within each member of the first ("每个大区最畅销的商品")
     limit_per: bool = False
+    # the rank of the one member its filter names among all members of its dimension ("成都排第几"; `semantic.rank_of`);
+    # read from the question's words, never the model's
+    rank_of: bool = False
     # the lookups its dimensions are reached through where the question says which ("live in": the customers'
     # city, not the orders' delivery city): relationships' `from` columns (`semantic.routes`); never the model's
     via: list[str] = Field(default_factory=list)

@@ -32,10 +32,10 @@ _PRESENT_ZH = r"(?:已经|已)" + _DO_ZH + r"了?"
 _DID_ZH = r"(?<![没未])(?:下过单?|买过|购买过|成交过|消费过|付过款)"  # "上个月买过东西的客户": who did, in the rest
 _OBJECT_EN = r"(?:\s+(?:a single|a|an|any|one|at least one|their first))?(?:\s+(?:paid|completed))?\s+(?:orders?|purchases?)"
 _SOLD_EN = r"|\b(?:ha(?:ve|s)\s*(?:n't|not)|had\s*(?:n't|not)|did\s*(?:n't|not)|never)\s+(?:been\s+)?sold\b|\bwith no sales\b"
-_DO_EN = r"(?:placed|made|completed)" + _OBJECT_EN + r"|(?:bought|ordered|purchased)(?:\s+anything)?" \
+_DO_EN = r"(?:placed|made|completed|shipped|sent|delivered)" + _OBJECT_EN + r"|(?:bought|ordered|purchased)(?:\s+anything)?" \
          + rf"(?:{_OBJECT_EN})?"
 _ABSENT_EN = r"\b(?:ha(?:ve|s)\s*(?:n't|not)|had\s*(?:n't|not)|did\s*(?:n't|not)|never)\s+(?:yet\s+|ever\s+)?" \
-             r"(?:" + _DO_EN.replace("placed|made|completed", "placed|made|completed|place|make|buy|order|purchase") + ")" \
+             r"(?:" + _DO_EN.replace("placed|made|completed", "placed|made|completed|place|make|buy|order|purchase|ship|send|deliver") + ")" \
              r"|\bwith(?:out| no)(?: any)?(?: paid)? (?:orders?|purchases?)\b" + _SOLD_EN
 _PRESENT_EN = r"\b(?:ha(?:ve|s)|had)\s+(?:already\s+)?(?:" + _DO_EN + ")"
 _CLAUSES = [(re.compile(p, re.I), has) for p, has in
@@ -123,9 +123,10 @@ def _rows_measure(model: SemanticModel, clause: str, question: str = "") -> str 
     of selling (没卖出去过, "have not sold", "no sales") names the first measure whose own words say it and whose rows
     reach members the question names (units sold, for products)."""
     if sold := re.search(r"卖|售|销|\bsold\b|\bsales\b", clause, re.I):
-        verb = sold.group(0).lower()
-        return next((x.id for x in model.measures if any(verb in w.lower() for w in entry_words(model, x))
-                     and _members_named(model, question, x.id, (0, 0))), None)
+        verb, unit = sold.group(0).lower(), re.search(r"一([件单笔个])", clause)  # 一件都没卖出去: counted in pieces
+        said = [x for x in model.measures if any(verb in w.lower() for w in entry_words(model, x))
+                and _members_named(model, question, x.id, (0, 0))]
+        return next((x.id for x in said if unit and x.unit == unit.group(1)), None) or next((x.id for x in said), None)
     said = clause.replace("过", "")
     named = Spans.find(said, {r.id: r.words() for r in model.records}).ids()
     tables = [r.table.lower() for r in model.records if r.id in named]

@@ -59,10 +59,10 @@ def averaged(model: SemanticModel, question: str, measures: list[str], words: di
 
 
 def own_count(model: SemanticModel, question: str, measures: list[str], words: dict[str, list[str]]) -> list[str]:
-    """A ratio with its denominator named only right before 人均 / 平均 ("下单客户人均花了多少钱"): the count says
-    whom the average is per, it is not asked beside it."""
+    """A ratio with its denominator named only right before 人均 / 平均 ("下单客户人均花了多少钱", "上个月买过东西的
+    客户，平均每人花了多少钱"): the count says whom the average is per, it is not asked beside it."""
     for r in (r for r in model.ratios if r.id in measures and r.denominator in measures and words.get(r.denominator)):
-        if all(re.match(r"\s*的?(?:人均|平均|均)", question[m.end():])
+        if all(re.match(r"\s*(?:的[\u4e00-\u9fff]{1,3}?)?\s*(?:里|中|当中)?\s*[，,]?\s*的?(?:人均|平均|均)", question[m.end():])
                for w in words[r.denominator] for m in re.finditer(re.escape(w), question, re.I)):
             return [x for x in measures if x != r.denominator]
     return measures
@@ -242,13 +242,13 @@ def _averages_field(model: SemanticModel, mid: str, question: str) -> bool:
 def share_of_whole(model: SemanticModel, measures: list[str]) -> list[str] | None:
     """The ratio a share of the whole asks for ("what percentage of orders were cancelled"), with the
     measures it replaces gone; None when no percentage of a part of the same rows (both parts on one
-    table: not paid orders per visitor) has a named measure as its numerator."""
+    table: not paid orders per visitor, unless the visitors are named too) has a named measure as its numerator."""
     parts = {x.id: x for x in model.measures}
     for r in model.ratios:
         if r.id in measures and r.numerator in measures:
             return list(measures)  # "profit, and as a % of sales": the percentage is already the ratio
         if r.numerator in measures and r.denominator in parts and r.numerator in parts and \
-                (r.scale == 100 or r.unit == "%") and parts[r.numerator].table == parts[r.denominator].table:
+                (r.scale == 100 or r.unit == "%") and (parts[r.numerator].table == parts[r.denominator].table or r.denominator in measures):
             table = parts[r.denominator].table.lower()
             whole = {x for x in measures if x in parts and parts[x].agg == "count" and parts[x].table.lower() == table}
             whole.add(r.denominator)  # "下过单的客户中，复购客户占几成": the buyers are the whole

@@ -34,5 +34,6 @@ def plan_schema(model: SemanticModel) -> dict:
     schema["$defs"].pop("Presence", None)
     props.pop("via", None)  # read from the question's words (semantic.routes), never the model's
     props.pop("against", None)  # read from the question's words (semantic.windows.named_earlier), never the model's
+    props.pop("rank_of", None)  # read from the question's words (semantic.rank_of), never the model's
     props["filters"]["maxItems"] = 4  # a small model may repeat filters until its tokens run out
     return schema

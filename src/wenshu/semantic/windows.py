@@ -8,8 +8,10 @@ plan compiler then writes in any dialect.
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 from wenshu.knowledge import number_words
+from wenshu.knowledge.named_periods import named_periods
 from wenshu.knowledge.time_phrases import TimeWindow, evaluate, find_windows
 from wenshu.semantic.grains import explicit_grain
 from wenshu.semantic.mentions import CUES
@@ -25,6 +27,14 @@ BEFORE = (r"前一(?:周|个?星期|个?月|天|日|个?季度|年)|(?:再?往�
 # "The same time last year" in a follow-up: the previous answer's window a year earlier, not the whole of last year
 A_YEAR_BEFORE = (r"去年(?:的)?(?:这个?时候|这时候|此时|这段时间|同一时间)|\b(?:this|that|the same) time (?:last|a) year\b"
                  r"|\b(?:the same|that) (?:period|month|week|quarter|days?) (?:last|a) year\b|\ba year (?:earlier|before)\b")
+
+
+# a day of the previous window's week, said in a follow-up: 那周的周六, 同一个星期的星期三, "the Saturday of that week"
+_DAYS_EN = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_THAT_WEEKS_DAY = re.compile(r"(?:那|同一?|当)个?(?:周|星期|礼拜)的?(?:周|星期|礼拜)([一二三四五六日天])"
+                             rf"|\bthe\s+{_DAYS_EN}\s+of\s+(?:that|the same)\s+week\b|\bthat\s+week'?s\s+{_DAYS_EN}\b", re.I)
+_WEEKDAY = {**{c: i for i, c in enumerate("一二三四五六")}, "日": 6, "天": 6,
+            **{d: i for i, d in enumerate(["mon", "tue", "wed", "thu", "fri", "sat", "sun"])}}
 
 
 # a period over the period before, said with no window ("is app GMV up or down WoW?"): the last complete period
@@ -43,7 +53,25 @@ def followup_window(question: str, previous: Window | None, compare: str = "none
         return previous.shifted("previous")
     if previous is not None and re.search(A_YEAR_BEFORE, said, re.I):
         return previous.shifted("yoy")
-    return plan_window(question, compare, implied=previous is None)
+    if previous is not None and (day := _THAT_WEEKS_DAY.search(said)):  # "换成那周的周六": that week's Saturday
+        k = _WEEKDAY.get(next(g for g in day.groups() if g).lower()[:3])
+        monday = previous.start - timedelta(days=previous.start.weekday())
+        return Window(start=monday + timedelta(days=k), end=monday + timedelta(days=k + 1))
+    return in_its_year(question, plan_window(question, compare, implied=previous is None), previous)
+
+
+def in_its_year(question: str, found: Window | None, previous: Window | None) -> Window | None:
+    """A month or quarter a follow-up names without a year ("Put September next to it", "January to March of that
+    year") is in the year of the previous window when that lies in one year (last October, then September: last
+    September), not the latest one up to today."""
+    if found is None or previous is None or _YEAR_WORD.search(re.sub(_THAT_YEAR, " ", question)):
+        return found
+    windows = find_windows(question, "sqlite")
+    named = windows and named_periods(windows[0].phrase)
+    year, last = previous.start.year, (previous.end - timedelta(days=1)).year
+    if not named or year != last or found.start.year == year or (found.end - timedelta(days=1)).year != found.start.year:
+        return found
+    return Window(start=found.start.replace(year=year), end=(found.end - timedelta(days=1)).replace(year=year) + timedelta(days=1))
 
 
 def plan_window(question: str, compare: str = "none", implied: bool = True) -> Window | None:
@@ -115,6 +143,7 @@ _ASIDE = re.compile(r"[（(]([^（）()]{2,40})[）)]")
 _DAYS_SAID = re.compile(r"\d|[一二三四五六七八九十]\s*[月号日]|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.I)
 _LEFT_OUT = re.compile(r"不含|不包括|不算|除了?|\b(?:excluding|not including|except|without)\b", re.I)
 _YEAR_WORD = re.compile(r"今年|去年|前年|\b(?:this|last) year\b|\b(?:19|20)\d{2}\b", re.I)
+_THAT_YEAR = r"\b(?:of\s+)?(?:that|the same)\s+year\b|(?:那|当|同)一?年的?"  # the previous window's year, said
 
 
 def restated(question: str, window: Window) -> Window:
