@@ -78,6 +78,8 @@ PLANS = [
      "limit_per": True},  # the top two in each group
     {"measures": ["gmv"], "dimensions": ["city_tier"], "window": YEAR_AGO, "rank_of": True,
      "filters": [{"dimension": "city_tier", "values": ["二线"]}]},  # one member's rank among all
+    {"records": "categories", "presence": [{"measure": "units_sold", "window": WINDOW,  # nothing sold in a region
+                                            "filters": [{"dimension": "region", "values": ["华东"]}]}]},
 ]
 
 

@@ -35,6 +35,7 @@ from wenshu.semantic.mentions import headlined, read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import QueryPlan
 from wenshu.semantic.presence import kept_members, said_presence
+from wenshu.semantic.rows_scope import dated, scoped
 from wenshu.semantic.schema import plan_schema
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.windows import followup_window, named_earlier, plan_window
@@ -81,8 +82,9 @@ def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel,
     said = said_presence(model, question)
     if said is None:
         return _read(state, ctx, model, question, None)
+    said = scoped(model, said, said.members, state["schema"].get("values"))  # 西北: the rows', not the categories'
     plan, notes, why = _read(state, ctx, model, said.rest, said.counted)
-    return plan.model_copy(update={"presence": said.presence}), notes, why + " (members by the rows they have)"
+    return dated(model, plan.model_copy(update={"presence": said.presence})), notes, why + " (members by the rows they have)"
 
 
 def _read(state: AgentState, ctx: AgentContext, model: SemanticModel, question: str,

@@ -153,3 +153,18 @@ def said_in_fields(model: SemanticModel, values: dict, named: list[tuple[str, in
         if not hits or not all(any(a <= s and e <= b for a, b in spans) for s, e in hits):
             kept[did] = codes
     return kept
+
+
+def lookups_aside(model: SemanticModel, said: list[Record], question: str) -> list[Record]:
+    """`said` without the records of a lookup table (categories, cities: no time column, nothing measured on it)
+    when another record is said, or two or more of another record's fields are named: "paid orders with the buyer's
+    name and the delivery city", "everyone who registered yesterday: name, gender, city": a field, not the list."""
+    measured = {x.table.lower() for x in model.measures}
+    def lookup(r: Record) -> bool:
+        return not r.time and r.table.lower() not in measured
+
+    def fielded(r: Record) -> bool:
+        return len({f for f, _, _ in named_fields(model, r, question) if "." not in f}) >= 2
+
+    others = [r for r in model.records if not lookup(r) and (r in said or fielded(r))]
+    return [r for r in said if not (lookup(r) and others)]

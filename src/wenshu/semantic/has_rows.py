@@ -67,6 +67,12 @@ def presence_condition(writer, counted: tuple[str, str, str] | None, p: Presence
     where = []
     if rows.filter:
         where.append(f"({writer.qualify(rows.filter, rows.table, used)})")
+    dims = {d.id: d for d in writer.model.dimensions}
+    for f in (f for f in p.filters if f.dimension in dims):  # 西北: where the rows were, not the members
+        d = dims[f.dimension]
+        used.add(d.table)
+        values = ", ".join(literal(v) for v in f.values)
+        where.append(f"{writer.q(d.table)}.{writer.q(d.column)} {'NOT IN' if f.op == 'not_in' else 'IN'} ({values})")
     if (window := p.period(writer.plan.window)) is not None:
         t = writer.time_column(rows, used)
         where.append(f"{t} >= {literal(window.start.isoformat())} AND {t} < {literal(window.end.isoformat())}")

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, replace
 
 from wenshu.semantic.counting import own_filter
-from wenshu.semantic.fields import list_columns, named_fields, ranked_field, said_in_fields, target_of
+from wenshu.semantic.fields import list_columns, lookups_aside, named_fields, ranked_field, said_in_fields, target_of
 from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.phrasing import backed, in_time_order, newest_rows, spans as phrasing_spans
 from wenshu.semantic.labels import label_words
@@ -45,8 +45,8 @@ def detail(model: SemanticModel, m: Mentions, question: str = "") -> Listed | No
         return None  # a ratio has no value per row: "the average spend per order" is no list of orders
     measures = {x.id: x for x in model.measures}
     counted = [measures[x].table for x in m.measures if x in measures and measures[x].agg == "count"]
-    said = [r for r in model.records
-            if names_record(r, m, model, question) or _shared(r, m) or _shared(r, m, dims=True, question=question)]
+    said = lookups_aside(model, [r for r in model.records if names_record(r, m, model, question) or _shared(r, m)
+                                 or _shared(r, m, dims=True, question=question)], question)
     fielded = _by_fields(model, question, 3) if question else None  # "发往华南的订单里…退了款的，要订单号、退款时间和退款金额":
     if fielded is not None and fielded not in said and _says_itself(fielded, model, question):  # three of the refunds'
         said.append(fielded)  # own fields, two of them by words that say 退款

@@ -64,6 +64,8 @@ class Presence(BaseModel):
     window: Window | None = None
     # the window is everything before the plan's own ("first-ever purchase last month": none before last month)
     before: bool = False
+    # what scopes the rows that the members cannot take (西北 for categories with nothing sold there: `rows_scope`)
+    filters: list[Filter] = Field(default_factory=list)
 
     def period(self, plan_window: Window | None) -> Window | None:
         if self.before and plan_window is not None:

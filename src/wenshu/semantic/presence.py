@@ -13,7 +13,7 @@ those rows look up (客户, customers), so "还没付款的单子" stays a statu
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from wenshu.knowledge.time_phrases import find_windows
 from wenshu.semantic.has_rows import member, record_member
@@ -27,7 +27,8 @@ from wenshu.semantic.windows import question_window
 _DO_ZH = r"(?:被)?(?:下过?单|买过?|购买过?|成交过?|消费过?|付过?款|支付过?|退过?款|退过?货|卖出?去?过?|售出过?|有?销量)"
 _NOT_ZH = r"\s*(?:都|也)?\s*(?:从来|从)?(?:没有?|未)(?:再)?\s*"
 # 下 alone only after a number of orders ("一单没下"; "销售额没有下降" is no order)
-_ABSENT_ZH = r"一(?:单|次|笔|回|件|个)" + _NOT_ZH + r"(?:下过?(?![降滑跌])|" + _DO_ZH + r")|(?:任何订单)?" + _NOT_ZH + _DO_ZH
+_ABSENT_ZH = r"一(?:单|次|笔|回|件|个)" + _NOT_ZH + r"(?:下过?(?![降滑跌])|" + _DO_ZH + r")|(?:任何订单)?" + _NOT_ZH + _DO_ZH \
+    + r"|一(?:单|笔)(?:都|也)没有(?=[，。？！,.?!\s]|$)"  # 一单都没有: no order at all
 _PRESENT_ZH = r"(?:已经|已)" + _DO_ZH + r"了?"
 _DID_ZH = r"(?<![没未])(?:下过单?|买过|购买过|成交过|消费过|付过款)"  # "上个月买过东西的客户": who did, in the rest
 _OBJECT_EN = r"(?:\s+(?:a single|a|an|any|one|at least one|their first))?(?:\s+(?:paid|completed))?\s+(?:orders?|purchases?)"
@@ -36,7 +37,8 @@ _DO_EN = r"(?:placed|made|completed|shipped|sent|delivered)" + _OBJECT_EN + r"|(
          + rf"(?:{_OBJECT_EN})?"
 _ABSENT_EN = r"\b(?:ha(?:ve|s)\s*(?:n't|not)|had\s*(?:n't|not)|did\s*(?:n't|not)|never)\s+(?:yet\s+|ever\s+)?" \
              r"(?:" + _DO_EN.replace("placed|made|completed", "placed|made|completed|place|make|buy|order|purchase|ship|send|deliver") + ")" \
-             r"|\bwith(?:out| no)(?: any)?(?: paid)? (?:orders?|purchases?)\b" + _SOLD_EN
+             r"|\bwith(?:out| no)(?: any)?(?: paid)? (?:orders?|purchases?)\b" + _SOLD_EN \
+             + r"|\b(?:got|had|received|saw)\s+no(?:\s+paid)?\s+(?:orders?|purchases?)\b"
 _PRESENT_EN = r"\b(?:ha(?:ve|s)|had)\s+(?:already\s+)?(?:" + _DO_EN + ")"
 _CLAUSES = [(re.compile(p, re.I), has) for p, has in
             ((_ABSENT_ZH, False), (_PRESENT_ZH, True), (_ABSENT_EN, False), (_PRESENT_EN, True))]
@@ -55,6 +57,7 @@ class Said:
     presence: list[Presence]
     rest: str  # the question without the clauses, read for everything else
     counted: str | None  # what counts the members, for a rest that names no measure ("的客户有多少"; None: a list)
+    members: list[str] = field(default_factory=list)  # the tables of the members the rows are had by
 
 
 def kept_members(model: SemanticModel, plan) -> list[str]:
@@ -103,7 +106,7 @@ def said_presence(model: SemanticModel, question: str, members: list[str] | None
             before = re.sub(_JOINER, "", before)
         rest = before.rstrip() + (" " if before and after and after[0].isascii() else "") + after.lstrip()
     did = re.search(_DID_ZH, rest) is not None or presence[0].before  # 首次下单的客户: those who did, in the window
-    return Said(presence, rest, _counted(model, owners, presence[0].measure, did) if how_many else None)
+    return Said(presence, rest, _counted(model, owners, presence[0].measure, did) if how_many else None, owners)
 
 
 def _counted(model: SemanticModel, members: list[str], rows: str, did: bool) -> str | None:
