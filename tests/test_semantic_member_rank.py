@@ -72,3 +72,11 @@ def test_the_agent_answers_a_members_rank_on_the_plan_path_with_a_rank_chip(plan
     assert [list(r)[::2] for r in resp.rows] == [["华南", everyone.index("华南") + 1]]
     chip = next(c for c in resp.plan["chips"] if c["kind"] == "rank")
     assert not chip["remove"].get("rank_of") and not chip["remove"].get("dimensions")  # the member's value alone
+
+
+def test_a_rank_with_its_split_or_member_taken_away_compiles_as_the_plan_left():
+    plan = rank_of.ranked(MODEL, planned(rank_of.said("上个月华南的GMV排名多少")))
+    alone = compile_plan(MODEL, plan.model_copy(update={"dimensions": []}), "sqlite", "zh")  # a chip took the split
+    assert "RANK()" not in alone.sql and alone.columns == ["销售额"]
+    whole = compile_plan(MODEL, plan.model_copy(update={"filters": []}), "sqlite", "zh")  # or the member
+    assert "RANK()" not in whole.sql and whole.columns == ["大区", "销售额"]

@@ -51,3 +51,16 @@ def test_cities_with_no_paid_orders_through_a_channel_last_week(plan_agent, fake
     want = _sets(demo_db_file, "SELECT city_name FROM cities") - _sets(
         demo_db_file, "SELECT city_name FROM cities WHERE city_id IN (%s)" % (",".join(map(str, ordered)) or "NULL"))
     assert {r[0] for r in resp.rows} == want and not fake_model.calls
+
+
+def test_a_city_the_value_index_found_scopes_the_rows_of_categories_with_nothing_sold():
+    from demo_reading import MODEL
+    from wenshu.semantic.presence import said_presence
+    from wenshu.semantic.rows_scope import scoped
+
+    question = "上个月杭州有哪些品类一件都没卖出去"
+    said = said_presence(MODEL, question)
+    hits = [{"table": "cities", "column": "city_name", "value": "杭州"}]
+    got = scoped(MODEL, said, said.members, hits)
+    assert [(f.dimension, f.values) for f in got.presence[0].filters] == [("city", ["杭州"])]
+    assert "杭州" not in got.rest and "品类" in got.rest

@@ -76,9 +76,8 @@ def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel,
     read apart (`semantic.presence`) and the rest of the question as usual."""
     if (blanked := rank_of.said(question)) is not None:  # "成都排第几": every city's measure, ranked, Chengdu's row kept
         plan, notes, why = _from_model(state, ctx, model, blanked)
-        if (ranked := rank_of.ranked(model, plan)) is None:
-            raise NoPlan("the rank of a member the plan cannot name alone: free SQL answers")
-        return ranked, notes, why + " (a member's rank among all)"
+        if (ranked := rank_of.ranked(model, plan)) is not None:  # else no member named: the question read as said
+            return ranked, notes, why + " (a member's rank among all)"
     said = said_presence(model, question)
     if said is None:
         return _read(state, ctx, model, question, None)

@@ -4,8 +4,8 @@ DESC)` (ties share a rank), and only the named members' rows kept, with their va
 
 `said` finds the question's words for it and blanks them, so the rest reads as a measure of the named member (not a
 top N); `ranked` turns that plan (one measure, the member a filter) into a split by the member's dimension with
-`rank_of` (free SQL answers when it names no such member); `compile_ranked` writes the SQL around what the compiler
-builds for the whole split."""
+`rank_of` (when it names no such member, the agent reads the question as said); `compile_ranked` writes the SQL
+around what the compiler builds for the whole split."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from wenshu.semantic.compiled import Compiled, literal
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.plan import QueryPlan
 
-_SAID = re.compile(r"排(?:在|名)?第几(?:名|位)?|排名(?:是)?(?:多少|第几|怎么样|如何)|第几名|名次(?:是)?(?:多少|如何)?"
-                   r"|\b(?:what|which)\s+(?:rank|place|position)\b|\b(?:its|their)\s+rank(?:ing)?\b"
+_SAID = re.compile(r"排(?:在|名)?第几(?:名|位)?|排名(?:是)?(?:多少|第几|怎么样|如何)|第几名|名次(?:是)?(?:多少|如何|第几)"
+                   r"|\bwhat\s+(?:rank|position)\b"
                    r"|(?P<ask>\b(?:where|how)\s+(?:does|did|do|is|was)\b)[^.?!]{1,60}?(?P<word>\brank(?:ed|s)?\b)"
                    r"|\brank(?:ed|s)?\b(?=\s+(?:among|out of)\b)", re.I)
 RANK = {"zh": "排名", "en": "rank"}
@@ -47,8 +47,11 @@ def ranked(model: SemanticModel, plan: QueryPlan) -> QueryPlan | None:
 
 
 def compile_ranked(compiler_cls, model: SemanticModel, plan: QueryPlan, dialect: str, lang: str) -> Compiled:
-    """Every member's measure without the member's filter, ranked, and the named members' rows kept."""
-    member = next(f for f in plan.filters if f.dimension == plan.dimensions[0] and f.op == "in")
+    """Every member's measure without the member's filter, ranked, and the named members' rows kept (the plan as it
+    is when a chip took away the split or the member: nothing left to rank)."""
+    member = next((f for f in plan.filters if f.dimension in plan.dimensions[:1] and f.op == "in"), None)
+    if member is None:
+        return compiler_cls(model, plan.model_copy(update={"rank_of": False}), dialect, lang).run()
     whole = plan.model_copy(update={"filters": [f for f in plan.filters if f is not member], "rank_of": False,
                                     "order": "desc", "limit": None})
     c = compiler_cls(model, whole, dialect, lang)

@@ -1,9 +1,8 @@
 """A ratio asked for by its parts rather than its name: the semantic model's ratios say what each is made of.
 
-- An average of a ratio's numerator per its denominator's rows is the ratio: "the average spend per
-  order" is GMV / orders, the model's average order value, not a list of each order's amount; so is the
-  numerator "per" the denominator's own word ("spend more per order").
-  "How big was a refund on average" is the money per the rows named: the average refund amount.
+- An average of a ratio's numerator per its denominator's rows is the ratio: "the average spend per order" is GMV /
+  orders, the model's average order value, not a list of each order's amount; so is the numerator "per" the
+  denominator's own word ("spend more per order"). "How big was a refund on average": the average refund amount.
 - A share with nothing to split it by, of a measure that is a ratio's numerator, is the ratio: "what percentage of
   orders were cancelled" is cancelled orders / all orders, the model's cancellation rate, not cancelled orders as
   100 % of themselves. Other counts of the same rows named with it ("orders") are the whole the share is of.
@@ -26,6 +25,7 @@ from wenshu.semantic.model import SemanticModel
 MONEY_UNITS = {"元", "¥", "￥", "yuan", "rmb", "cny", "$", "usd", "dollars", "€", "eur"}
 _AVERAGE = re.compile(r"\b(average|avg|mean)\b|平均|均值", re.I)
 _PER = r"(?:\bper|\ba|\ban|\beach|\bevery|\bon|/|每)\s*(?:个|笔|单|位|件)?\s*"
+_TOPIC = r"\S*?(?:的[\u4e00-\u9fff]{1,3}?\s*(?:里|中)?|里|中)\s*[，,]?\s*的?(?:人均|平均|均)"  # 买过东西的客户，平均 (not 订单量，平均)
 _UNIT_WORDS = {"人": ["person", "head", "capita"]}  # a count in people, said in English after "per": 人均
 _SIZE = re.compile(r"^(?!.*\bhow many\b)(?!.*(?:多少|几)[个笔单]).*?(?:\bhow (?:big|large|much)\b|多大|多少钱)", re.I | re.S)  # one row's size
 
@@ -62,7 +62,7 @@ def own_count(model: SemanticModel, question: str, measures: list[str], words: d
     """A ratio with its denominator named only right before 人均 / 平均 ("下单客户人均花了多少钱", "上个月买过东西的
     客户，平均每人花了多少钱"): the count says whom the average is per, it is not asked beside it."""
     for r in (r for r in model.ratios if r.id in measures and r.denominator in measures and words.get(r.denominator)):
-        if all(re.match(r"\s*(?:的[\u4e00-\u9fff]{1,3}?)?\s*(?:里|中|当中)?\s*[，,]?\s*的?(?:人均|平均|均)", question[m.end():])
+        if all(re.match(r"\s*的?(?:人均|平均|均)", question[m.end():]) or re.match(_TOPIC, question[m.start():])
                for w in words[r.denominator] for m in re.finditer(re.escape(w), question, re.I)):
             return [x for x in measures if x != r.denominator]
     return measures
@@ -240,15 +240,15 @@ def _averages_field(model: SemanticModel, mid: str, question: str) -> bool:
 
 
 def share_of_whole(model: SemanticModel, measures: list[str]) -> list[str] | None:
-    """The ratio a share of the whole asks for ("what percentage of orders were cancelled"), with the
-    measures it replaces gone; None when no percentage of a part of the same rows (both parts on one
-    table: not paid orders per visitor, unless the visitors are named too) has a named measure as its numerator."""
+    """The ratio a share of the whole asks for ("what percentage of orders were cancelled"), with the measures it
+    replaces gone; None when no percentage of a part of the same rows (both parts on one table: not paid orders per
+    visitor, unless the visitors are named too) has a named measure as its numerator."""
     parts = {x.id: x for x in model.measures}
     for r in model.ratios:
         if r.id in measures and r.numerator in measures:
             return list(measures)  # "profit, and as a % of sales": the percentage is already the ratio
-        if r.numerator in measures and r.denominator in parts and r.numerator in parts and \
-                (r.scale == 100 or r.unit == "%") and (parts[r.numerator].table == parts[r.denominator].table or r.denominator in measures):
+        if r.numerator in measures and r.denominator in parts and r.numerator in parts and (r.scale == 100 or r.unit == "%") \
+                and (parts[r.numerator].table == parts[r.denominator].table or r.denominator in measures):
             table = parts[r.denominator].table.lower()
             whole = {x for x in measures if x in parts and parts[x].agg == "count" and parts[x].table.lower() == table}
             whole.add(r.denominator)  # "下过单的客户中，复购客户占几成": the buyers are the whole

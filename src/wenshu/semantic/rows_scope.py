@@ -42,7 +42,8 @@ def _blanked(text: str, d, codes: list, hits: list[dict] | None) -> str:
     """`text` without the words of `codes` (labels, aliases, the stored values the value index found), each with the
     dimension's own name when it follows (西北大区)."""
     words = [w for c in codes for w in (str(c), d.labels.get(str(c)), d.labels_en.get(str(c)), *d.aliases.get(str(c), []))
-             if w] + [h.get("said") or h["value"] for h in hits or [] if h.get("column") == d.column and "value" in h]
+             if w] + [str(h.get("label") or h["value"]) for h in hits or []
+                      if (h.get("table"), h.get("column")) == (d.table, d.column) and "value" in h]
     names = "|".join(re.escape(w) for w in sorted(d.words(), key=len, reverse=True) if w)
     for w in sorted(set(words), key=len, reverse=True):
         text = re.sub(re.escape(w) + (rf"\s*(?:{names})?" if names else ""), lambda x: " " * len(x.group(0)), text,
