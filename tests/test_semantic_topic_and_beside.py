@@ -63,3 +63,10 @@ def test_a_share_of_visitors_that_became_paid_orders_is_the_conversion_rate():
     plan = planned("What percentage of web visitors went on to place a paid order each day last week?")
     assert plan.measures == ["conversion_rate"] and plan.grain == "day" and not plan.share
     assert planned("What percentage of orders were cancelled last month?").measures == ["cancel_rate"]
+
+
+def test_a_month_moved_to_without_a_year_is_the_whole_month_of_the_earlier_windows_year():
+    first = planned("去年11月各品类的销量")
+    after = edited(first.model_dump(mode="json"), "那12月呢")
+    assert (after.window.start.year, after.window.start.month, after.window.start.day) == (first.window.start.year, 12, 1)
+    assert (after.window.end - after.window.start).days == 31  # all of it, not up to today's date

@@ -71,7 +71,8 @@ def in_its_year(question: str, found: Window | None, previous: Window | None) ->
     year, last = previous.start.year, (previous.end - timedelta(days=1)).year
     if not named or year != last or found.start.year == year or (found.end - timedelta(days=1)).year != found.start.year:
         return found
-    return Window(start=found.start.replace(year=year), end=(found.end - timedelta(days=1)).replace(year=year) + timedelta(days=1))
+    phrase = windows[0].phrase  # said again with that year: a month still running this year is whole in that one
+    return question_window(f"{phrase} {year}" if phrase.isascii() else f"{year}年{phrase}") or found
 
 
 def plan_window(question: str, compare: str = "none", implied: bool = True) -> Window | None:
