@@ -160,6 +160,7 @@ def lookups_aside(model: SemanticModel, said: list[Record], question: str) -> li
     when another record is said, or two or more of another record's fields are named: "paid orders with the buyer's
     name and the delivery city", "everyone who registered yesterday: name, gender, city": a field, not the list."""
     measured = {x.table.lower() for x in model.measures}
+
     def lookup(r: Record) -> bool:
         return not r.time and r.table.lower() not in measured
 
