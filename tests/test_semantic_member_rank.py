@@ -80,3 +80,12 @@ def test_a_rank_with_its_split_or_member_taken_away_compiles_as_the_plan_left():
     assert "RANK()" not in alone.sql and alone.columns == ["销售额"]
     whole = compile_plan(MODEL, plan.model_copy(update={"filters": []}), "sqlite", "zh")  # or the member
     assert "RANK()" not in whole.sql and whole.columns == ["大区", "销售额"]
+
+
+def test_a_rank_plan_whose_split_a_chip_took_away_gets_chips_without_a_rank_chip():
+    from wenshu.agent.plan_answer import PlanView
+    from wenshu.agent.plan_reply import chips
+
+    plan = rank_of.ranked(MODEL, planned(rank_of.said("上个月华南的GMV排名多少")))
+    kinds = [c["kind"] for c in chips(PlanView(MODEL, plan.model_copy(update={"dimensions": []}), "zh"))]
+    assert "rank" not in kinds and "measure" in kinds

@@ -80,7 +80,7 @@ def chips(view: PlanView) -> list[dict]:
         out.append({"kind": "top", "id": "top", "label": label,
                     "remove": plan_with(limit=None, order=None, order_by=None, by_change=False, limit_per=False),
                     "options": []})
-    if p.rank_of:  # "成都排第几": its rank among all; removed, the named member's value alone
+    if p.rank_of and p.dimensions:  # "成都排第几": its rank among all; removed, the named member's value alone
         group = view.name(p.dimensions[0])
         out.append({"kind": "rank", "id": "rank", "label": pick(lang, f"rank among all {group}", f"在所有{group}中的排名"),
                     "remove": plan_with(rank_of=False, dimensions=[]), "options": []})
