@@ -221,6 +221,22 @@
   conversations (two of three turns, three of two) whose later turns are terse (各区客单又是多少？, 只算App渠道下的单呢,
   换成那周的周六看看, "Now cut it by sales channel too.", "Drop the web orders from that."); 24 Chinese, 16 English,
   written by another helper (`bench/data/biz28_questions.yaml`), for development.
+- `biz29`: 40 business questions written blind in the style of the demo gold set's development half, a broad
+  mix of ordinary everyday questions worded naturally, leaning on how Chinese speakers name the split they want
+  (类目, 男女, 平台, 区域 / 片区 / 地区, 渠道 / 端, 会员等级, 品牌, 城市) and on splits by two dimensions (类目 by 性别, 区域 by
+  渠道, week by 端, 性别 by 会员等级, month by gender), with windows other than those of biz23's to biz28's headers
+  (去年夏天（6到8月）, 去年秋天（9到11月）, 上周一 then the day after, 上周前三天（周一到周三）, 上周四, 近35天, 近70天, 近80天, 最近五个整周,
+  最近七个月, 最近五个月, 上个月最后七天, 去年三八妇女节, 去年元旦, 去年3月份, 去年六一儿童节, 去年2月份 against 1月份, 去年平安夜, 昨天
+  against 去年同一天, 昨晚11点之后, "April last year", "the 1st through the 7th of last month" against the same dates twelve
+  months before, "May last year", "the past eighty / seventy-five / nine days", "the matching week of last year",
+  "the last ten full calendar months", "the last seven complete weeks"), totals and counts per member, averages per
+  order and per paying customer, refund rates per city tier, shares of a total and inside a filter, top and bottom
+  N, a brand's rank, "is X more than Y", 同比 / 环比 with growth, trends by day, week and month, distinct customers,
+  detail lists with a few named columns, brands with nothing sold, two filters mixed and colloquial measures
+  (卖了多少钱, 出了多少单, 平均一单多少钱, 退钱退得最多, 垫底, 排第几名, 单子, 涨了多少, 一件货都没卖出去, 退掉的钱); five conversations (two
+  of three turns, three of two) whose later turns are terse (再按男女拆开看看, 只留服装鞋帽和美妆个护这俩, 往后挪一天呢？, 上海不算的话呢,
+  "Make that GMV instead.", "Narrow it down to 华东 and 华南."); 24 Chinese, 16 English, written by another helper
+  (`bench/data/biz29_questions.yaml`), for development.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -260,7 +276,7 @@ DEMO_SETS = {"demo": ("gold", None), "demo_dev": ("gold", "dev"), "demo_test": (
              "biz22": ("biz22", None), "biz23": ("biz23", None),
              "biz24": ("biz24", None), "biz25": ("biz25", None),
              "biz26": ("biz26", None), "biz27": ("biz27", None),
-             "biz28": ("biz28", None)}
+             "biz28": ("biz28", None), "biz29": ("biz29", None)}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
          "biz_dev": "development", "biz2": "development", "biz3": "development", "para_en": "development",
          "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
@@ -274,7 +290,7 @@ ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_
          "biz20": "development", "biz21": "development", "biz22": "development",
          "biz23": "development", "biz24": "development",
          "biz25": "development", "biz26": "development", "biz27": "development",
-         "biz28": "development"}
+         "biz28": "development", "biz29": "development"}
 
 
 def role_of(set_name: str) -> str:
@@ -399,7 +415,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, half, source)
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, biz24, biz25, biz26, biz27, biz28, para_en or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, biz24, biz25, biz26, biz27, biz28, biz29, para_en or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)
