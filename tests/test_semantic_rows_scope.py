@@ -64,3 +64,17 @@ def test_a_city_the_value_index_found_scopes_the_rows_of_categories_with_nothing
     got = scoped(MODEL, said, said.members, hits)
     assert [(f.dimension, f.values) for f in got.presence[0].filters] == [("city", ["杭州"])]
     assert "杭州" not in got.rest and "品类" in got.rest
+
+
+def test_a_value_inside_the_clause_scopes_its_rows():
+    from demo_reading import MODEL
+    from wenshu.semantic.presence import said_presence
+    from wenshu.semantic.rows_scope import scoped
+
+    for question, code in [("Which cities have not had a single paid web order in the last 10 days?", "web"),
+                           ("Which cities did not get a single mini-program order last week?", "mini_program")]:
+        said = said_presence(MODEL, question)
+        assert said is not None and said.members == ["cities"], question
+        got = scoped(MODEL, said, said.members)
+        assert [(f.dimension, f.values) for f in got.presence[0].filters] == [("channel", [code])], question
+    assert said_presence(MODEL, "Which customers have not placed a single big order this year?") is None  # no value

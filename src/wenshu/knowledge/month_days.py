@@ -1,14 +1,14 @@
 """Days of last month or this month said by their dates: one day (本月1号, 上个月15号那天, "the 1st of this month",
 "last month's 15th"), a run of days (上个月16号到25号, 上月16日至月底, 本月1号到今天, "the 16th to the 25th of last month",
-"from the 16th of last month to its final day") and the first N days (上个月前10天, 本月头两天, "the first ten days of last
-month"). Read by `knowledge.time_phrases` with the other relative periods; a month named by its number (11月16号) is
+"from the 16th of last month to its final day"); the first or last N days are `knowledge.edge_days`'. Read by
+`knowledge.time_phrases` with the other relative periods; a month named by its number (11月16号) is
 `knowledge.named_periods`'."""
 
 from __future__ import annotations
 
 import re
 
-from wenshu.knowledge.number_words import EN_NUM, NUM, number
+from wenshu.knowledge.number_words import number
 
 Found = list[tuple[int, int, str, str | None]]  # (start, end, SQL start, SQL end) of each phrase
 
@@ -37,11 +37,6 @@ def _patterns() -> list[tuple[str, str]]:
 
 
 _DAYS = _patterns()
-# the first N days of a month: 上个月前10天, 本月头两天, "the first ten days of last month", "last month's first 5 days"
-_FIRST = {r"上个?月|上一个月|\blast month": ", '-1 month'", r"本月|这个?月|\bthis month": ""}
-_FIRST_DAYS = [(rf"(?P<month>{said})的?(?:前|头|最初的?){NUM}\s*(?:天|日)|\b(?:the\s+)?first\s+{EN_NUM}\s+days\s+of\s+"
-                rf"(?:the\s+)?(?P<month2>{said})|(?P<month3>{said})'s\s+first\s+{EN_NUM}\s+days\b", shift)
-               for said, shift in _FIRST.items()]
 
 
 def _start(shift: str, day: int) -> str:
@@ -66,10 +61,4 @@ def month_days(question: str) -> Found:
             end = _month_end(shift) if m.groupdict().get("end") else None if m.groupdict().get("now") else \
                 f"date('now', 'start of month'{shift}, '+{last} days')"  # to today: open, up to now
             out.append((m.start(), m.end(), _start(shift, first), end))
-    for pattern, shift in _FIRST_DAYS:
-        for m in re.finditer(pattern, question, flags=re.I):
-            n = number(next(g for g in m.groups()[1:] if g and not re.search(r"month|月", g, re.I)))
-            if n and 0 < n <= 31:
-                start = f"date('now', 'start of month'{shift})"
-                out.append((m.start(), m.end(), start, f"date({start}, '+{n} days')"))
     return out

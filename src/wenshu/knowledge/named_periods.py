@@ -1,6 +1,6 @@
 """Named calendar periods in a question, as SQLite date bounds: days, months, quarters and years.
 
-- Named days (双十一, 双十二, 国庆假期, 元旦, Christmas): that year's with 今年/去年/前年 (this, last
+- Named days (双十一, 双十二, 国庆假期, 元旦, 妇女节, 儿童节, 五一假期, Christmas, Valentine's Day): that year's with 今年/去年/前年 (this, last
   year) before or after them, else the latest one up to today.
 - Dates: "11月11日", "Nov 11th"; day ranges: "11月1号到11号", "Nov 1-10", "between Oct 1 and Oct 7". Months: "10月", "十月份", "2025年10月", "去年10月", "October",
   "Oct 2025", "October last year", "2025-10"; month ranges: "1到10月", "1月至3月", "from January to
@@ -26,6 +26,11 @@ _DAYS = [  # (words, month, day, days)
     (r"国庆节|国庆当天|national day", 10, 1, 1),
     (r"元旦|new year'?s day", 1, 1, 1),
     (r"圣诞节?|christmas(?: day)?", 12, 25, 1),
+    (r"(?:三八)?妇女节|三八节|(?:international\s+)?women'?s\s+day", 3, 8, 1),
+    (r"(?:六一)?儿童节|children'?s\s+day", 6, 1, 1),
+    (r"情人节|valentine'?s(?:\s+day)?", 2, 14, 1),
+    (r"五一(?:劳动节)?(?:小?长假|假期|黄金周|期间)|(?:may\s+day|labou?r\s+day)\s+(?:holiday|golden\s+week|week)", 5, 1, 5),
+    (r"(?:五一)?劳动节|五一当天|may\s+day|international\s+labou?r\s+day", 5, 1, 1),
 ]
 _CN_MONTH = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10, "十一": 11,
              "十二": 12}

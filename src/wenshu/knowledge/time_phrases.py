@@ -12,7 +12,8 @@ previous calendar month; "本月 / 今年" to date; "去年" the previous calend
 days" (L30D) today and the N-1 days before (近半个月: 15); "最近N个月 / last N months" and "最近N周" the N complete months
 (weeks) before the current one; quarters are calendar quarters. Named days, months, quarters and years
 ("双十一", "10月", "Q3 2025", "in 2025") are resolved by `knowledge.named_periods`, days of last or this month (上个月
-15号, 本月1号到今天, "the 16th to the 25th of last month", 上个月前10天) by `knowledge.month_days`.
+15号, 本月1号到今天, "the 16th to the 25th of last month") by `knowledge.month_days`, the first or last N days of a
+month or week (上个月前10天, 上个月最后七天, 上周前三天) by `knowledge.edge_days`.
 
 SQLite gets date expressions (`date('now', ...)`); every other engine gets the same bounds evaluated to
 dates, written as its adapter's date literals (`DATE '2026-11-01'`, `toDate('2026-11-01')`).
@@ -28,6 +29,7 @@ from datetime import date
 from wenshu.catalog import Catalog
 from wenshu.engines.registry import adapter_for
 from wenshu.knowledge import number_words
+from wenshu.knowledge.edge_days import edge_days
 from wenshu.knowledge.month_days import month_days
 from wenshu.knowledge.named_periods import named_periods
 
@@ -228,7 +230,7 @@ def _sqlite_windows(question: str) -> list[TimeWindow]:
             if n and 0 < n <= 3660:
                 found.append((m.start(), m.end(), TimeWindow(said[m.start():m.end()], *make(n))))
     found += [(s, e, TimeWindow(said[s:e], start, end)) for s, e, start, end in named_periods(question)]
-    found += [(s, e, TimeWindow(said[s:e], start, end)) for s, e, start, end in month_days(question)]
+    found += [(s, e, TimeWindow(said[s:e], start, end)) for s, e, start, end in month_days(question) + edge_days(question)]
     for pattern, (start, end) in _FIXED:
         for m in re.finditer(pattern, question, flags=re.I):
             found.append((m.start(), m.end(), TimeWindow(said[m.start():m.end()], start, end)))

@@ -98,3 +98,8 @@ def ngrams(text: str, max_cjk: int = 8, max_words: int = 4) -> set[str]:
     quoted = re.findall(r"[\"“'‘「]([^\"”'’」]{1,60})[\"”'’」]", text)
     grams.update(q.strip().lower() for q in quoted if q.strip())
     return grams
+
+
+def in_dictionary(text: str) -> bool:
+    """Whether jieba's dictionary holds `text` as a word of its own ("区间", "市场"; not "区的")."""
+    return bool(_jieba().dt.FREQ.get(text))

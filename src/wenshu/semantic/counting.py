@@ -25,7 +25,7 @@ from sqlglot import exp
 
 from wenshu.semantic.model import Measure, SemanticModel
 from wenshu.semantic.paths import reachable
-from wenshu.semantic.ratios import MONEY_UNITS
+from wenshu.semantic.ratios import AVERAGE, MONEY_UNITS
 from wenshu.semantic.variants import entry_words
 from wenshu.semantic.spans import Spans
 
@@ -143,7 +143,9 @@ def with_counts(model: SemanticModel, question: str, values: dict[str, list[str]
         return measures, alternatives  # "新客有多少人": 人 is the named measure's; "成交了多少笔": its 笔, no refund
     said += asks
     at = min(said, default=len(question))
-    before = [x for x in measures if min((s for s, _ in spans.get(x, [])), default=0) < at]
+    averaged = AVERAGE.search(question)  # a ratio read from an average ("平均一单多少钱") is said where the average is
+    unsaid = {r.id: averaged.start() for r in model.ratios if averaged}
+    before = [x for x in measures if min((s for s, _ in spans.get(x, [])), default=unsaid.get(x, 0)) < at]
     return [*before, found[0], *measures[len(before):]], alternatives
 
 
@@ -201,7 +203,8 @@ def not_asked(measures: list[str], words: dict[str, list[str]], model: SemanticM
         me = by_id.get(x)
         twin = me is not None and me.agg == "count" and any(s.table == me.table and s.filter == me.filter for s in sums)
         base = any(re.search(_SHARE_OF + re.escape(w), question, re.I) for w in words.get(x, []))
-        if not (twin and (money_asked or base)):
+        counted = any(re.match(r"多少|几", w) for w in words.get(x, []))  # 下了多少付款订单: asked for itself
+        if not (twin and (money_asked or base)) or counted:
             out.append(x)
     return out
 

@@ -22,9 +22,9 @@ IN_PERCENT = r"\bas (a )?percentages?\b|\b(as|in) (an? )?%|\b(in|as) percent(age
 CUES = {
     "trend": r"趋势|走势|变化趋势|trend|over time",
     "yoy": r"同比|去年同一?个?(期|月|季度|周|星期|天|日|时期|时段)|去年同样的?(这|那)?(几|些)?(天|日|时间|时期|时段|周|月)|上年同期|去年的同一|year[- ](over|on)[- ]year|\byoy\b"
-           r"|(same|equivalent|comparable|corresponding) (period|day|week|month|quarter|time|point|stretch|days)"
+           r"|(same|equivalent|comparable|corresponding|matching) (period|day|week|month|quarter|time|point|stretch|days|dates)"
            r" (of |in )?(last|the (previous|prior)) year"
-           r"|\b(a|one) year (ago|earlier|before)|\b(with|to|against|than|vs\.?|versus) (the same \w+ )?(last year|ly)\b",
+           r"|\b(a|one) year (ago|earlier|before)|\b(twelve|12) months (ago|earlier|before)\b|\b(with|to|against|than|vs\.?|versus) (the same \w+ )?(last year|ly)\b",
     # the same days a week before: "yesterday vs the same day last week", 昨天和上周同一天比, week over week
     "week": r"上周同一?(天|日|时段)|上周的同一(天|时段)|上个?星期同一?(天|日)|上周同期|上周同日"
             r"|(same|equivalent|comparable|corresponding) (day|days|weekday|period|time) (of |in )?last week"
@@ -50,7 +50,7 @@ CUES = {
                 r"|\b(?:the )?(?:%|percent(?:age)?) change\b",  # ("and the week before that?" moves the window)
     "share": r"占比|份额|比重|构成|占.{0,12}(比例|百分比|百分之几|几成)|的(比例|百分比)(?!是?多少钱)|占[^，。？,.?多少]{0,6}多少(?!钱|人|位|单|笔|件|个|次)|\bshares?\b|percentage of|proportion|(?<!\bby )what percent"
              r"|\bwhat % of\b|% of (the )?total|\b(how big|how large|what) (a )?(slice|chunk|portion)\b|\b(slice|portion) of\b"
-             r"|" + IN_PERCENT + r"|\bpercentage (split|breakdown|mix)\b"
+             r"|" + IN_PERCENT + r"|\bpercentage (split|breakdown|mix)\b|\b(divided|shared out|apportioned) (up )?(among|between|across)\b"
              r"|\b(and|with|plus) (the |a |their |its )?percent(age)?s?\b(?! (change|growth|increase|decrease|drop|rise))"
              r"|\b(each|every) \w+(?:'s|’s) (percentage|percent|share|fraction)\b|\bwhat fraction\b|\bfraction of\b"
              r"|\bslices?\b|\baccount(s|ed)? for\b|\bcontribut(e|es|ed|ion|ions)\b|\bmix\b|\bmakes? up\b"
@@ -139,7 +139,7 @@ CUES = {
     # what a count counts ("多少用户", "how many customers"): the word after it is not a split
     "counted": r"(多少|(?<![哪那这])几)个?(位|名)?\s*(不同的?|不重复的?)?\s*$|\b(how many|number of|count of)\s+(of\s+(our|the|these|those|all)\s+)?([\w-]+\s+)?$"
                r"|\bcount\s+(?!(by|per|for|of|in|on)\b)((the|all|our)\s+)?([\w-]+\s+)?$",  # "count the distinct customers"
-    "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|" + phrasing.SUPERLATIVE + r"的(那|一)天|\bwhich\b(?!\s+[a-z-]+(?<!ss)(?<!us)(?<!is)s\b)"  # "which brands": the members, not one
+    "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|(?<!为)什么(?=[^，。？,.?]{1,8}最)|" + phrasing.SUPERLATIVE + r"的(那|一)天|\bwhich\b(?!\s+[a-z-]+(?<!ss)(?<!us)(?<!is)s\b)(?!\s+(?:two|three|four|five|six|seven|eight|nine|ten|\d+)\b)"  # "which brands": the members, not one
               r"|\bwhat\s+(?!(is|are|was|were|did|does|do|percent|percentage|share|proportion|about|if)\b)[a-z]+(?<!s)\b",
 }
 SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|每一?种|各种|每一?类|各类|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + NUM
@@ -157,7 +157,7 @@ AND = re.compile(r"\s*(和|与|及|以及|、|,|，|&|\band\b|\bor\b|-and-|\s-\s
 SUPERLATIVE_BEFORE = re.compile(phrasing.SUPERLATIVE + r"的?\s*$")
 # "销售额超过10万的城市有哪些": the members asked after the dimension's name
 WHICH_AFTER = re.compile(r"^\s*(都|分别)?(有|是)(哪些|哪几个|哪几家|哪几位)")
-WHICH_BEFORE = re.compile(r"\b(which|what)\s+(\w+\s+){1,2}$|(哪[一几]?[个位家款种名座]|哪些)[^，。？,.?\s]{0,6}$", re.I)
+WHICH_BEFORE = re.compile(r"\b(which|what)\s+(\w+\s+){1,2}$|(哪[一几]?[个位家款种名座]|哪些)[^，。？,.?\s]{0,6}$|(?<!为)(什么|啥)\s*$", re.I)
 
 
 def cue(kind: str, question: str) -> bool:

@@ -1,8 +1,8 @@
 """Values a question leaves out rather than keeps: "除了华东以外", "不含生鲜水果和食品饮料", "华东除外",
-"excluding the app channel", "leave out the food & beverage category", "other than Beijing and Shanghai".
+"把上海去掉", "excluding the app channel", "leave out the food & beverage category", "other than Beijing and Shanghai".
 
 A value is left out when an exclusion word stands just before it (a "the" or "all" between allowed), when
-"以外 / 之外 / 除外 / excluded" follows it, or when it is joined by 和 / 、 / and to a value left out just
+"以外 / 之外 / 除外 / excluded" follows it, or 把 before it and 去掉 after it, or when it is joined by 和 / 、 / and to a value left out just
 before it. The dimension is then filtered with NOT IN. With something left out, "其他 / other / the rest"
 names the remaining members, not a value spelt 其他 (the demo's city tier "其他" is one).
 """
@@ -17,6 +17,7 @@ _BEFORE = re.compile(
     r"|\bleav(?:e|ing)\s+out|\bleft\s+out|\bnot\s+counting|\bminus|\bbut\s+not|\bignoring|\bignore|\bdrop(?:ping)?|\bremov(?:e|ing)|\btak(?:e|ing)\s+out)"
     r"\s*(?:the\s+|all\s+|any\s+|of\s+the\s+)?$", re.I)
 _AFTER = re.compile(r"\s*的?\s*(以外|之外|除外|不算|不计|\bexcluded\b)")  # "已取消的除外"
+_TAKEN_OUT = re.compile(r"[^，。？！,.?!的]{0,4}?(?:给)?(去掉|去除|剔除|拿掉|排除|扣掉|刨掉)")  # 把上海去掉, 把App渠道去掉
 _JOIN = re.compile(r"\s*(和|与|及|、|,|，|或|&|\band\b|\bor\b)\s*")
 _REST = {"其他", "其它", "其余", "别的", "other", "others", "rest"}
 
@@ -29,7 +30,8 @@ def left_out(question: str, value_at: dict[str, list[tuple[int, int]]]) -> list[
         if question[s:e].casefold() in _REST:
             continue  # "除了华东，其他大区": the rest is kept, not left out
         joined = any(_JOIN.fullmatch(question[pe:s]) for _, pe in out_spans)
-        if _BEFORE.search(question[:s]) or _AFTER.match(question[e:]) or joined:
+        taken_out = re.search(r"把\s*$", question[:s]) and _TAKEN_OUT.match(question[e:])
+        if _BEFORE.search(question[:s]) or _AFTER.match(question[e:]) or joined or taken_out:
             out_spans.append((s, e))
     for s, e, _ in reversed(spans):  # "华南、华北除外": joined to one left out after it
         if (s, e) not in out_spans and any(_JOIN.fullmatch(question[e:ns]) for ns, _ in out_spans if ns >= e):

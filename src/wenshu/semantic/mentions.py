@@ -30,6 +30,7 @@ from wenshu.semantic.exclusions import left_out, left_out_words, the_rest
 from wenshu.semantic.ordinal import ranged
 from wenshu.semantic.roles import dimension_roles
 from wenshu.semantic.routes import said_routes
+from wenshu.semantic.short_names import short_names
 from wenshu.semantic.mentioned import Mentions
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.spans import Spans
@@ -51,7 +52,7 @@ def number(text: str) -> int | None:
 
 def top_n(question: str) -> int | None:
     """The N of "前N", "top N", "N个城市", "最高的5个"; None when the question names no number."""
-    for pat in (r"\b(?:which|what)\s+" + EN_NUM + r"\s+[a-z]",
+    for pat in (r"\b(?:which|what)\s+" + EN_NUM + r"\s+(?:[a-z]|[^\x00-\x7f])",  # "which three 家用电器 brands"
                 r"(?:前|后)\s*" + NUM + r"\s*(?:名|个|位|家|款|大|的|是|$)" + NOT_PERIOD,
                 r"(?<![a-z])(?:top|bottom)\s*" + EN_NUM, r"(?<![同某每任])" + NUM + COUNTED,  # "Top10"; 同一个: no N
                 r"\b" + EN_NUM + r"\s+(?:top|most|least|highest|lowest|largest|smallest|biggest|best|worst)\b",
@@ -212,6 +213,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     # 按时间倒序, 平均每个客户: no split; a time phrase names no dimension (这星期, 上星期: no day of the week)
     dims = Spans.find(question, dim_words, metrics.spans() + value_spans + phrasing.spans(question) + own + dates
                       + ratios.per_counted_spans(model, question)).echoed(question)
+    for did, spans in short_names(model, question, dims.spans() + metrics.spans() + value_spans + own, dims.spans()).items():
+        dims.hits.setdefault(did, []).extend(spans)  # 各区: the regions
     records = Spans.find(question, {r.id: r.words() for r in model.records}, metrics.spans() + value_spans + dims.spans())
     bounded = blank(question, [(t.start, t.end) for t in thresholds(question)])
     many = (top_n(bounded) or 0) > 1 and cue("rank", bounded)  # "the top 5 tier-1 cities": five cities of the tier

@@ -32,7 +32,8 @@ def money_twins(measures: list[str], model: SemanticModel, question: str) -> lis
     """"How much money went back in refunds": a count named where the question asks for money is the money
     measure of the same rows (same table, same default filter), when the model has one and none is named."""
     by_id, money = {x.id: x for x in model.measures}, _money_measures(model)
-    if not cue("money", question) or any(by_id[x] in money for x in measures if x in by_id):
+    per_money = {r.id for r in model.ratios if by_id.get(r.numerator) in money}  # 平均一单多少钱: the money asked is AOV's
+    if not cue("money", question) or any(by_id[x] in money for x in measures if x in by_id) or per_money & set(measures):
         return measures
     out = []
     for mid in measures:

@@ -40,14 +40,14 @@ class Window(BaseModel):
                                                               or (self.end - self.start).days < 7):
             return Window(start=self.start - timedelta(days=364), end=self.end - timedelta(days=364))  # weeks: 52 back
         if compare == "yoy":
-            return Window(start=_add_months(self.start, -12), end=_add_months(self.end, -12))
+            return Window(start=add_months(self.start, -12), end=add_months(self.end, -12))
         if compare == "week":  # the same days a week before ("yesterday vs the same day last week")
             return Window(start=self.start - timedelta(days=7), end=self.end - timedelta(days=7))
         months = (self.end.year - self.start.year) * 12 + self.end.month - self.start.month
         if self.start.day == 1 and self.end.day != 1:
             months += 1  # to date: a whole number of months back
         if self.start.day == 1 and months:
-            return Window(start=_add_months(self.start, -months), end=_add_months(self.end, -months))
+            return Window(start=add_months(self.start, -months), end=add_months(self.end, -months))
         days = (self.end - self.start).days
         if self.start.weekday() == 0 and days < 7:
             days = 7  # this week so far
@@ -157,7 +157,7 @@ class QueryPlan(BaseModel):
         return None if isinstance(value, int | float) and not isinstance(value, bool) and value < 1 else value
 
 
-def _add_months(d: date, months: int) -> date:
+def add_months(d: date, months: int) -> date:
     y, m = divmod(d.month - 1 + months, 12)
     year, month = d.year + y, m + 1
     last = (date(year + (month == 12), month % 12 + 1, 1) - timedelta(days=1)).day

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 
 from wenshu.knowledge.time_phrases import find_windows
 from wenshu.semantic.has_rows import member, record_member
+from wenshu.semantic.labels import label_words
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.paths import reachable
-from wenshu.semantic.plan import Presence
+from wenshu.semantic.plan import Filter, Presence
 from wenshu.semantic.spans import Spans
 from wenshu.semantic.variants import entry_words
 from wenshu.semantic.windows import question_window
@@ -31,12 +32,14 @@ _ABSENT_ZH = r"一(?:单|次|笔|回|件|个)" + _NOT_ZH + r"(?:下过?(?![降�
     + r"|一(?:单|笔)(?:都|也)没有(?=[，。？！,.?!\s]|$)"  # 一单都没有: no order at all
 _PRESENT_ZH = r"(?:已经|已)" + _DO_ZH + r"了?"
 _DID_ZH = r"(?<![没未])(?:下过单?|买过|购买过|成交过|消费过|付过款)"  # "上个月买过东西的客户": who did, in the rest
-_OBJECT_EN = r"(?:\s+(?:a single|a|an|any|one|at least one|their first))?(?:\s+(?:paid|completed))?\s+(?:orders?|purchases?)"
+# a word before "order" is a value the rows are filtered by ("a single paid web order"): the presence's filter
+_OBJECT_EN = r"(?:\s+(?:a single|a|an|any|one|at least one|their first))?(?:\s+(?:paid|completed))?" \
+             r"(?:\s+(?!(?:orders?|purchases?)\b)([\w-]+))?\s+(?:orders?|purchases?)"
 _SOLD_EN = r"|\b(?:ha(?:ve|s)\s*(?:n't|not)|had\s*(?:n't|not)|did\s*(?:n't|not)|never)\s+(?:been\s+)?sold\b|\bwith no sales\b"
 _DO_EN = r"(?:placed|made|completed|shipped|sent|delivered)" + _OBJECT_EN + r"|(?:bought|ordered|purchased)(?:\s+anything)?" \
          + rf"(?:{_OBJECT_EN})?"
 _ABSENT_EN = r"\b(?:ha(?:ve|s)\s*(?:n't|not)|had\s*(?:n't|not)|did\s*(?:n't|not)|never)\s+(?:yet\s+|ever\s+)?" \
-             r"(?:" + _DO_EN.replace("placed|made|completed", "placed|made|completed|place|make|buy|order|purchase|ship|send|deliver") + ")" \
+             r"(?:" + _DO_EN.replace("placed|made|completed", "placed|made|completed|place|make|buy|order|purchase|ship|send|deliver|had|get|got|receive|received") + ")" \
              r"|\bwith(?:out| no)(?: any)?(?: paid)? (?:orders?|purchases?)\b" + _SOLD_EN \
              + r"|\b(?:got|had|received|saw)\s+no(?:\s+paid)?\s+(?:orders?|purchases?)\b"
 _PRESENT_EN = r"\b(?:ha(?:ve|s)|had)\s+(?:already\s+)?(?:" + _DO_EN + ")"
@@ -80,6 +83,9 @@ def said_presence(model: SemanticModel, question: str, members: list[str] | None
         for m in pattern.finditer(question):
             if any(s < m.end() and m.start() < e for s, e in spans):
                 continue
+            kept = _valued(model, [w for w in m.groups() if w])  # "web" in "a single paid web order"
+            if kept is None:
+                continue  # a word that names no value ("a single big order") is not read
             rows = _rows_measure(model, m.group(0), question)
             named = (members or _members_named(model, question, rows, m.span())) if rows and not _of_rows(
                 model, rows, question[m.end():]) else []
@@ -88,7 +94,7 @@ def said_presence(model: SemanticModel, question: str, members: list[str] | None
             owners += named
             start, end, window = _with_window(question, m.start(), m.end())
             spans.append((start, end))
-            presence.append(Presence(measure=rows, has=has, window=window))
+            presence.append(Presence(measure=rows, has=has, window=window, filters=kept))
     for m in _FIRST.finditer(question):
         rows = _rows_measure(model, re.match(r"[^的，,。？?]{0,24}", question[m.end():]).group(0))  # 首次退款: refunds
         named = (members or _members_named(model, question, rows, m.span())) if rows and not presence else []
@@ -107,6 +113,17 @@ def said_presence(model: SemanticModel, question: str, members: list[str] | None
         rest = before.rstrip() + (" " if before and after and after[0].isascii() else "") + after.lstrip()
     did = re.search(_DID_ZH, rest) is not None or presence[0].before  # 首次下单的客户: those who did, in the window
     return Said(presence, rest, _counted(model, owners, presence[0].measure, did) if how_many else None, owners)
+
+
+def _valued(model: SemanticModel, words: list[str]) -> list[Filter] | None:
+    """The filters the values said inside a clause make (none said: none); None when a word names no value."""
+    out = []
+    for w in words:
+        found = [(d.id, codes) for d in model.dimensions if d.kind != "time" and (codes := Spans.find(w, label_words(d)).ids())]
+        if not found:
+            return None
+        out.append(Filter(dimension=found[0][0], values=found[0][1]))
+    return out
 
 
 def _counted(model: SemanticModel, members: list[str], rows: str, did: bool) -> str | None:

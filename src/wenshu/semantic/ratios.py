@@ -23,7 +23,7 @@ from wenshu.semantic.cues import cue
 from wenshu.semantic.model import SemanticModel
 
 MONEY_UNITS = {"元", "¥", "￥", "yuan", "rmb", "cny", "$", "usd", "dollars", "€", "eur"}
-_AVERAGE = re.compile(r"\b(average|avg|mean)\b|平均|均值", re.I)
+AVERAGE = re.compile(r"\b(average|avg|mean)\b|平均|均值", re.I)
 _PER = r"(?:\bper|\ba|\ban|\beach|\bevery|\bon|/|每)\s*(?:个|笔|单|位|件)?\s*"
 _TOPIC = r"\S*?(?:的[\u4e00-\u9fff]{1,3}?\s*(?:里|中)?|里|中)\s*[，,]?\s*的?(?:人均|平均|均)"  # 买过东西的客户，平均 (not 订单量，平均)
 _UNIT_WORDS = {"人": ["person", "head", "capita"]}  # a count in people, said in English after "per": 人均
@@ -34,7 +34,7 @@ def averaged(model: SemanticModel, question: str, measures: list[str], words: di
     """`measures` with a numerator averaged per its denominator ("average spend per order") as the ratio; the
     numerator may also be named by its row value's field ("the average amount paid on orders": the amount
     paid is what GMV sums)."""
-    average, units = _AVERAGE.search(question), {x.id: (x.unit or "") for x in model.measures}
+    average, units = AVERAGE.search(question), {x.id: (x.unit or "") for x in model.measures}
     for r in model.ratios:  # "per order", "on East China orders": up to three words between; "per person": 人
         per = words.get(r.denominator, []) + _UNIT_WORDS.get(units.get(r.denominator, ""), [])
         if average and r.denominator in measures and any(
@@ -107,7 +107,7 @@ def per_unit(model: SemanticModel, question: str, measures: list[str], words: di
         rows = hit and _rows_named(model, question[hit.end():])  # 平均每笔订单: per order, whatever its classifier
         if rows and rows != tables.get(r.denominator) or not exact and not rows:
             continue
-        if hit and (_AVERAGE.search(question) or "均" in hit.group(0)):
+        if hit and (AVERAGE.search(question) or "均" in hit.group(0)):
             own = units.get(r.numerator, "")
             asked = own and re.search(r"(?:多少|几)\s*" + re.escape(own), question[hit.end():])
             found.append((bool(measures or asked) or money and own in MONEY_UNITS, r.id))
@@ -236,7 +236,7 @@ def _averages_field(model: SemanticModel, mid: str, question: str) -> bool:
     if me is None or me.agg != "sum" or not re.fullmatch(r"\w+", me.expr or ""):
         return False
     fields = [w for r in model.records if r.table.lower() == me.table.lower() for w in r.fields.get(me.expr, [])]
-    return any(re.search(f"(?:{_AVERAGE.pattern})" + r"\s*(?:the\s+|的)?" + re.escape(w), question, re.I) for w in fields)
+    return any(re.search(f"(?:{AVERAGE.pattern})" + r"\s*(?:the\s+|的)?" + re.escape(w), question, re.I) for w in fields)
 
 
 def share_of_whole(model: SemanticModel, measures: list[str]) -> list[str] | None:

@@ -29,11 +29,12 @@ _EACH_BEFORE = re.compile(r"(?:各个?|每一?个|每一?种|各种|\b(?:each|ev
 # diamond members": by whom, no split)
 _BY_BEFORE = re.compile(r"按照?[^，。？！,.?!；;按]{1,8}$")
 _BY_AFTER = re.compile(r"\s*(?:来|去)?(?:分|划分|拆|区分|分组|归类)")
-_ALL_BEFORE = re.compile(r"(所有|全部|全体|整个|全国)\s*$")  # "所有城市的销售额": their total, no split
+_ALL_BEFORE = re.compile(r"(所有|全部|全体|整个|全国|全)\s*$")  # "所有城市的销售额": their total, no split
 # an English superlative right before a value that stands before a kind ("the best-selling Apple product")
 _TOP = re.compile(r"\b(best|worst|top|most|least|highest|lowest|biggest|largest|smallest|cheapest|priciest)"
                   r"(?:[- ](?:selling|grossing|performing|rated|popular|expensive))?\s*$", re.I)
 _EACH_AFTER = re.compile(r"\s*(各自|分别|\s+each\b)")  # "西南那几个城市各自卖了多少", "the cities each": each member
+_EACH_VERB = re.compile(r"\s*各(?![个种类位])")  # 新老客各下了多少单 (渠道各品类: the next split's word)
 _COUNTED_AFTER = re.compile(r"\s*(一共|总共|共)?\s*(有|是)?\s*(多少|几)|\s*的?\s*总?(数量|个数|人数|数)(?!据|字|值)")
 
 
@@ -76,7 +77,7 @@ def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: di
                          for s, e in at)  # 按他们自己所在城市的等级分: 按 … 分 around the name
         each = any(_EACH_AFTER.match(question[e:]) for _, e in at)  # 华东城市分别: the cities of 华东 (华东大区分别: no)
         asked = any(WHICH_BEFORE.search(question[:s]) or WHICH_AFTER.match(question[e:]) for s, e in at) \
-            or each and (bool(before) or not after_value)
+            or each and (bool(before) or not after_value) or not after_value and any(_each_verb(question, e, dims) for _, e in at)
         best = any(SUPERLATIVE_BEFORE.search(question[:s]) for s, _ in at)
         asked = asked or any(re.fullmatch(r"\s*[%％]?\s*的\s*", question[t.end:s]) and not _COUNTED_AFTER.match(question[e:])
                              for t in passed for s, e in at)  # 超过500的城市 (…的客户有多少位: counted)
@@ -108,6 +109,12 @@ def dimension_roles(model: SemanticModel, question: str, dims: Spans, values: di
     said_at = {d: min([s for s, _ in [*dims.hits.get(d, []), *value_at.get(d, [])]], default=len(question)) for d in out.split}
     out.split = sorted(dict.fromkeys(out.split), key=said_at.get)  # "每个渠道里，男的和女的各花了多少": by channel, then gender
     return out
+
+
+def _each_verb(question: str, end: int, dims: Spans) -> bool:
+    """各 right after a name and before a verb, not before another name ("新老客各下了多少单", not "渠道各品类")."""
+    said = _EACH_VERB.match(question[end:])
+    return bool(said) and not any(s == end + said.end() for s, _ in dims.spans())
 
 
 def _owns_measure(model: SemanticModel, question: str, end: int) -> bool:

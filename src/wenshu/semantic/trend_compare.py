@@ -15,7 +15,7 @@ from datetime import timedelta
 
 from wenshu.semantic.compiled import Compiled, literal
 from wenshu.semantic.labels import PERIOD, change_name
-from wenshu.semantic.plan import QueryPlan, Window, _add_months
+from wenshu.semantic.plan import QueryPlan, Window, add_months
 
 PER_YEAR = {"week": 52, "month": 12, "quarter": 4, "year": 1}  # 同比: this many periods back
 
@@ -23,13 +23,13 @@ PER_YEAR = {"week": 52, "month": 12, "quarter": 4, "year": 1}  # 同比: this ma
 def reach(window: Window, grain: str, compare: str) -> Window:
     """The window extended back to the first period's earlier one."""
     if compare == "yoy":
-        return Window(start=_add_months(window.start, -12), end=window.end)
+        return Window(start=add_months(window.start, -12), end=window.end)
     if compare == "week":
         return Window(start=window.start - timedelta(days=7), end=window.end)
     back = {"day": timedelta(days=1), "week": timedelta(days=7)}
     if grain in back:
         return Window(start=window.start - back[grain], end=window.end)
-    return Window(start=_add_months(window.start, -{"month": 1, "quarter": 3, "year": 12}[grain]), end=window.end)
+    return Window(start=add_months(window.start, -{"month": 1, "quarter": 3, "year": 12}[grain]), end=window.end)
 
 
 def compile_trend_compare(compiler_cls, model, plan: QueryPlan, dialect: str, lang: str) -> Compiled:

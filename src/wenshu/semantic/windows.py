@@ -16,6 +16,7 @@ from wenshu.knowledge.time_phrases import TimeWindow, evaluate, find_windows
 from wenshu.semantic.grains import explicit_grain
 from wenshu.semantic.mentions import CUES
 from wenshu.semantic.plan import EARLIEST, Window
+from wenshu.semantic.window_moves import moved
 
 
 # "The period before" in a follow-up: the previous answer's window, one period earlier ("上周的销售额" ->
@@ -49,6 +50,8 @@ def followup_window(question: str, previous: Window | None, compare: str = "none
     # "WoW, against the week before": the week before is what the window is compared with, not a new window
     said = question if compare == "none" else re.sub("|".join(CUES[k] for k in ("yoy", "week", "previous")), " ",
                                                       question, flags=re.I)
+    if previous is not None and (shifted := moved(said, previous)):  # "往后挪一天", "move it a week later"
+        return shifted
     if previous is not None and re.search(BEFORE, said, re.I):
         return previous.shifted("previous")
     if previous is not None and re.search(A_YEAR_BEFORE, said, re.I):
