@@ -34,7 +34,7 @@ def test_platforms_and_areas_are_the_models_channels_and_regions():
 def test_each_after_a_name_and_before_a_verb_splits_by_it():
     assert grounded("上个月新老客各下了多少单").dimensions == ["customer_type"]
     assert grounded("上个月会员等级各有多少人下单").dimensions == ["member_level"]
-    tiers = grounded("上个月的订单，一线、新一线、二线和其他城市各占多少？")
+    tiers = grounded("这个季度一线、新一线和其他城市各下了多少单")
     assert tiers.dimensions == ["city_tier"]  # the tiers said before 城市 are split, not the cities
     assert grounded("上个月渠道各品类的销售额").dimensions == ["category"]  # 各 before the next name
 
