@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from wenshu.knowledge.number_words import EN_NUM, NUM, number
+from wenshu.knowledge.compiled import rx
 
 Found = list[tuple[int, int, str, str]]  # (start, end, SQL start, SQL end) of each phrase
 
@@ -39,7 +40,7 @@ def edge_days(question: str) -> Found:
     out: Found = []
     for zh, en, start, end in _PERIODS:
         for pattern in _patterns(zh, en):
-            for m in re.finditer(pattern, question, flags=re.I):
+            for m in rx(pattern, re.I).finditer(question):
                 said, named = m.groupdict(), set(m.re.groupindex.values())
                 n = number(next(g for i, g in enumerate(m.groups(), 1) if g and i not in named))  # the count
                 if not n or not 0 < n <= 31:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from wenshu.knowledge.number_words import number
+from wenshu.knowledge.compiled import rx
 
 Found = list[tuple[int, int, str, str | None]]  # (start, end, SQL start, SQL end) of each phrase
 
@@ -51,7 +52,7 @@ def month_days(question: str) -> Found:
     """The days of last or this month `question` names, as SQLite date expressions [start, end)."""
     out: Found = []
     for pattern, shift in _DAYS:
-        for m in re.finditer(pattern, question, flags=re.I):
+        for m in rx(pattern, re.I).finditer(question):
             ends = {m.re.groupindex.get("end"), m.re.groupindex.get("now")}
             days = [d for i, g in enumerate(m.groups(), 1) if g and i not in ends and (d := number(g.strip())) is not None]
             first = days[0] if days else None

@@ -15,6 +15,7 @@ All bounds are half-open `[start, end)`; a period still running ends today (the 
 from __future__ import annotations
 
 import re
+from wenshu.knowledge.compiled import rx
 from datetime import date
 
 _YEARS = {"今年": 0, "本年": 0, "this year": 0, "去年": 1, "last year": 1, "前年": 2, "the year before last": 2}
@@ -74,7 +75,7 @@ def _month_of(word: str | None) -> int | None:
 def _is_verb(word: str, m: re.Match, question: str) -> bool:
     """"May I", "march on": the English words, not the months."""
     return word.lower() in ("may", "march") and (not word[0].isupper() or not question[:m.start()].strip()
-                                               or re.match(r"\s+(I|we|you)\b", question[m.end():]) is not None)
+                                               or rx(r"\s+(I|we|you)\b").match(question[m.end():]) is not None)
 
 
 def named_days(question: str) -> Found:
@@ -82,7 +83,7 @@ def named_days(question: str) -> Found:
     found = []
     for words, month, day, days in _DAYS:
         pattern = rf"(?:(?P<yw>{years})(?:'s)?\s*(?:的)?\s*)?(?:{words})(?:\s+(?P<yw2>{years}))?"
-        for m in re.finditer(pattern, question, flags=re.I):
+        for m in rx(pattern, re.I).finditer(question):
             start = _start(m, month, day)
             found.append((m.start(), m.end(), start, f"date({start}, '+{days} days')"))
     return found
@@ -104,7 +105,7 @@ _MONTHS = [
 def _months(question: str) -> Found:
     found = []
     for pattern in _MONTHS:
-        for m in re.finditer(pattern, question, flags=re.I):
+        for m in rx(pattern, re.I).finditer(question):
             first, last = _month_of(m.group("m")), _month_of(m.groupdict().get("m2") or m.group("m"))
             if "pair" in m.re.groupindex and (last != (first or 0) + 1 or not m.group("pair") and m.group("m").isdigit()):
                 continue  # 7月和9月 are two months; "78月" none
@@ -126,12 +127,12 @@ def _ranges(question: str) -> Found:
     """Day ranges: from the first day (the latest one up to today, or of the year named) to the last, inclusive."""
     found = []
     for pattern in _RANGES:
-        for m in re.finditer(pattern, question, flags=re.I):
+        for m in rx(pattern, re.I).finditer(question):
             month, day = _month_of(m.group("m")), int(m.group("d"))
             last_month, last_day = _month_of(m.group("m2") or m.group("m")), int(m.group("d2"))
             if not (month and last_month and 1 <= day <= 31 and 1 <= last_day <= 31):
                 continue
-            if m.group("to").lower() == "and" and not re.search(r"\bbetween\s+$", question[:m.start()], re.I):
+            if m.group("to").lower() == "and" and not rx(r"\bbetween\s+$", re.I).search(question[:m.start()]):
                 continue  # "on Nov 11 and Nov 12": two days; "between Oct 1 and Oct 7": a range
             try:  # days between, counted in a year without 29 February (a range across New Year wraps)
                 days = (date(2001, last_month, last_day) - date(2001, month, day)).days % 365
@@ -148,7 +149,7 @@ def _dates(question: str) -> Found:
                     rf"\b(?P<m>{_MONTH_NAMES})\b\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)" + _EN_YEAR,
                     _EN_YEARS_OWN + rf"\b(?:the\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH_NAMES})\b\.?"
                     + _EN_YEAR):  # "the 14th of February", "14 Feb 2025"
-        for m in re.finditer(pattern, question, flags=re.I):
+        for m in rx(pattern, re.I).finditer(question):
             month, day = _month_of(m.group("m")), int(m.group("d"))
             if month and 1 <= day <= 31:
                 start = _start(m, month, day)
@@ -167,7 +168,7 @@ def _quarters(question: str) -> Found:
                     + _EN_YEAR,
                     _EN_YEARS_OWN + r"\b(?:the\s+)?(?P<q>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b"
                     rf"(?:\s+of\s+(?:the\s+year\b|(?P<yw2>this year|last year)|(?P<y2>{_YEAR})\b))?"):
-        for m in re.finditer(pattern, question, flags=re.I):
+        for m in rx(pattern, re.I).finditer(question):
             q = _CN_Q.get(m.group("q")) or _EN_Q.get(m.group("q").lower()) or int(m.group("q"))
             start = _start(m, 3 * q - 2)
             found.append((m.start(), m.end(), start, f"date({start}, '+3 months')"))
@@ -177,7 +178,7 @@ def _quarters(question: str) -> Found:
 def _years(question: str) -> Found:
     found = []
     for pattern in (rf"({_YEAR})\s*(?:年|财年)(?!\s*\d)", rf"\b(?:in|during|for|of|throughout|FY)\s*({_YEAR})\b(?!\s*[-/.年]|\s*(?:yuan|元|rmb|usd|dollars?|units?|items?|orders?|customers?|people)\b)"):
-        for m in re.finditer(pattern, question, flags=re.I):
+        for m in rx(pattern, re.I).finditer(question):
             start = f"date('{m.group(1)}-01-01')"
             found.append((m.start(), m.end(), start, f"date({start}, '+1 year')"))
     return found
@@ -202,11 +203,11 @@ _SINCE = (rf"\b(?:since(?:\s+the\s+(?:start|beginning)\s+of)?|from\s+the\s+(?:st
 def _halves(question: str) -> Found:
     found = []
     for pattern in _HALVES:
-        for m in re.finditer(pattern, question, flags=re.I):
+        for m in rx(pattern, re.I).finditer(question):
             start = _start(m, _HALF_FIRST[m.group("h").lower()])
             found.append((m.start(), m.end(), start, f"date({start}, '+6 months')"))
     for pattern in _LEADING:
-        for m in re.finditer(pattern, question, flags=re.I):
+        for m in rx(pattern, re.I).finditer(question):
             n = _N.get(m.group("n").lower()) or _month_of(m.group("n"))
             if n:
                 start = _start(m, 1)
@@ -218,7 +219,7 @@ def _since(question: str) -> list[tuple[int, int, str, str | None]]:
     """From the first day of a month (the latest one that has started, or of the year named) up to today."""
     found = []
     for pattern in _SINCE:
-        for m in re.finditer(pattern, question, flags=re.I):
+        for m in rx(pattern, re.I).finditer(question):
             month = _month_of(m.group("m"))  # after "since", "May" is the month
             if month:
                 found.append((m.start(), m.end(), _start(m, month), None))

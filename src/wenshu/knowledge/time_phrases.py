@@ -32,6 +32,7 @@ from wenshu.knowledge import number_words
 from wenshu.knowledge.edge_days import edge_days
 from wenshu.knowledge.month_days import month_days
 from wenshu.knowledge.named_periods import named_periods
+from wenshu.knowledge.compiled import rx
 
 _NUM, _EN_NUM, _number = number_words.NUM, number_words.EN_NUM, number_words.number
 _Q_START = "date('now', 'start of month', '-' || ((CAST(strftime('%m', 'now') AS INTEGER) - 1) % 3) || ' months')"
@@ -225,14 +226,14 @@ def _sqlite_windows(question: str) -> list[TimeWindow]:
     found: list[tuple[int, int, TimeWindow]] = []
     said, question = question, question.replace("礼拜", "星期")  # 上个礼拜 is 上个星期 (the same length: the same spans)
     for pattern, make in _COUNTED:
-        for m in re.finditer(pattern, question, flags=re.I):
+        for m in rx(pattern, re.I).finditer(question):
             n = _number(next(g for g in m.groups() if g))
             if n and 0 < n <= 3660:
                 found.append((m.start(), m.end(), TimeWindow(said[m.start():m.end()], *make(n))))
     found += [(s, e, TimeWindow(said[s:e], start, end)) for s, e, start, end in named_periods(question)]
     found += [(s, e, TimeWindow(said[s:e], start, end)) for s, e, start, end in month_days(question) + edge_days(question)]
     for pattern, (start, end) in _FIXED:
-        for m in re.finditer(pattern, question, flags=re.I):
+        for m in rx(pattern, re.I).finditer(question):
             found.append((m.start(), m.end(), TimeWindow(said[m.start():m.end()], start, end)))
     found.sort(key=lambda f: (f[0], -(f[1] - f[0])))
     out, last_end = [], -1

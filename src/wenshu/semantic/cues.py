@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from wenshu.semantic import phrasing
+from wenshu.knowledge.compiled import rx
 
 NUM = r"(\d+|[一二两三四五六七八九十]{1,3})"
 NOT_PERIOD = phrasing.CJK_NOT_PERIOD  # 前一个月, 一个季度: a period, not a count of members
@@ -161,4 +162,4 @@ WHICH_BEFORE = re.compile(r"\b(which|what)\s+(\w+\s+){1,2}$|(哪[一几]?[个位
 
 
 def cue(kind: str, question: str) -> bool:
-    return re.search(CUES[kind], question, re.I) is not None
+    return rx(CUES[kind], re.I).search(question) is not None

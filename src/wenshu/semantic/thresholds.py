@@ -7,6 +7,7 @@ months or years are windows, not thresholds. What a threshold bounds is read els
 from __future__ import annotations
 
 import re
+from wenshu.knowledge.compiled import rx
 from dataclasses import dataclass
 
 _UNITS = r"(?:\s*(?:元|块钱?|件|单|笔|人|次|yuan|rmb|cny|units?|items?|times\b))?"
@@ -60,23 +61,22 @@ def thresholds(question: str) -> list[Threshold]:
     out: list[Threshold] = []
     question = _digits(question)
     for pattern in _RANGE:
-        for m in re.finditer(pattern, question, re.I):
+        for m in rx(pattern, re.I).finditer(question):
             lo = 1 if m.group(1) is not None else 5  # the number groups of the alternative that matched
             low, high = m.group(lo, lo + 1), m.group(lo + 2, lo + 3)
             mid = m.start(lo + 2)
             out += [Threshold(m.start(), mid, "gte", _value(*low)), Threshold(mid, m.end(), "lte", _value(*high))]
     for words, op in _BEFORE:  # "超过了250万": an aspect word between
-        for m in re.finditer(rf"({words})\s*(?:(?<!最多)(?<!最少)[\u4e00-\u9fff]{{1,2}}?)?了?\s*{_CURRENCY}{_NUMBER}{_UNITS}",
-                             question, re.I):  # "至少成交两单": a verb between (not 卖得最多的5个, the top five)
-            if op == "eq" and not (re.search(r"exactly", m.group(0), re.I) or re.search(r"[次单笔]$", m.group(0))
-                                   and re.match(r"(只|仅|恰好|正好|刚好)([\u4e00-\u9fff]?[过了])?\s*\d", m.group(0))):
+        for m in rx(rf"({words})\s*(?:(?<!最多)(?<!最少)[\u4e00-\u9fff]{{1,2}}?)?了?\s*{_CURRENCY}{_NUMBER}{_UNITS}", re.I).finditer(question):  # "至少成交两单": a verb between (not 卖得最多的5个, the top five)
+            if op == "eq" and not (rx(r"exactly", re.I).search(m.group(0)) or rx(r"[次单笔]$").search(m.group(0))
+                                   and rx(r"(只|仅|恰好|正好|刚好)([\u4e00-\u9fff]?[过了])?\s*\d").match(m.group(0))):
                 continue  # 只有5个城市, 只看前5单: no bound; 只买过一次, 仅一单, "exactly 2 orders": that many acts
             out.append(Threshold(m.start(), m.end(), op, _value(m.group(2), m.group(3))))
     for words, op in _AFTER:
-        for m in re.finditer(rf"{_CURRENCY}{_NUMBER}{_UNITS}\s*({words})", question, re.I):
+        for m in rx(rf"{_CURRENCY}{_NUMBER}{_UNITS}\s*({words})", re.I).finditer(question):
             out.append(Threshold(m.start(), m.end(), op, _value(m.group(1), m.group(2))))
-    out += [Threshold(m.start(), m.end(), "gt", _SCALE[m.group(1)]) for m in re.finditer(_ROUND, question)]
-    out += [Threshold(m.start(), m.end(), "eq", 1) for m in re.finditer(r"\b(?:only|just|exactly) once\b", question, re.I)]
+    out += [Threshold(m.start(), m.end(), "gt", _SCALE[m.group(1)]) for m in rx(_ROUND).finditer(question)]
+    out += [Threshold(m.start(), m.end(), "eq", 1) for m in rx(r"\b(?:only|just|exactly) once\b", re.I).finditer(question)]
     out.sort(key=lambda t: t.start)
     return [t for i, t in enumerate(out) if not any(o.start < t.end and t.start < o.end for o in out[:i])]
 

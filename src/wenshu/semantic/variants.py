@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from wenshu.semantic.model import Entry, SemanticModel
+from wenshu.knowledge.compiled import rx
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _SHORT = {"average": "avg", "quantity": "qty", "amount": "amt", "number": "no.", "percentage": "pct",
@@ -32,7 +33,7 @@ def _swaps(name: str, word: str, others: list[str]) -> list[str]:
     if not word.isascii() or " " in word or " " not in name.strip():  # "buyers" alone is kept as it is
         return []
     out = []
-    for m in re.finditer(rf"(?<![a-z]){re.escape(word.casefold())}(s|es)?(?![a-z])", name.casefold()):
+    for m in rx(rf"(?<![a-z]){re.escape(word.casefold())}(s|es)?(?![a-z])").finditer(name.casefold()):
         for o in (o for o in others if o.isascii() and not _CJK.search(o)):
             said = _plural(o) if m.group(1) else o
             out.append(name[:m.start()] + said + name[m.end():])
@@ -43,7 +44,7 @@ def _abbreviated(name: str) -> list[str]:
     """"average order value" -> "avg order value" (one word shortened at a time, then all of them)."""
     if not name.isascii() or " " not in name.strip():
         return []
-    found = [(m, _SHORT[m.group(0).casefold()]) for m in re.finditer(r"[A-Za-z]+", name) if m.group(0).casefold() in _SHORT]
+    found = [(m, _SHORT[m.group(0).casefold()]) for m in rx(r"[A-Za-z]+").finditer(name) if m.group(0).casefold() in _SHORT]
     out = [name[:m.start()] + short + name[m.end():] for m, short in found]
     if len(found) > 1:
         whole = name
@@ -86,7 +87,7 @@ def _aspected(name: str) -> list[str]:
 def _complemented(name: str) -> list[str]:
     """退的钱 -> 退掉的钱, 退出去的钱, 退回的钱: a one-character verb before 的钱 / 的金额 said with a complement of its
     result or direction, as people say it."""
-    said = re.fullmatch(r"([\u3400-\u9fff])(的(?:钱|金额))", name)
+    said = rx(r"([\u3400-\u9fff])(的(?:钱|金额))").fullmatch(name)
     return [f"{said.group(1)}{c}{said.group(2)}" for c in _COMPLEMENTS] if said else []
 
 
@@ -95,12 +96,12 @@ def _field_totals(model: SemanticModel, entry: Entry) -> list[str]:
     order record calls "amount paid", so "total amount paid" and 实付总金额 name it; and asked as how much of
     the field's act ("how much … paid": backed by the question's words, `phrasing.backs`; the Chinese
     form, 支付了多少, lost a validation question and is not read)."""
-    if getattr(entry, "agg", None) != "sum" or not re.fullmatch(r"\w+", getattr(entry, "expr", "") or ""):
+    if getattr(entry, "agg", None) != "sum" or not rx(r"\w+").fullmatch(getattr(entry, "expr", "") or ""):
         return []
     out = []
     for w in (w for r in model.records if r.table.lower() == entry.table.lower() for w in r.fields.get(entry.expr, [])):
         out += [f"total {w}"] if w.isascii() else _totalled(w)
-        act = re.fullmatch(r"(?:amount|sum) (\w+)|(\w+) (?:amount|sum)", w) if w.isascii() else None
+        act = rx(r"(?:amount|sum) (\w+)|(\w+) (?:amount|sum)").fullmatch(w) if w.isascii() else None
         out += [f"how much {act.group(1) or act.group(2)}"] if act else []
     return out
 
@@ -112,7 +113,7 @@ def _expanded(model: SemanticModel, entry: Entry) -> list[str]:
     words += [a for w in words if getattr(entry, "agg", None) in ("count", "count_distinct") for a in _asked_count(w, rows)]
     words += [a for w in words if not w.startswith(("多少", "几")) for a in _totalled(w)] + _field_totals(model, entry)
     if getattr(entry, "agg", None) == "sum":  # "the refund total": the refund amount
-        words += [f"{h.group(1)} {t}" for w in words if (h := re.fullmatch(r"(\w+) (?:amount|value)", w)) for t in ("total", "totals")]
+        words += [f"{h.group(1)} {t}" for w in words if (h := rx(r"(\w+) (?:amount|value)").fullmatch(w)) for t in ("total", "totals")]
     extra = []
     for d in model.dimensions:
         names = [w for w in d.words() if w]
@@ -122,20 +123,25 @@ def _expanded(model: SemanticModel, entry: Entry) -> list[str]:
     return list(dict.fromkeys(words + extra))
 
 
-_SEEN: dict[int, tuple[SemanticModel, dict[str, list[str]]]] = {}  # id -> (the model, entry id -> words)
+_SEEN: dict[int, tuple[SemanticModel, dict]] = {}  # id -> (the model, what was worked out from it once)
 
 
-def entry_words(model: SemanticModel, entry: Entry) -> list[str]:
-    """`entry`'s words, and each with a dimension's word inside it said in that dimension's other words
-    (worked out once per model object: a question reads them several times)."""
+def _of(model: SemanticModel) -> dict:
+    """What was worked out from this model object (a question reads it several times; models are not edited)."""
     seen = _SEEN.get(id(model))
     if seen is None or seen[0] is not model:
         if len(_SEEN) >= 16:
             _SEEN.clear()
         seen = _SEEN[id(model)] = (model, {})
-    found = seen[1].get(entry.id)
+    return seen[1]
+
+
+def entry_words(model: SemanticModel, entry: Entry) -> list[str]:
+    """`entry`'s words, and each with a dimension's word inside it said in that dimension's other words."""
+    known = _of(model)
+    found = known.get(entry.id)
     if found is None:
-        found = seen[1][entry.id] = _expanded(model, entry)
+        found = known[entry.id] = _expanded(model, entry)
     return found
 
 
@@ -148,12 +154,19 @@ _NEGATED = re.compile(r"(?:没有?|未|不|从不|从未|从没)$")
 
 def _acts(model: SemanticModel) -> list[tuple[Entry, str, str]]:
     """(count measure, act pattern, noun) for each count named as an act before a dimension's word (下单客户数)."""
+    known = _of(model)
+    if "#acts" not in known:
+        known["#acts"] = _found_acts(model)
+    return known["#acts"]
+
+
+def _found_acts(model: SemanticModel) -> list[tuple[Entry, str, str]]:
     nouns = {w for d in model.dimensions for w in d.words() if _CJK.search(w) and len(w) >= 2}
     out = []
     for x in (x for x in model.measures if x.agg in ("count", "count_distinct") and not x.at_least):
         acts = {(w[:i], w[i:i + len(n)]) for w in entry_words(model, x) for n in nouns
-                for i in [w.find(n)] if i >= 2 and w[i + len(n):] in ("", "数") and re.fullmatch(r"[\u4e00-\u9fff]+", w[:i])
-                and not re.search("多少|几|总", w[:i])}
+                for i in [w.find(n)] if i >= 2 and w[i + len(n):] in ("", "数") and rx(r"[\u4e00-\u9fff]+").fullmatch(w[:i])
+                and not rx("多少|几|总").search(w[:i])}
         for act, noun in sorted(acts):  # a two-character act said with 了 / 过 inside: 下过单, 下了单
             a = re.escape(act[0]) + "(?:了|过)?" + re.escape(act[1]) if len(act) == 2 else re.escape(act)
             out.append((x, a, noun))
@@ -165,8 +178,8 @@ def negated_act(model: SemanticModel, question: str) -> str | None:
     neg = r"(?:没有?|未|从不|从未|从没)(?:再|有)?"
     for _x, a, noun in _acts(model):
         n = re.escape(noun)  # the noun counted in the same clause: 未付款的订单 is a status, not this
-        if m := (re.search(rf"{neg}({a})[^，。？！,.?!\s]{{0,12}}?的{n}", question)
-                 or re.search(rf"{n}[^，。？！,.?!\s]{{0,8}}?{neg}({a})", question)):
+        if m := (rx(rf"{neg}({a})[^，。？！,.?!\s]{{0,12}}?的{n}").search(question)
+                 or rx(rf"{n}[^，。？！,.?!\s]{{0,8}}?{neg}({a})").search(question)):
             return m.group(1)
     return None
 
@@ -185,9 +198,9 @@ def apart(model: SemanticModel, question: str, taken: list[tuple[int, int]],
         n = re.escape(noun)
         # or asked later in the count's own unit ("新注册的会员，按城市等级分，每档有多少人")
         later = rf"(?=.*?(?:多少|几)\s*(?:个|位|名)?\s*{re.escape(x.unit)}(?![\u4e00-\u9fff]))" if asked and x.unit else None
-        for m in [*re.finditer(rf"({a})(?:了|过)?[^，。？！,.?!\s]{{0,12}}?的({n}{tail})", question),
-                  *re.finditer(rf"((?:多少|几)(?:个|位|名)?{n})[^，。？！,.?!\s没未不]{{0,6}}?({a})", question),
-                  *(re.finditer(rf"({a})(?:了|过)?[^，。？！,.?!\s]{{0,12}}?的({n}){later}", question) if later else [])]:
+        for m in [*rx(rf"({a})(?:了|过)?[^，。？！,.?!\s]{{0,12}}?的({n}{tail})").finditer(question),
+                  *rx(rf"((?:多少|几)(?:个|位|名)?{n})[^，。？！,.?!\s没未不]{{0,6}}?({a})").finditer(question),
+                  *(rx(rf"({a})(?:了|过)?[^，。？！,.?!\s]{{0,12}}?的({n}){later}").finditer(question) if later else [])]:
             spans = [m.span(1), m.span(2)]
             if _NEGATED.search(question[:m.start()]):  # 没有下单的客户: the act not done, not this count
                 continue
