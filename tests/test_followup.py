@@ -49,3 +49,15 @@ def test_the_agent_regenerates_a_follow_up_that_lost_the_earlier_filter(agent, f
     second = agent.ask(AgentRequest(message="再按城市拆分一下", conversation_id=first.conversation_id))
     assert second.error is None and "华南" in second.sql
     assert "regions.region_name = '华南'" in fake_model.calls[-1][-1].content
+
+
+def test_a_terse_follow_up_naming_a_value_of_the_data_is_a_data_question_without_the_model(agent, fake_model):
+    by_city = ("SELECT c.city_name, ROUND(SUM(o.pay_amount), 2) AS 销售额 FROM orders o JOIN cities c "
+               "ON c.city_id = o.city_id WHERE o.status = 1 GROUP BY c.city_name")
+    fake_model.queue(by_city, by_city.replace("GROUP BY", "AND c.city_name = '广州' GROUP BY"))
+    first = agent.ask(AgentRequest(message="每个城市累计卖了多少钱"))
+    assert first.error is None
+    second = agent.ask(AgentRequest(message="广州那边怎样", conversation_id=first.conversation_id))
+    intent = next(t for t in second.trace if t.node == "intent")
+    assert intent.detail.startswith("data/") and intent.detail.endswith("(rules)"), intent.detail
+    assert second.error is None and second.rows and {r[0] for r in second.rows} == {"广州"}

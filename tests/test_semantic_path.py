@@ -112,6 +112,18 @@ def test_a_terse_follow_up_the_plan_can_take_is_data_without_asking_the_model(ag
     assert step(second, "intent").detail.startswith("data/") and second.plan["plan"]["limit"] == 2
 
 
+def test_a_terse_follow_up_naming_only_a_value_is_data_by_the_value_index(agent, fake_model):
+    fake_model.queue(json.dumps({"measures": ["refund_amount"], "dimensions": ["city"]}))
+    first = agent.ask(AgentRequest(message="近两个月退款金额最高的五个城市"))
+    assert first.plan and first.plan["plan"]["dimensions"] == ["city"], first.plan
+    calls = len(fake_model.calls)
+    second = agent.ask(AgentRequest(message="杭州不计入的话", conversation_id=first.conversation_id))
+    assert len(fake_model.calls) == calls  # no opener word: the value index names 杭州, the plan edit takes it
+    assert step(second, "intent").detail.startswith("data/") and second.error is None
+    assert [(f["dimension"], f["op"], f["values"]) for f in second.plan["plan"]["filters"]] == [("city", "not_in", ["杭州"])]
+    assert "杭州" not in [row[0] for row in second.rows]
+
+
 def test_the_plan_survives_a_restart(store, fake_model, home):
     from wenshu.agent.service import Agent
     from wenshu.providers.base import ModelClient

@@ -64,3 +64,12 @@ def test_a_move_by_months_keeps_whole_months_whole_and_other_windows_their_lengt
     assert (month.window.start, month.window.end) == (date(2026, 11, 1), date(2026, 12, 1))
     day = edited({"measures": ["gmv"], "window": {"start": "2026-11-30", "end": "2026-12-01"}}, "提前一个月看看")
     assert (day.window.start, day.window.end) == (date(2026, 10, 30), date(2026, 10, 31))
+
+
+@pytest.mark.parametrize("said", ["那前一天呢", "and the day before?"])
+def test_the_day_before_a_one_day_window_on_a_monday_is_the_sunday_before(said):
+    monday = {"measures": ["gmv"], "window": {"start": "2026-11-30", "end": "2026-12-01"}}  # a Monday
+    plan = edited(monday, said)
+    assert (plan.window.start, plan.window.end) == (date(2026, 11, 29), date(2026, 11, 30))
+    week = edited(monday, "前一周的呢")  # a week before said: the Monday before
+    assert (week.window.start, week.window.end) == (date(2026, 11, 23), date(2026, 11, 24))

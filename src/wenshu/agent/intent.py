@@ -105,5 +105,11 @@ def classify_rules(question: str, *, has_history: bool, vocabulary: Vocabulary |
     return None
 
 
+def names_a_value(question: str, values: list[dict]) -> bool:
+    """With a conversation going, a short turn that names a value the data holds ("上海不算的话呢", "and for
+    Berlin?") is about the data: the value index decides, not a list of openers."""
+    return bool(values) and _short(question.strip())
+
+
 def from_model(answer: IntentAnswer) -> IntentResult:
     return IntentResult(intent=answer.intent, query_type=answer.query_type, source="model")

@@ -18,7 +18,7 @@ from wenshu.agent.context import AgentContext
 from wenshu.agent.checks import Answer, run_checks
 from wenshu.agent.generate import GenerateInput, Turn, build_messages
 from wenshu.agent.plain_reading import guessed_join, reread
-from wenshu.agent.intent import IntentAnswer, IntentResult, classify_rules, from_model, query_type_of
+from wenshu.agent.intent import IntentAnswer, IntentResult, classify_rules, from_model, names_a_value, query_type_of
 from wenshu.agent.plan import edits_previous_plan
 from wenshu.agent.plan_reply import planned_answer
 from wenshu.prompts import render
@@ -60,8 +60,10 @@ def intent_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
         result = IntentResult(intent="data", query_type=query_type_of(q["question"]))
     else:
         result = classify_rules(q["question"], has_history=has_history, vocabulary=ctx.vocabulary(q["datasource"]))
-    if result is None and has_history and edits_previous_plan(state, ctx):  # "keep the three worst"
-        result = IntentResult(intent="data", query_type=query_type_of(q["question"]), followup=True)
+    if result is None and has_history:  # "keep the three worst", "上海不算的话呢": edits the last answer
+        named = ctx.recall.named_values(q["question"], catalog)
+        if edits_previous_plan(state, ctx, named) or names_a_value(q["question"], named):
+            result = IntentResult(intent="data", query_type=query_type_of(q["question"]), followup=True)
     if result is None:
         prompt = render("intent", tables=", ".join(catalog.table_names()), question=q["question"])
         answer = ctx.models.structured("fast", [HumanMessage(prompt)], IntentAnswer)

@@ -152,16 +152,17 @@ def _from_previous(state: AgentState, model: SemanticModel, previous: dict, ques
     return plan
 
 
-def edits_previous_plan(state: AgentState, ctx: AgentContext) -> bool:
+def edits_previous_plan(state: AgentState, ctx: AgentContext, values: list[dict] | None = None) -> bool:
     """Whether the question changes the plan of the conversation's last answer ("keep the three worst", "now do it
-    per brand"): a data follow-up, however few of the datasource's words it holds."""
+    per brand", "上海不算的话呢" with the value index's hit for 上海): a data follow-up, however few of the
+    datasource's words it holds."""
     q = state["query"]
     previous = next((t for t in reversed(state.get("turns") or []) if t.get("sql")), None)
     model = ctx.semantic(q["datasource"]) if ctx.semantic and previous and previous.get("plan") else None
     if model is None:
         return False
     try:
-        _from_previous(state | {"schema": {}}, model, previous, q["question"])
+        _from_previous(state | {"schema": {"values": values or []}}, model, previous, q["question"])
     except (NoPlan, ValidationError):
         return False
     return True

@@ -138,6 +138,11 @@ class HybridRecall:
         return {k: v for k, v in out.items() if v}
 
     # -- recall ------------------------------------------------------------------------------
+    def named_values(self, question: str, catalog: Catalog) -> list[dict]:
+        """The values the question names, read from the value index alone (no embeddings): cheap enough for
+        the intent gate."""
+        return [h.as_dict() for h in self.index_for(catalog).values.match(question)]
+
     def recall(self, question: str, catalog: Catalog, *, previous_sql: str | None = None) -> RecallResult:
         idx = self.index_for(catalog)
         terms = self._glossary_terms(catalog.datasource, question)

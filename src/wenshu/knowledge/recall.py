@@ -39,6 +39,10 @@ class RecallResult:
 class SchemaRecall(Protocol):
     def recall(self, question: str, catalog: Catalog, *, previous_sql: str | None = None) -> RecallResult: ...
 
+    def named_values(self, question: str, catalog: Catalog) -> list[dict]:
+        """The catalog's values the question names ([{table, column, value}]), from the value index."""
+        ...
+
 
 class FullSchemaRecall:
     """The whole schema, for databases small enough to fit a prompt, plus the most similar examples."""
@@ -61,3 +65,6 @@ class FullSchemaRecall:
             full_schema_tokens=tokens,
             whole=True,
         )
+
+    def named_values(self, question: str, catalog: Catalog) -> list[dict]:
+        return []  # no value index: the whole schema is the prompt

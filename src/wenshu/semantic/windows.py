@@ -52,7 +52,9 @@ def followup_window(question: str, previous: Window | None, compare: str = "none
                                                       question, flags=re.I)
     if previous is not None and (shifted := moved(said, previous)):  # "往后挪一天", "move it a week later"
         return shifted
-    if previous is not None and re.search(BEFORE, said, re.I):
+    if previous is not None and (before := re.search(BEFORE, said, re.I)):
+        if (previous.end - previous.start).days == 1 and re.search(r"天|日|day", before.group(0), re.I):
+            return Window(start=previous.start - timedelta(days=1), end=previous.start)  # a Monday too: one day back
         return previous.shifted("previous")
     if previous is not None and re.search(A_YEAR_BEFORE, said, re.I):
         return previous.shifted("yoy")
