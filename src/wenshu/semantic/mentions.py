@@ -27,6 +27,7 @@ from wenshu.semantic.grains import GRAIN_WORDS, explicit_grain, per_period
 from wenshu.semantic.labels import hour_dimension, label_spans, label_words, not_the_measures_own, qualifying_values
 from wenshu.semantic.cues import AND, COUNTED, CUES, EN, EN_NUM, IN_PERCENT, NOT_PERIOD, NUM, SPLIT_BEFORE, cue
 from wenshu.semantic.exclusions import left_out, left_out_words, the_rest
+from wenshu.semantic.part_rates import part_rate
 from wenshu.semantic.ordinal import ranged
 from wenshu.semantic.roles import dimension_roles
 from wenshu.semantic.routes import said_routes
@@ -243,6 +244,10 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     measures = ratios.rated_rows(model, question, measures, measure_words)  # "the refund rate on … orders"
     measures, pct = (p := ratios.percent_of(model, question, measures, measure_words)), p != measures  # "as a % of sales"
     measures = _defined(model, question, measures, measure_words)  # "转化率（成交单数除以UV）": the rate alone
+    if rated := part_rate(model, question, measures, values, measure_words):  # "what share of the orders paid for ended up refunded"
+        (measures, states), pct = rated, True
+        values, named, split = {d: v for d, v in values.items() if d != states}, \
+            [d for d in named if d != states], [d for d in split if d != states]
     if cue("share", question) and not pct or rank and not split:  # "品牌销售额构成", "品牌销售额排行": the shares
         inside = [d for d in phrasing.split_inside(question, model, named_whole) if d not in named + [*values]]
         named, split = named + inside, split + inside  # and ranks are the brands' (unless a brand is named)
