@@ -30,6 +30,8 @@ from wenshu.semantic.bounds import row_bounds
 from wenshu.semantic.compile import compile_plan
 from wenshu.semantic.edits import edit
 from wenshu.semantic.grounding import ground, prefer_finer, unanswerable, unpinned
+from wenshu.semantic.cues import cue
+from wenshu.semantic.fields import fields_asked
 from wenshu.semantic.listing import detail
 from wenshu.semantic.mentions import headlined, read
 from wenshu.semantic.model import SemanticModel
@@ -88,6 +90,7 @@ def _from_model(state: AgentState, ctx: AgentContext, model: SemanticModel,
 
 def _read(state: AgentState, ctx: AgentContext, model: SemanticModel, question: str,
           counted: str | None) -> tuple[QueryPlan, list[dict], str]:
+    question = fields_asked(question) if cue("list", question) else question  # "要订单号、寄到哪个城市、实付多少"
     mentions = headlined(model, read(model, question, state["schema"].get("values")), question)
     if counted and not mentions.measures:  # "最近30天没下过单的客户有多少": the customers themselves
         mentions = replace(mentions, measures=[counted])

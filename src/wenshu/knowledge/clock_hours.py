@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from wenshu.knowledge import number_words
 from wenshu.knowledge.number_words import number as _number
 
-_LATE = "下午|午后|傍晚|晚上|晚间|夜里|夜间|半夜|深夜"  # the hours after noon: 8 is 20
+_LATE = "下午|午后|傍晚|晚上|晚间|夜里|夜间|半夜|深夜|今晚|昨晚|前晚|当晚|昨夜"  # the hours after noon: 8 is 20
 _EARLY = "凌晨|清晨|早上|早晨|上午|中午"
 _ZH_PART = rf"(?P<{{p}}>{_LATE}|{_EARLY})?"
 _ZH_HOUR = r"(?P<{h}>\d{{1,2}}|[零一二两三四五六七八九十]{{1,3}})\s*(?:点钟?|时(?!间|候|段))(?P<{m}>半|\d{{1,2}}分?)?"

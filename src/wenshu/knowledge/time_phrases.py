@@ -73,9 +73,9 @@ _SINCE = r"(?:\bsince|\bfrom)\s+(?:the\s+)?(?:start|beginning)\s+of\s+"
 _TO_NOW = r"(?:(?:到|至)(?:今天|现在|目前|今日|当前)(?:为止)?|至今)"  # 这星期到今天: this week to date, one period
 _LAST_HALF = r"\b(?:the\s+)?(?:last|past|previous|prior)\s+(?:half[\s-]year|half\s+a\s+year)\b"
 _FIXED: list[tuple[str, tuple[str, str | None]]] = [
-    (r"今天|今日|\btoday\b", ("date('now')", "date('now', '+1 day')")),
-    (r"昨天|昨日|\byesterday\b", ("date('now', '-1 day')", "date('now')")),
-    (r"(?<!大)前天|\bthe day before yesterday\b", ("date('now', '-2 days')", "date('now', '-1 day')")),
+    (r"今天|今日|今晚|\btoday\b|\btonight\b", ("date('now')", "date('now', '+1 day')")),  # 今晚: this evening's day
+    (r"昨天|昨日|昨晚|昨夜|\byesterday\b|\blast night\b", ("date('now', '-1 day')", "date('now')")),
+    (r"(?<!大)前天|(?<![大之以])前晚|\bthe day before yesterday\b", ("date('now', '-2 days')", "date('now', '-1 day')")),
     (r"大前天|\bthree days ago\b", ("date('now', '-3 days')", "date('now', '-2 days')")),
     # half a month said plainly: fifteen days, today included, as "the last 15 days"
     (r"(?:最近|近|过去)半个?月|\b(?:the\s+)?(?:last|past)\s+half\s+(?:a\s+)?month\b", _days(15)),

@@ -112,7 +112,7 @@ CUES = {
     "rows_noun": r"^的?(记录|明细|清单|列表|单据)",
     # a verb that asks to see what follows: "show me yesterday's unpaid orders" (rows, when rows are named)
     "show": r"\b(show|pull up|bring up|display)(\s+me)?\b",
-    "list": r"哪些|有哪几|列出|列一下|列个|明细|清单|名单|列表|详情|谁|\blist\b|\bdetails?\b|\bwhich\b"
+    "list": r"哪些|有哪几|列出|列一下|列个|拉出来|拉一下|拉个(?:单|清单|名单|明细)|明细|清单|名单|列表|详情|谁|\blist\b|\bdetails?\b|\bwhich\b"
             r"|^\s*who\b",
     "who": r"谁|^\s*who\b",  # the members asked are people
     # a number of people asked ("多少个客户" names whom; "多少人", "how many people" do not)

@@ -19,6 +19,25 @@ from wenshu.semantic.paths import reachable
 from wenshu.semantic.thresholds import Threshold
 
 _NAME_ZH = ("名", "名称", "姓名", "名字")
+# a list's fields named after 要 / 包括 / a colon, two or more apart by 、 or commas ("要订单号、寄到哪个城市、实付多少",
+# "order id, which city, amount paid"): a question word inside one asks for that field's value, not a count or a pick
+_FIELDS_AFTER = re.compile(r"(?:要|包括|包含|带上|显示|附上|[:：])\s*([^。？?！!；;]+)")
+_ITEM_SEP = re.compile(r"[、，,]|和|及|\band\b")
+_ASKING = re.compile(r"哪个|哪家|哪一个|多少钱|多少|几|\bwhich\b|\bwhat\b", re.I)
+
+
+def fields_asked(question: str) -> str:
+    """`question` with the question words inside an enumeration of fields blanked (the same length: spans hold)."""
+    for m in _FIELDS_AFTER.finditer(question):
+        items = _ITEM_SEP.split(m.group(1))
+        if len([i for i in items if i.strip()]) < 2:
+            continue
+        start, end = m.span(1)
+        said = _ASKING.sub(lambda a: " " * len(a.group(0)), question[start:end])
+        question = question[:start] + said + question[end:]
+    return question
+
+
 def field_words(model: SemanticModel, rec: Record) -> dict[str, list[str]]:
     """field (a column of the record's table, or a dimension id it reaches) -> the words that name it."""
     table = rec.table.lower()
