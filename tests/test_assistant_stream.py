@@ -171,3 +171,15 @@ def test_a_model_failure_ends_the_turn_with_the_error_stored(assistant, store, f
     assert resp.status == "error" and resp.error.code == "model_timeout" and resp.answer
     last = store.conversations.messages(resp.conversation_id)[-1]
     assert last.status == "error" and last.id == resp.message_id and last.payload["error"]["code"] == "model_timeout"
+
+
+def test_a_terse_follow_up_naming_only_a_value_stays_with_the_data_pipeline(assistant, fake_model):
+    values = [{"table": "cities", "column": "city_name", "value": "杭州"}]
+    assert route("杭州那边呢", workspace=False, follows_data=True) == "agent"  # no opener, no word of the schema
+    assert route("杭州那边呢", workspace=False, follows_data=True, values=values) == "data"
+    fake_model.queue("SELECT c.city_name, COUNT(*) AS n FROM orders o JOIN cities c ON c.city_id = o.city_id GROUP BY 1")
+    first = assistant.ask("每个城市有多少订单")
+    fake_model.default = ("SELECT c.city_name, COUNT(*) AS n FROM orders o JOIN cities c ON c.city_id = o.city_id "
+                          "WHERE c.city_name = '杭州' GROUP BY 1")
+    second = assistant.ask("杭州那边呢", conversation_id=first.conversation_id)
+    assert second.route == "data" and second.data is not None and second.data.rows[0][0] == "杭州"

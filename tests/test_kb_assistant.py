@@ -268,7 +268,7 @@ def test_a_request_that_names_the_data_but_asks_it_for_nothing_goes_to_the_docum
     assert asks_the_data(demo, "How many gold members moved up last month?") and asks_the_data(demo, "各会员等级有哪些客户")
     assert route_reason(rule, workspace=False, documents_found=True, data_asked=False) == ("agent", "documents")
     kb.add(kb_docs)
-    vocabulary, _ = assistant._datasource_words("demo")
+    vocabulary, *_ = assistant._datasource_words("demo")
     assert vocabulary.mentioned(rule)  # the datasource's words: before, that alone sent it to the data pipeline
     way, ctx = assistant.prepare(rule)
     assert way == "agent" and ctx.first_tool == "search_documents"

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from wenshu.agent.intent import CHITCHAT, DATA, classify_rules
+from wenshu.agent.intent import CHITCHAT, DATA, classify_rules, names_a_value
 from wenshu.agent.vocabulary import Vocabulary
 from wenshu.skills.select import STRONG
 
@@ -68,7 +68,7 @@ def route(request: str, **facts) -> str:
 def route_reason(request: str, *, workspace: bool, skill_score: float | None = None,
                  vocabulary: Vocabulary | None = None, documents: bool = False, documents_found: bool = False,
                  measure_read: bool = False, data_asked: bool = True, over_period: bool = False,
-                 follows_data: bool = False, commands: Sequence[str] = ()) -> tuple[str, str]:
+                 follows_data: bool = False, values: Sequence[dict] = (), commands: Sequence[str] = ()) -> tuple[str, str]:
     """(way, why): way is "direct" | "data" | "agent"; why names the rule that chose it ("chitchat", "skill",
     "workspace", "documents", "followup", "definition", "rule", "data", "other"). `skill_score` is the best selected
     skill's score (None: no skill); `documents`: a knowledge-base passage matches the request strongly
@@ -77,7 +77,8 @@ def route_reason(request: str, *, workspace: bool, skill_score: float | None = N
     `data_asked`: as the semantic model reads it, the request asks for numbers or rows at all (a measure, a
     list, a count, a rank, a trend, a comparison; `semantic.asking.asks_the_data`); `over_period`: it asks the
     data over a time window (`semantic.asking.asked_over_period`: a rule has no "last month");
-    `follows_data`: the conversation's last answer came from the data pipeline; `commands`: the
+    `follows_data`: the conversation's last answer came from the data pipeline; `values`: the datasource's values the
+    request names (its value index: a short turn naming one after a data answer follows it); `commands`: the
     workspace's allowed commands (a request naming one is a workspace request)."""
     names_data = vocabulary is not None and vocabulary.mentioned(request)
     if CHITCHAT.search(request) and not DATA.search(request):
@@ -88,7 +89,8 @@ def route_reason(request: str, *, workspace: bool, skill_score: float | None = N
         return "agent", "workspace"
     if documents:
         return "agent", "documents"
-    if follows_data and (found := classify_rules(request, has_history=True)) is not None and found.followup:
+    if follows_data and ((found := classify_rules(request, has_history=True)) is not None and found.followup
+                         or names_a_value(request, list(values))):  # "上海不算的话呢"
         return "data", "followup"
     if documents_found and DEFINITION.search(request):
         return "agent", "definition"

@@ -74,15 +74,18 @@ class Assistant:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _datasource_words(self, datasource: str) -> tuple[Vocabulary | None, list[str]]:
-        """The datasource's vocabulary and (the first 40 of) its tables' names."""
+    def _datasource_words(self, datasource: str, request: str = "",
+                          following: bool = False) -> tuple[Vocabulary | None, list[str], list]:
+        """The datasource's vocabulary, (the first 40 of) its tables' names and, when the request may follow a data
+        answer, the values it names (the value index)."""
         from wenshu.knowledge.sync import current_catalog
 
         try:
             catalog = current_catalog(self.store, datasource)
         except WenshuError:
-            return None, []
-        return Vocabulary.of(catalog, self.agent.semantic_model(datasource)), [t.name for t in catalog.tables[:40]]
+            return None, [], []
+        values = self.agent.recall.named_values(request, catalog) if following else []
+        return Vocabulary.of(catalog, self.agent.semantic_model(datasource)), [t.name for t in catalog.tables[:40]], values
 
     def prepare(self, request: str, *, workspace: str | Path | None = None, datasource: str | None = None,
                 conversation_id: str | None = None, user_id: str = "local", on_event=None
@@ -111,7 +114,8 @@ class Assistant:
         translated = Translation()  # made below when the first step searches the documents
         documents = offer_documents(self.kb, request, earlier=tuple(t.question for t in earlier), translate=translated,
                                     key_sentences=self.settings.kb_key_sentences)
-        vocabulary, tables = self._datasource_words(ds)
+        follows_data = bool(earlier) and earlier[-1].data
+        vocabulary, tables, values = self._datasource_words(ds, request, follows_data)
         context = f"The database holds the tables: {', '.join(tables)}." if tables else ""
         semantic = self.agent.semantic_model(ds)
         over_period = asked_over_period(semantic, request)  # "上周的退款金额" is data, though a refund rule is near
@@ -123,7 +127,7 @@ class Assistant:
                                 measure_read=documents.found and names_a_measure(semantic, request),
                                 data_asked=not documents.found or asks_the_data(semantic, request),
                                 over_period=over_period,
-                                follows_data=bool(earlier) and earlier[-1].data, commands=commands)  # fmt: skip
+                                follows_data=follows_data, values=values, commands=commands)  # fmt: skip
         unsure = (way, why) == ("data", "data") and documents.found and not over_period  # (assistant/source.py)
         unsure = unsure and not lists_rows(semantic, request)
         if unsure and self.settings.assistant_source_model and choose_source(
