@@ -76,5 +76,6 @@ def part_rate(model: SemanticModel, question: str, measures: list[str], values: 
                 continue
             if col in own_den and not whole | codes <= own_den[col] or col not in own_den and whole:
                 continue  # the whole the question names is not the ratio's base
-            return [r.id, *(x for x in measures if x not in counted and x != r.id)], d.id
+            rows = {x for x in measures if x in parts and parts[x].agg == "count" and parts[x].table.lower() == table}
+            return [r.id, *(x for x in measures if x not in rows and x != r.id)], d.id  # the whole's counts: the rate's
     return None
