@@ -66,8 +66,7 @@ def intent_step(state: AgentState, ctx: AgentContext) -> tuple[dict, str, str]:
             result = IntentResult(intent="data", query_type=query_type_of(q["question"]), followup=True)
     if result is None:
         prompt = render("intent", tables=", ".join(catalog.table_names()), question=q["question"])
-        answer = ctx.models.structured("fast", [HumanMessage(prompt)], IntentAnswer)
-        result = from_model(answer)
+        result = from_model(ctx.models.structured("fast", [HumanMessage(prompt)], IntentAnswer))
     query = {**q, "intent": result.intent, "query_type": result.query_type, "followup": result.followup,
              "intent_source": result.source}
     return {"query": query}, "ok", f"{result.intent}/{result.query_type} ({result.source})"
@@ -79,9 +78,8 @@ def recall_step(state: AgentState, ctx: AgentContext) -> tuple:
     previous = next((t.get("sql") for t in reversed(state.get("turns") or []) if t.get("sql")), None)
     got = ctx.recall.recall(q["question"], catalog, previous_sql=previous)
     schema = {"dialect": catalog.dialect, "block": got.schema_block, "tables": [t["name"] for t in got.tables],
-              "examples": got.examples, "tokens": got.tokens,
-              "values": getattr(got, "values", []), "glossary": getattr(got, "glossary", []),
-              "whole": getattr(got, "whole", False)}
+              "examples": got.examples, "tokens": got.tokens, "values": getattr(got, "values", []),
+              "glossary": getattr(got, "glossary", []), "whole": getattr(got, "whole", False)}
     detail = f"{len(got.tables)} tables, ~{got.tokens} tokens"
     if not state.get("turns") and "off_topic" not in ctx.disabled_checks and not q.get("plan"):
         away = judge(q["question"], got, ctx.vocabulary(q["datasource"]), floor=ctx.settings.scope_min_similarity,
