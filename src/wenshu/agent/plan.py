@@ -66,7 +66,7 @@ def fill_schema(model: SemanticModel) -> dict:
     comparison, share, direction and bounds are read from the question's own words (`semantic.grounding`), so
     the model is not asked for them: fewer tokens to write, nothing to overrule."""
     schema = plan_schema(model)
-    for key in ("window", "compare", "share", "order", "records", "per", "by_change", "difference", "having", "count_members",
+    for key in ("window", "compare", "share", "order", "records", "per", "by_change", "difference", "growth", "having", "count_members",
                 "value_too", "share_within", "limit_per", "rank_of"):
         schema["properties"].pop(key, None)
     return schema

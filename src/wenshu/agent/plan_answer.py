@@ -147,15 +147,17 @@ class PlanView:
             for mid in p.measures:
                 v, i = rows[0][at], at
                 e = self.entries.get(mid)
-                at += 1 if p.compare == "none" else 3 + (p.difference and getattr(e, "scale", 1) != 100)
+                shown = p.change_columns(getattr(e, "scale", 1) == 100)
+                at += 1 if p.compare == "none" else 2 + sum(shown)
                 part = pick(lang, f"{self.name(mid)} is {self.num(mid, v)}{self.unit(mid)}",
                             f"{self.name(mid)}为 {self.num(mid, v)}{self.unit(mid)}")
                 if p.compare != "none":
                     growth, before = rows[0][i + 2], rows[0][i + 1]
                     sign = "+" if isinstance(growth, (int, float)) and growth > 0 else ""
                     word, dates = COMPARE[p.compare][lang == "zh"], self.earlier_text()
-                    part += pick(lang, f", {sign}{_fmt(growth)} % {word} ({dates or 'before'}: {self.num(mid, before)}{self.unit(mid)})",
-                                 f"，{word} {sign}{_fmt(growth)} %（对比期{dates} {self.num(mid, before)}{self.unit(mid)}）")
+                    change = f"{sign}{_fmt(growth)} %" if shown[0] else f"{sign}{self.num(mid, growth)}{self.unit(mid)}"
+                    part += pick(lang, f", {change} {word} ({dates or 'before'}: {self.num(mid, before)}{self.unit(mid)})",
+                                 f"，{word} {change}（对比期{dates} {self.num(mid, before)}{self.unit(mid)}）")
                 parts.append(part)
             if p.share:
                 parts.append(pick(lang, f"{_fmt(rows[0][-1])} % of the total{self.whole()}",

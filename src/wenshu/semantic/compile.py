@@ -153,10 +153,11 @@ class Compiler(SqlWriter):
                 change = change_name(self.name(mt), plan.compare, self.lang, self.in_points(mt))
                 select.append(f"{prev} AS {self.q(earlier)}")
                 columns.append(earlier)
-                if not (plan.ranked_by_amount() and not self.in_points(mt)):  # ranked by the amount: the amount alone
+                growth, amount = plan.change_columns(self.in_points(mt))
+                if growth:
                     select.append(f"{self.change(mt, now, then)} AS {self.q(change)}")
                     columns.append(change)
-                if plan.difference and not self.in_points(mt):  # "变化了多少": the amount too
+                if amount:  # "变化了多少": the amount too
                     moved, amount = self.amount_column(mt), f"{now} - {then}" if not self.falling() else f"{then} - {now}"
                     select.append(f"{self.engine.round2(amount)} AS {self.q(moved)}")
                     columns.append(moved)

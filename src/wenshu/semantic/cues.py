@@ -99,6 +99,9 @@ CUES = {
     "delta": r"(?<!环比)(?<!同比)变化了?多少|(增加|减少|多|少|差)了多少|相差多少|差距|差值|\bby how much\b"
              r"|(?<![最很至])(多|少|高|低|差)了?(几|多少)|差了?几个|相差|差额"  # "app比小程序多几单", 差几个百分点
              r"|\bhow much (more|less|higher|lower|bigger|smaller)\b|(?<!percentage )(?<!percent )(?<!% )\b(difference|delta|gap)\b",  # "percentage difference": the growth
+    # the change asked in the measure's own unit ("差了多少钱", "多了几单", "how many more orders"): the amount, no growth %
+    "delta_unit": r"(差|多|少|高|低|涨|跌|增加|减少)了?(多少钱|几(单|笔|件|位|人|块|个(?!百分点))|多少(单|笔|件|个|位|人|元|块))"
+                  r"|\bhow many (more|fewer|less)\b|\bhow much (more|less) (money|cash)\b",
     # a rank by judgement, not by size: which end is "worst" depends on the measure (`Measure.better`)
     "judged": r"最(好|差)|拖后腿|\b(best|worst|strongest|weakest|poorest|better|worse)\b",
     # the question asks for money, not a count ("how much money went back in refunds")

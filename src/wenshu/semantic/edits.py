@@ -134,7 +134,8 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
     earlier = next((k for k in ("yoy", "previous") if window is not None and previous.window is not None and m.compare == "none"
                     and cue("versus", question) and window == previous.window.shifted(k)), None)
     if earlier:  # "拿去年9月的放一起对比下" after September: the same window, compared with that one
-        update["compare"], update["difference"], window = earlier, cue("delta", question), None
+        update["compare"], window = earlier, None
+        update["difference"], update["growth"] = cue("delta", question), not cue("delta_unit", question)
     if window is not None and window != previous.window:
         update["window"] = window
     if m.grain and m.grain != previous.grain:
@@ -146,7 +147,7 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
             update["window"] = None  # "按月的趋势呢" after last month: every month, not the one it had
     if m.compare != "none":
         update["compare"] = m.compare
-        update["difference"] = cue("delta", question)
+        update["difference"], update["growth"] = cue("delta", question), not cue("delta_unit", question)
     if m.share:
         update["share"] = True
         update["share_within"] = [d for d in m.share_within if d in {f.dimension for f in update.get("filters", previous.filters)}]
@@ -196,7 +197,7 @@ def rows_behind(previous: QueryPlan, m: Mentions, question: str, model: Semantic
     return previous.model_copy(update={"records": record.id, "measures": [me.id], "filters": filters,
                                        "compare": "none", "share": False, "share_within": [], "value_too": False,
                                        "having": [], "order": None, "order_by": None, "limit": None,
-                                       "difference": False, "per": None})
+                                       "difference": False, "growth": True, "per": None})
 
 
 def lifted(previous: QueryPlan, m: Mentions, question: str, model: SemanticModel) -> list[str]:

@@ -289,7 +289,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         "order_by": order_by if ranked else None,
         "by_change": bool(m.by_change and ranked and not grain and compare != "none"),
         "difference": cue("delta", question) or bool(m.by_change and cue("by_amount", question)),  # ranked by it
-        "via": reached(model, m.via, dims + [f.dimension for f in filters]),  # "customers who live in …": their city
+        "growth": not cue("delta_unit", question), "via": reached(model, m.via, dims + [f.dimension for f in filters]),
     }
     if update["by_change"]:  # "掉得最厉害": the largest fall first, whatever the measure's better direction
         update["order"] = m.by_change

@@ -101,6 +101,9 @@ class QueryPlan(BaseModel):
     # with a comparison, the change as an amount too ("比前一周变化了多少"); with none, two members of the split side
     # by side in one row and the gap between them ("华东和华南各卖了多少，差了多少": `pair`)
     difference: bool = False
+    # with a comparison, the growth % beside the values; off where the change is asked in the measure's own unit
+    # ("差了多少钱", "差几单": the amount alone)
+    growth: bool = True
     limit: int | None = Field(None, ge=1, le=10_000)
     # the limit is the top N of the second dimension within each member of the first ("每个大区最畅销的商品")
     limit_per: bool = False
@@ -130,6 +133,13 @@ class QueryPlan(BaseModel):
         """Ranked by each member's change as an amount ("流水增加最多的三个城市", "掉得最多？掉了多少"): the amount is
         the change shown (a percentage's change is in points either way); falling first, it is the decrease."""
         return self.ranked_by_change() and self.difference
+
+    def change_columns(self, points: bool) -> tuple[bool, bool]:
+        """With a comparison, whether the growth and the amount of the change are shown. A percentage (`points`)
+        changes by points: its change is the one column; ranked by the amount, the amount alone."""
+        if points:
+            return True, False
+        return self.growth and not self.ranked_by_amount(), self.difference or not self.growth
 
     def pair(self) -> tuple[str, list] | None:
         """(dimension, its two members) when the answer is the two side by side with the gap between them."""
