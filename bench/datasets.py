@@ -237,6 +237,23 @@
   of three turns, three of two) whose later turns are terse (再按男女拆开看看, 只留服装鞋帽和美妆个护这俩, 往后挪一天呢？, 上海不算的话呢,
   "Make that GMV instead.", "Narrow it down to 华东 and 华南."); 24 Chinese, 16 English, written by another helper
   (`bench/data/biz29_questions.yaml`), for development.
+- `biz30`: 40 business questions written blind in the style of the demo gold set's development half, a broad
+  mix of ordinary everyday questions worded naturally, leaning on conversations: ten (seven of three turns, three of
+  two; 17 follow-ups) whose later turns are typed tersely the way people chat (以及下单人数呢, 只要前三名, 每天里面再分渠道,
+  小程序的不算, 分品牌看看, 改看卖出去几件, 拆到会员等级, 和前年同期比呢，涨了百分之几, 网页端呢, 把明细列出来, "Paid orders as well, please.",
+  "Only the tier 1 and new tier 1 ones.", "Roll it back to last month.", "And units sold for each of those?", "Break
+  it out month by month.", "Women only.", "Widen it to cover last week too.") and that add a count beside
+  the measure, ask for the top N just shown, split further, drop or keep members, swap the measure, add a 同比, ask
+  the same for another member, switch from a total to its rows, move and widen the window; with windows other than
+  those of biz23's to biz29's headers (大上个月, 去年双十一所在的那一周, 上周二, 去年最后一周（12月25号到31号）against 前年同期, 最近一周,
+  上个月15号, 去年教师节, 今年一季度, 上个月最后一天, 昨天下午12点到6点, 本季度到目前为止, 近一百八十天, "the week before last", "month to
+  date", "the first half of this year", "this week's orders so far", "the past six weeks", "the past 12 weeks", "New
+  Year's Eve" against the year before, "the nine weeks before this one", "the day before yesterday", "31 October last
+  year (Halloween)", "the same quarter last year"), totals and counts per member, averages per order and per paying
+  customer, refund rate and gross margin, shares of a total and inside a filter, top and bottom N, a city's rank,
+  "is X more than Y", 同比 with growth, trends by day, week and month, distinct customers, detail lists with a few
+  named columns, cities with nothing sold, two filters mixed and numbers in words; 22 Chinese, 18 English, written by
+  another helper (`bench/data/biz30_questions.yaml`), for development.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -276,7 +293,8 @@ DEMO_SETS = {"demo": ("gold", None), "demo_dev": ("gold", "dev"), "demo_test": (
              "biz22": ("biz22", None), "biz23": ("biz23", None),
              "biz24": ("biz24", None), "biz25": ("biz25", None),
              "biz26": ("biz26", None), "biz27": ("biz27", None),
-             "biz28": ("biz28", None), "biz29": ("biz29", None)}
+             "biz28": ("biz28", None), "biz29": ("biz29", None),
+             "biz30": ("biz30", None)}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
          "biz_dev": "development", "biz2": "development", "biz3": "development", "para_en": "development",
          "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
@@ -290,7 +308,8 @@ ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_
          "biz20": "development", "biz21": "development", "biz22": "development",
          "biz23": "development", "biz24": "development",
          "biz25": "development", "biz26": "development", "biz27": "development",
-         "biz28": "development", "biz29": "development"}
+         "biz28": "development", "biz29": "development",
+         "biz30": "development"}
 
 
 def role_of(set_name: str) -> str:
@@ -415,7 +434,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, half, source)
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, biz24, biz25, biz26, biz27, biz28, biz29, para_en or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, biz24, biz25, biz26, biz27, biz28, biz29, biz30, para_en or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)
