@@ -75,3 +75,8 @@ def test_each_hour_of_a_span_is_its_own_row_when_each_is_asked_for():
     plan = planned("上周晚上8点到11点每个小时分别有多少单")
     assert plan.dimensions == ["order_hour"]
     assert [f.values for f in plan.filters if f.dimension == "order_hour"] == [["20", "21", "22"]]
+
+
+def test_noon_said_in_the_afternoon_is_noon_and_midnight_said_at_night_is_midnight():
+    assert hours_said("上周下午12点到3点之间的订单").hours == (12, 13, 14)
+    assert hours_said("昨天晚上10点到12点的订单").hours == (22, 23)

@@ -320,3 +320,21 @@ def test_two_months_side_by_side_and_complete_natural_weeks(said, same_as):
     (got,), (expected,) = find_windows(said), find_windows(same_as)
     assert evaluate(got) == evaluate(expected) and got.phrase in said
     assert evaluate(find_windows("去年5月和7月")[0])[1].month == 6  # two months apart: the first, not a run
+
+
+@pytest.mark.parametrize(("said", "same_as"), [
+    ("大上个月的退款", "上上个月的退款"), ("大上周卖了多少", "上上周卖了多少"), ("上上个星期的订单", "上上周的订单"),
+    ("平安夜那天的GMV", "12月24日的GMV"), ("GMV on New Year's Eve", "12月31日的GMV"),
+])  # fmt: skip
+def test_more_ways_of_saying_an_earlier_period_or_a_named_eve(said, same_as):
+    (got,), (expected,) = find_windows(said), find_windows(same_as)
+    assert evaluate(got) == evaluate(expected)
+
+
+@pytest.mark.parametrize("said", ["去年双十二所在的那一周的订单", "去年12月12日那周的销售额", "sales in the week of Double 12 last year"])
+def test_a_day_said_as_its_week_is_that_monday_to_sunday(said):
+    (got,) = find_windows(said)
+    start, end = evaluate(got)
+    day = evaluate(find_windows("去年12月12日")[0])[0]
+    assert start.weekday() == 0 and (end - start).days == 7 and start <= day < end
+    assert (evaluate(find_windows("去年12月12日周五的订单")[0])[1] - evaluate(find_windows("去年12月12日")[0])[0]).days == 1

@@ -63,7 +63,8 @@ def _time(m: re.Match, side: str) -> tuple[int, int, str] | None:
     mins = 30 if minute == "半" else int(minute.rstrip("分")) if minute.rstrip("分").isdigit() else 0
     part = (g.get(f"p{side}") or "").lower().replace(".", "").replace(" ", "")
     if part in ("pm",) or re.fullmatch(_LATE, part or "-"):
-        return (h + 12 if h < 12 else 24 if h == 12 and part != "pm" else h), mins, "late"
+        noon = part in ("pm", "下午", "午后")  # 下午12点 is noon; 晚上12点 midnight
+        return (h + 12 if h < 12 else 24 if h == 12 and not noon else h), mins, "late"
     if part == "am":
         return (0 if h == 12 else h), mins, "fixed"
     if part == "中午" and h < 6:
@@ -89,8 +90,8 @@ def hours_said(question: str) -> ClockHours | None:
                 continue  # "between 5 and 10": numbers, no time of day
             if not a[2] and b[2] == "late" and a[0] + 12 < b[0]:
                 a = (a[0] + 12, a[1], "late")  # "from 8 to 11 p.m."
-            if not b[2] and a[2] == "late" and b[0] < 12 and b[0] + 12 > a[0]:
-                b = (b[0] + 12, b[1], "late")  # "晚上8点到10点"
+            if not b[2] and a[2] == "late" and b[0] <= 12 and b[0] + 12 > a[0]:
+                b = (b[0] + 12, b[1], "late")  # "晚上8点到10点", "晚上10点到12点": to midnight
             return ClockHours(_hours(a[0] % 24, b[0], b[1]), m.span())
     for pattern in (_ZH_OPEN, _EN_OPEN):
         for m in pattern.finditer(question):

@@ -1,6 +1,6 @@
 """Named calendar periods in a question, as SQLite date bounds: days, months, quarters and years.
 
-- Named days (双十一, 双十二, 国庆假期, 元旦, 妇女节, 儿童节, 五一假期, Christmas, Valentine's Day): that year's with 今年/去年/前年 (this, last
+- Named days (双十一, 双十二, 国庆假期, 元旦, 妇女节, 儿童节, 五一假期, 平安夜, Christmas, New Year's Eve, Valentine's Day): that year's with 今年/去年/前年 (this, last
   year) before or after them, else the latest one up to today.
 - Dates: "11月11日", "Nov 11th"; day ranges: "11月1号到11号", "Nov 1-10", "between Oct 1 and Oct 7". Months: "10月", "十月份", "2025年10月", "去年10月", "October",
   "Oct 2025", "October last year", "2025-10"; month ranges: "1到10月", "1月至3月", "from January to
@@ -27,6 +27,8 @@ _DAYS = [  # (words, month, day, days)
     (r"国庆节|国庆当天|national day", 10, 1, 1),
     (r"元旦|new year'?s day", 1, 1, 1),
     (r"圣诞节?|christmas(?: day)?", 12, 25, 1),
+    (r"平安夜|christmas eve", 12, 24, 1),
+    (r"跨年夜|new year'?s eve", 12, 31, 1),
     (r"(?:三八)?妇女节|三八节|(?:international\s+)?women'?s\s+day", 3, 8, 1),
     (r"(?:六一)?儿童节|children'?s\s+day", 6, 1, 1),
     (r"情人节|valentine'?s(?:\s+day)?", 2, 14, 1),
@@ -226,8 +228,27 @@ def _since(question: str) -> list[tuple[int, int, str, str | None]]:
     return found
 
 
+# the Monday-to-Sunday week a day falls in: "双十一所在的那一周", "11月11日那周", "the week of Singles' Day"
+_WEEK_AFTER = r"\s*(?:所在|在)?的?\s*(?:那|这|当)?一?个?(?:周|星期|礼拜)(?![一二三四五六日天1-7])(?:[（(]\s*周一到周日\s*[)）])?"
+_WEEK_BEFORE = r"\b(?:the\s+)?week\s+(?:of|containing|around)\s+$"
+
+
+def _weeks_of(question: str, days: Found) -> Found:
+    """The week each day said as its week falls in, from its Monday to its Sunday."""
+    found = []
+    for start, end, first, _ in days:
+        after, before = rx(_WEEK_AFTER).match(question, end), rx(_WEEK_BEFORE, re.I).search(question[:start])
+        if after or before:
+            monday = f"date({first}, '-6 days', 'weekday 1')"
+            found.append((before.start() if before else start, after.end() if after else end, monday,
+                          f"date({monday}, '+7 days')"))
+    return found
+
+
 def named_periods(question: str) -> Found:
-    """Named days, months, quarters, half years and years of the question, and periods from a named month up to
-    today (end None); possibly overlapping: the caller keeps the longest at each position."""
-    return (named_days(question) + _ranges(question) + _dates(question) + _months(question) + _quarters(question)
-            + _halves(question) + _since(question) + _years(question))
+    """Named days, months, quarters, half years and years of the question, the weeks days are said as, and periods
+    from a named month up to today (end None); possibly overlapping: the caller keeps the longest at each
+    position."""
+    days = [f for f in named_days(question) if f[3].endswith("'+1 days')")] + _dates(question)
+    return (named_days(question) + _ranges(question) + _dates(question) + _weeks_of(question, days)
+            + _months(question) + _quarters(question) + _halves(question) + _since(question) + _years(question))

@@ -79,7 +79,7 @@ _FIXED: list[tuple[str, tuple[str, str | None]]] = [
     (r"大前天|\bthree days ago\b", ("date('now', '-3 days')", "date('now', '-2 days')")),
     # half a month said plainly: fifteen days, today included, as "the last 15 days"
     (r"(?:最近|近|过去)半个?月|\b(?:the\s+)?(?:last|past)\s+half\s+(?:a\s+)?month\b", _days(15)),
-    (r"上上周|\bthe week before last\b", ("date('now', 'weekday 0', '-20 days')", "date('now', 'weekday 0', '-13 days')")),
+    (r"上上周|大上周|上上个?星期|\bthe week before last\b", ("date('now', 'weekday 0', '-20 days')", "date('now', 'weekday 0', '-13 days')")),
     # a weekend is its Saturday and Sunday: last week's, or this week's (which may not have come yet)
     (r"上个?周末|上个?星期的?周末|\blast weekend\b|\bprevious weekend\b",
      ("date('now', 'weekday 0', '-8 days')", "date('now', 'weekday 0', '-6 days')")),
@@ -88,7 +88,7 @@ _FIXED: list[tuple[str, tuple[str, str | None]]] = [
     (r"(?:本周|这周|这个?星期|本星期)" + _TO_NOW + r"|本周|这周|这个?星期|本星期|\bthis week\b|\bweek" + _TD
      + r"|\bwtd\b|\bthe week so far\b",
      ("date('now', 'weekday 0', '-6 days')", None)),
-    (r"上上个月|上上月|\bthe month before last\b", ("date('now', 'start of month', '-2 months')",
+    (r"上上个月|上上月|大上个?月|\bthe month before last\b", ("date('now', 'start of month', '-2 months')",
                                                  "date('now', 'start of month', '-1 month')")),
     (r"上个月|上月|\blast month\b|\bprevious month\b|" + _FULL + "month|" + _THE_ONE_BEFORE % "month", _months(1)),
     (r"(?:本月|这个月)" + _TO_NOW + r"|本月|这个月|当月|\bthis month\b|\bmonth" + _TD + r"|\bmtd\b|\b(?:the\s+)?month so far\b",
