@@ -25,7 +25,7 @@ CUES = {
     "yoy": r"同比|去年同一?个?(期|月|季度|周|星期|天|日|时期|时段)|去年同样的?(这|那)?(几|些)?(天|日|时间|时期|时段|周|月)|上年同期|去年的同一|year[- ](over|on)[- ]year|\byoy\b"
            r"|(same|equivalent|comparable|corresponding|matching) (period|day|week|month|quarter|time|point|stretch|days|dates)"
            r" (of |in )?(last|the (previous|prior)) year"
-           r"|\b(a|one) year (ago|earlier|before)|\b(twelve|12) months (ago|earlier|before)\b|\b(with|to|against|than|vs\.?|versus) (the same \w+ )?(last year|ly)\b",
+           r"|\b(a|one) year (ago|earlier|before)|\bthe year before\b(?! last)|\b(twelve|12) months (ago|earlier|before)\b|\b(with|to|against|than|vs\.?|versus) (the same \w+ )?(last year|ly)\b",
     # the same days a week before: "yesterday vs the same day last week", 昨天和上周同一天比, week over week
     "week": r"上周同一?(天|日|时段)|上周的同一(天|时段)|上个?星期同一?(天|日)|上周同期|上周同日"
             r"|(same|equivalent|comparable|corresponding) (day|days|weekday|period|time) (of |in )?last week"
@@ -58,6 +58,7 @@ CUES = {
              r"|\bhow much of (\S+\s+){0,4}?(was|were|is|are|came from|comes? from)\b",
     "rank": r"前\s*" + NUM + r"\s*(名|个|位|家|款|大|的|是|$)" + NOT_PERIOD + "|(?<!平均)(?<![每同某任这那])" + NUM + COUNTED
             + r"|top\s*\d+|bottom\s*\d+|最(高|低|多|少|大|小|好|差|畅销|热销|受欢迎)"
+            r"|\b(?:which|what)\s+(?!one\b)" + EN_NUM + r"\s+(?!of\b)[a-z]"  # "which 5 brands lead on revenue": a top N
             r"|排名|排行|垫底|拖后腿|(?<!at )\bmost(?! recent\b)|(?<!at )\b(highest|lowest|least|fewest|top|bottom|rank|ranked|best|worst|largest|smallest"
             r"|biggest|strongest|weakest|thinnest|slimmest|poorest|cheapest|top-selling|best-selling)\b",  # "at least one": a condition
     # every member ranked, none cut ("Rank all of them", "give me all three, best first", 全部排一下)
@@ -92,7 +93,8 @@ CUES = {
                    r"|go|going|gone)\b|表现(如何|怎么样|怎样|咋样)|(卖|做)得(怎么样|如何|咋样|怎样)",
     # money made, said with a verb and no measure's name ("what did the web channel make last month")
     "earned": r"\b(what|how much) (did|does|do|will)\b.{1,40}?\b(make|earn|bring in|take in|generate)\b"
-              r"|\b(earn(ed|s)?|made|makes|brought in|brings in|generated|generates)( (us|for us|the company))? (the )?"
+              r"|\b(earn(ed|s)?|made|makes|brought in|brings in|took in|takes in|pulled in|raked in|generated|generates)"
+              r"( (us|for us|the company))? (the )?"
               r"(most|least)\b",  # "which five products earned us the most": ranked by the money they made
     # a comparison's change asked as an amount ("变化了多少", "多了多少", "by how much"): shown beside the growth %
     # ("环比变化多少" asks the 环比 itself: the growth)
@@ -146,7 +148,7 @@ CUES = {
     "single": r"哪(个|一个|家|位|款|天|一天|周|一周|个月|月|年|一年|季度)|(?<!为)什么(?=[^，。？,.?]{1,8}最)|" + phrasing.SUPERLATIVE + r"的(那|一)天|\bwhich\b(?!\s+[a-z-]+(?<!ss)(?<!us)(?<!is)s\b)(?!\s+(?:two|three|four|five|six|seven|eight|nine|ten|\d+)\b)"  # "which brands": the members, not one
               r"|\bwhat\s+(?!(is|are|was|were|did|does|do|percent|percentage|share|proportion|about|if)\b)[a-z]+(?<!s)\b",
 }
-SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|每一?种|各种|每一?类|各类|按照?|分|不同|哪个?|哪些|哪几个|逐个|" + NUM
+SPLIT_BEFORE = re.compile(r"(各个?|每个?|每一个|每一?种|各种|每一?类|各类|按照?|分|不同|(?:拆|细分|细化|下钻|钻|展开)(?:到|成)|哪个?|哪些|哪几个|逐个|" + NUM
                           + r"\s*[个名大家款位座]|前\s*" + NUM + r"\s*[个名大家款位座]?的?)\s*$"
                           r"|\b(by|per|each|every|for each|across(?!\s+all\b)|which|what|rank|ranking|sort|compare|top\s*" + EN_NUM + r"|(?<!-)(?!one\b)" + EN_NUM
                           + r")\s+([\w-]+\s+)?$|\b(?:split|broken down|break (?:it |that )?down)\b[^.?!;:]{0,12}[:：]\s*$"

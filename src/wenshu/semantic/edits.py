@@ -28,6 +28,9 @@ from wenshu.semantic.spans import Spans
 
 PERIOD_DAYS = {"day": 1, "week": 7, "month": 31, "quarter": 92, "year": 366}  # the longest period of each grain
 ADD = r"加上|再加|还有|以及|同时|顺便|也看|也要|\balso\b|\bas well\b|\btoo\b|\badd\b"
+# the members a top N just listed ("units sold for each of those?", 这几个品牌的销量呢): the same members, so the
+# measure that picked them stays beside the one asked
+THOSE = r"这几个|这些|那几个|那些|\b(?:those|these|them)\b"
 SWAP = r"换成|换为|改成|改为|改按|换按|而不是|替换|instead|rather than|switch to|change to|\bswap\b|\breplace\b" \
        r"|\bnow (?:split |broken down |break (?:it |that )?down |(?:do|run|show|redo) (?:it|that|this|the same) (?:again )?)?" \
        r"(?:by|per)\b"  # "now by region", "now do it per brand": the split swapped
@@ -77,7 +80,8 @@ def edit(previous: QueryPlan, m: Mentions, window: Window | None, question: str,
         update["order_by"] = named[0]
     elif named:
         m = replace(m, measures=named)
-        keep = previous.measures if re.search(ADD, question, re.I) and not record else []
+        picked = previous.limit and previous.dimensions and not m.rank and re.search(THOSE, question, re.I)
+        keep = previous.measures if (re.search(ADD, question, re.I) or picked) and not record else []
         update["measures"] = (keep + [x for x in m.measures if x not in keep])[:3]
         if re.search(SWAP, question, re.I) and set(named) & set(previous.measures) and set(named) - set(previous.measures):
             # "swap AOV for unique buyers", "把客单价换成订单量": the one it had goes, the new one takes its place

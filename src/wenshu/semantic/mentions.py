@@ -30,6 +30,7 @@ from wenshu.semantic.exclusions import left_out, left_out_words, the_rest
 from wenshu.semantic.part_rates import part_rate
 from wenshu.semantic.ordinal import ranged
 from wenshu.semantic.roles import dimension_roles
+from wenshu.semantic.same_period import said_as_window
 from wenshu.semantic.routes import said_routes
 from wenshu.semantic.short_names import short_names
 from wenshu.semantic.mentioned import Mentions
@@ -227,6 +228,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     inside = [d for d in phrasing.split_inside(question, model, named_whole, SPLIT_BEFORE) if d not in named]
     named, split = named + inside, split + inside  # "各品牌销售额"
     compare = next((k for k in ("yoy", "week", "previous") if cue(k, question)), "none")
+    compare = "none" if compare == "yoy" and said_as_window(question) else compare  # "in the same quarter last year"
     by_change = "asc" if cue("fell", question) else "desc" if cue("grew", question) else None
     if by_change and compare == "none":
         compare = "previous"  # "fell the most last month": against the month before

@@ -16,6 +16,7 @@ from wenshu.knowledge.time_phrases import TimeWindow, evaluate, find_windows
 from wenshu.semantic.grains import explicit_grain
 from wenshu.semantic.mentions import CUES
 from wenshu.semantic.plan import EARLIEST, Window
+from wenshu.semantic.same_period import same_period_window
 from wenshu.semantic.window_moves import moved
 
 
@@ -26,9 +27,15 @@ BEFORE = (r"前一(?:周|个?星期|个?月|天|日|个?季度|年)|(?:再?往�
           r"|\b(?:move|shift|go|step)\s+(?:it\s+|that\s+)?back\s+(?:a|one)\s+(?:week|month|day|quarter|year)\b")
 
 # "The same time last year" in a follow-up: the previous answer's window a year earlier, not the whole of last year
-A_YEAR_BEFORE = (r"去年(?:的)?(?:这个?时候|这时候|此时|这段时间|同一时间)|\b(?:this|that|the same) time (?:last|a) year\b"
+A_YEAR_BEFORE = (r"去年(?:的)?(?:这个?时候|这时候|此时|这段时间|同一时间|同一?个?(?:期|天|日|周|星期|月|季度))|\b(?:this|that|the same) time (?:last|a) year\b"
                  r"|\b(?:the same|that) (?:period|month|week|quarter|days?) (?:last|a) year\b|\ba year (?:earlier|before)\b")
 
+# the same period in a year said by name ("和前年同期比" after a window of last year): a year before it when that is
+# the year said
+_SAME_IN_YEAR = r"(去年|前年|上一?年)的?同(?:期|一时期|一时段|时段)"
+# a window said as added to the previous one ("widen it to cover last week too", 把上周也算进去): both, as one span
+_WIDEN = r"\b(?:widen|extend|expand|stretch|broaden)\b|\b(?:cover|include)\b.{0,30}\b(?:too|as well)\b" \
+         r"|也(?:算进去|算上|算进来|包括|包含|加上|加进来|放进来)|连同|连上"
 
 # a day of the previous window's week, said in a follow-up: 那周的周六, 同一个星期的星期三, "the Saturday of that week"
 _DAYS_EN = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
@@ -58,11 +65,18 @@ def followup_window(question: str, previous: Window | None, compare: str = "none
         return previous.shifted("previous")
     if previous is not None and re.search(A_YEAR_BEFORE, said, re.I):
         return previous.shifted("yoy")
+    if previous is not None and (same := re.search(_SAME_IN_YEAR, said)) and \
+            (year := question_window(same.group(1))) and year.start.year == previous.start.year - 1:
+        return previous.shifted("yoy")
     if previous is not None and (day := _THAT_WEEKS_DAY.search(said)):  # "换成那周的周六": that week's Saturday
         k = _WEEKDAY.get(next(g for g in day.groups() if g).lower()[:3])
         monday = previous.start - timedelta(days=previous.start.weekday())
         return Window(start=monday + timedelta(days=k), end=monday + timedelta(days=k + 1))
-    return in_its_year(question, plan_window(question, compare, implied=previous is None), previous)
+    found = in_its_year(question, plan_window(question, compare, implied=previous is None), previous)
+    if found is not None and previous is not None and re.search(_WIDEN, said, re.I) \
+            and not re.search(CUES["versus"], said, re.I):  # "把去年8月的也放进来对比一下": compared, not joined
+        return Window(start=min(found.start, previous.start), end=max(found.end, previous.end))
+    return found
 
 
 def in_its_year(question: str, found: Window | None, previous: Window | None) -> Window | None:
@@ -86,6 +100,8 @@ def plan_window(question: str, compare: str = "none", implied: bool = True) -> W
     the period before ("WoW", "month over month", 月环比) is the last complete one, and a bare 同比 / 环比 ("销售额
     环比", "GMV YoY") is last month's, the last complete month (`implied`: a follow-up keeps its previous window
     instead)."""
+    if compare == "none" and (same := same_period_window(question)) is not None:
+        return same  # "the same quarter last year", compared with nothing: that quarter, whole
     said = re.sub(CUES[compare], " ", question, flags=re.I) if compare != "none" else question
     found = question_window(said)
     if found is None and compare != "none" and implied:
