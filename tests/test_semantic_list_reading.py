@@ -126,8 +126,8 @@ def test_an_average_of_the_amount_paid_on_named_orders_is_the_order_value_averag
 
 
 def test_of_the_models_choices_the_one_the_words_back_stays():
-    question = "上个月用户新注册了多少"  # names no measure; "用户 … 新注册" says most of 新注册客户 / 注册用户数
-    assert read(MODEL, question).measures == []
+    question = "上个月用户新注册了多少"  # "用户 … 新注册" says most of 新注册客户 / 注册用户数, and 注册 what 注册日期 dates
+    assert read(MODEL, question).measures == ["new_customers"]
     for chosen in (["new_customers"], ["new_customers", "gmv"], ["gmv", "new_customers"]):
         plan = ground(QueryPlan(measures=chosen), MODEL, question).plan
         assert plan is not None and plan.measures == ["new_customers"]

@@ -26,6 +26,7 @@ from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.grains import GRAIN_WORDS, explicit_grain, per_period
 from wenshu.semantic.labels import hour_dimension, label_spans, label_words, not_the_measures_own, qualifying_values
 from wenshu.semantic.cues import AND, COUNTED, CUES, EN, EN_NUM, IN_PERCENT, NOT_PERIOD, NUM, SPLIT_BEFORE, cue
+from wenshu.semantic.events import event_count
 from wenshu.semantic.exclusions import left_out, left_out_words, the_rest
 from wenshu.semantic.part_rates import part_rate
 from wenshu.semantic.ordinal import ranged
@@ -257,6 +258,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     measure_words = {x: w for x, w in measure_words.items() if x in kept or x not in measures}
     measures = kept
     alternatives = metrics.others
+    if not measures and (event := event_count(model, question, records.ids())):  # "今年上半年注册了多少人": what 注册日期 dates
+        measures, measure_words = [event], {**measure_words, event: []}
     measures, alternatives = counting.with_counts(model, question, values, records.hits, measures, alternatives,
                                                   compare != "none" or cue("trend", question) or cue("share", question),
                                                   metrics.hits, excluded)

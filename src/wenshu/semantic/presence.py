@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from wenshu.knowledge.time_phrases import find_windows
+from wenshu.semantic.events import event_count
 from wenshu.semantic.has_rows import member, record_member
 from wenshu.semantic.labels import label_words
 from wenshu.semantic.model import SemanticModel
@@ -87,8 +88,8 @@ def said_presence(model: SemanticModel, question: str, members: list[str] | None
             if kept is None:
                 continue  # a word that names no value ("a single big order") is not read
             rows = _rows_measure(model, m.group(0), question)
-            named = (members or _members_named(model, question, rows, m.span())) if rows and not _of_rows(
-                model, rows, question[m.end():]) else []
+            named = (members or _members_named(model, question, rows, m.span()) or _event_members(model, question, rows)) \
+                if rows and not _of_rows(model, rows, question[m.end():]) else []
             if not named or _table(model, rows) in named:  # "只看还没付款的" after orders: a state of the rows
                 continue
             owners += named
@@ -172,6 +173,14 @@ def _members_named(model: SemanticModel, question: str, rows: str, at: tuple[int
     dims = {d.id: d for d in model.dimensions if d.table.lower() in looked_up and d.kind != "time"}
     outside = question[:at[0]] + " " * (at[1] - at[0]) + question[at[1]:]
     return [dims[d].table.lower() for d in Spans.find(outside, {d: x.words() for d, x in dims.items()}).ids()]
+
+
+def _event_members(model: SemanticModel, question: str, rows: str) -> list[str]:
+    """The members a count asked by its event holds ("people who registered …, how many haven't ordered": the
+    customers registered), when the rows look them up."""
+    event = event_count(model, question)
+    table = next((x.table.lower() for x in model.measures if x.id == event), None)
+    return [table] if table and table in reachable(model).get(_table(model, rows), set()) else []
 
 
 def _with_window(question: str, start: int, end: int) -> tuple[int, int, object]:
