@@ -254,6 +254,26 @@
   "is X more than Y", 同比 with growth, trends by day, week and month, distinct customers, detail lists with a few
   named columns, cities with nothing sold, two filters mixed and numbers in words; 22 Chinese, 18 English, written by
   another helper (`bench/data/biz30_questions.yaml`), for development.
+- `biz31`: 40 business questions written blind in the style of the demo gold set's development half, a broad
+  mix of ordinary everyday questions, leaning on how real users type: short and colloquial, abbreviations and
+  shorthand (AOV, GMV, QTD, YTD, MTD, H2, wk, mos, yr, yday, pls, w/, chg, conv, 8k, 环比, 上Q, 昨儿), Chinese and English
+  mixed in one question (上个月 app 的 AOV 是多少, QTD 成都的GMV在所有城市里排第几), numbers in words and digits, polite long forms
+  ("Would you mind pulling ...", "Could you pull ...") and two asks in one (..., and which one was biggest?, 退款率多少？哪个
+  最高); eight conversations (five of three turns, three of two; 13 follow-ups) whose later turns are typed tersely
+  (各区下面再细分到渠道, 只留华东跟西南两个区, 小程序呢, 跟去年同一个月比，涨了百分之几？, 拉个明细，要订单号、退款金额跟原因, 这几个城市客单价各是多少,
+  "vs the wk before? w/ % chg", "same thing but count paid orders instead of gmv", "units for each pls", "only what
+  women bought", "by membership level pls", "how many of them already bought stuff?", "just the top 3, plus gross
+  margin %") and that split further, keep only some members, add a comparison with growth, swap the measure, ask the
+  same for another member, add a 同比, add a measure or a filter to a top N, switch from a total to its rows, take the
+  top N just shown and ask another measure of it; with windows other than those of biz23's to biz30's headers (上Q, 昨儿,
+  近四周, 去年前三个季度, 近三个月, QTD, 近半年, 上周六 against 上上周六, 近13周（不算本周）, 今天下午3点以后, 本周一, 去年Q4, 去年双十一到双十二之间,
+  "last wk" against "the wk before", "the past 2 wks", "since Oct 1", "Q3 last yr", "yday", "this Monday through
+  today", "Nov last yr", "the last 2 mos", "H2 last yr", "YTD", "MTD ... vs this time last year", "the last 3 full
+  wks", "from last yr's Singles' Day to the 20th"), totals and counts per member, averages per order and per paying
+  customer, refund rate and conversion, shares of a total and inside a filter, top and bottom N, a city's rank, "is X
+  more than Y", 同比 / 环比 with growth, trends by day, week and month, distinct customers, detail lists with a few
+  named columns, cities with nothing sold and two filters mixed; 20 Chinese, 20 English, written by another helper
+  (`bench/data/biz31_questions.yaml`), for development.
 
 Each named set has a role (`ROLES`): development sets are read and rules are written on them;
 the validation set decides by ablation whether a mechanism stays, and nobody reads its questions to
@@ -294,7 +314,7 @@ DEMO_SETS = {"demo": ("gold", None), "demo_dev": ("gold", "dev"), "demo_test": (
              "biz24": ("biz24", None), "biz25": ("biz25", None),
              "biz26": ("biz26", None), "biz27": ("biz27", None),
              "biz28": ("biz28", None), "biz29": ("biz29", None),
-             "biz30": ("biz30", None)}
+             "biz30": ("biz30", None), "biz31": ("biz31", None)}
 ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_dev": "development",
          "biz_dev": "development", "biz2": "development", "biz3": "development", "para_en": "development",
          "spider_dk": "validation", "spider_dk_zh": "validation", "biz_val": "validation",
@@ -309,7 +329,7 @@ ROLES = {"spider_dev_200": "development", "spider_dev_zh": "development", "demo_
          "biz23": "development", "biz24": "development",
          "biz25": "development", "biz26": "development", "biz27": "development",
          "biz28": "development", "biz29": "development",
-         "biz30": "development"}
+         "biz30": "development", "biz31": "development"}
 
 
 def role_of(set_name: str) -> str:
@@ -434,7 +454,7 @@ def resolve_set(name: str, *, db_dir: str | None, tables: str | None, demo_db: P
         return name, load_demo(demo_db, half, source)
     path = Path(name)
     if not path.exists():
-        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, biz24, biz25, biz26, biz27, biz28, biz29, biz30, para_en or a Spider-format file.")
+        raise SystemExit(f"Unknown set '{name}': use spider_dev, spider_dev_200, spider_dev_test, spider_dev_zh, spider_dk, spider_dk_zh, demo, demo_dev, demo_test, biz, biz_dev, biz_val, biz2, biz3, biz4, biz4_dev, biz4_val, biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, biz24, biz25, biz26, biz27, biz28, biz29, biz30, biz31, para_en or a Spider-format file.")
     if not db_dir:
         raise SystemExit("--db-dir is required with a question file (the folder holding <db_id>/<db_id>.sqlite).")
     items = load_spider(path, Path(db_dir), path.stem)

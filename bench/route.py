@@ -12,7 +12,7 @@ The knowledge base holds the `bench kb` corpus and the datasource is the demo da
 --answers`. A knowledge-base question (bench/data/kb: `questions` and `dev2` for development, `val` and `val2` for
 validation, `heldout` report only) is routed right when it does not go straight to the data pipeline (route `agent`, or `direct`
 for none); a first-turn data question of the demo sets (demo_dev, biz_dev, biz2, biz3, para_en, biz4_dev,
-biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, biz24, biz25, biz26, biz27, biz28, biz29, biz30 for development; demo_test, biz_val and biz4_val report only) is routed right when it goes to the data (route
+biz5, biz6, biz7, biz8, biz9, biz10, biz11, biz12, biz13, biz14, biz15, biz16, biz17, biz18, biz19, biz20, biz21, biz22, biz23, biz24, biz25, biz26, biz27, biz28, biz29, biz30, biz31 for development; demo_test, biz_val and biz4_val report only) is routed right when it goes to the data (route
 `data` or `wide`). Reported per set: the share routed right and, per route and reason, how many; the wrong ones'
 questions only for development sets (a held-out question is never printed or stored).
 """
@@ -32,7 +32,7 @@ from bench.kb import NOT_READ
 
 KB_SETS = ("questions", "dev2", "val", "val2", "heldout")
 DATA_SETS = ("demo_dev", "biz_dev", "biz2", "biz3", "para_en", "biz4_dev", "biz5", "biz6", "biz7", "biz8", "biz9",
-             "biz10", "biz11", "biz12", "biz13", "biz14", "biz15", "biz16", "biz17", "biz18", "biz19", "biz20", "biz21", "biz22", "biz23", "biz24", "biz25", "biz26", "biz27", "biz28", "biz29", "biz30", "demo_test", "biz_val",
+             "biz10", "biz11", "biz12", "biz13", "biz14", "biz15", "biz16", "biz17", "biz18", "biz19", "biz20", "biz21", "biz22", "biz23", "biz24", "biz25", "biz26", "biz27", "biz28", "biz29", "biz30", "biz31", "demo_test", "biz_val",
              "biz4_val")
 # wrong questions never printed: the KB sets named in bench.kb and the data sets whose role is not development
 HELD_OUT = NOT_READ | {s for s in DATA_SETS if role_of(s) in ("validation", "test")}

@@ -46,7 +46,8 @@ SKIPPED = {DATA_DIR / "gold.yaml", DATA_DIR / "gold_split.yaml", BIZ_FILE, ROOT 
            ROOT / "bench" / "data" / "biz27_questions.yaml",
            ROOT / "bench" / "data" / "biz28_questions.yaml",
            ROOT / "bench" / "data" / "biz29_questions.yaml",
-           ROOT / "bench" / "data" / "biz30_questions.yaml"}
+           ROOT / "bench" / "data" / "biz30_questions.yaml",
+           ROOT / "bench" / "data" / "biz31_questions.yaml"}
 SUFFIXES = {".py", ".md", ".yaml", ".yml", ".json", ".txt", ".html", ".js", ".css", ".sql", ""}
 NEAR = 0.85  # share of a question's trigrams one line must hold to count as a near copy
 
