@@ -27,6 +27,7 @@ from wenshu.i18n import detect_lang
 from wenshu.knowledge.introspect import load_catalog
 from wenshu.knowledge.learning import learn_from_turn, record_feedback
 from wenshu.knowledge.recall import SchemaRecall
+from wenshu.knowledge.shorthand import expand
 from wenshu.providers.base import ModelClient
 from wenshu.providers.registry import resolve
 from wenshu.semantic.nearby import Nearby
@@ -133,8 +134,9 @@ class Agent:
             nearby=self.nearby,
         )
         init = {
-            "query": {"question": question, "lang": lang, "today": date.today().isoformat(), "datasource": record.name,
-                      "plan": request.plan},
+            # shorthand ("last wk", 上Q) read as spelled out; the conversation keeps the words as typed
+            "query": {"question": expand(question), "lang": lang, "today": date.today().isoformat(),
+                      "datasource": record.name, "plan": request.plan},
             "schema": {}, "sql": {}, "result": {}, "meta": {}, "trace": None,
         }
         state = self.graph.invoke(init, {"configurable": {"thread_id": cid}}, context=ctx, durability="exit")

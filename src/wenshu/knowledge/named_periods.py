@@ -195,6 +195,10 @@ _HALF_FIRST = {"上": 1, "first": 1, "h1": 1, "下": 7, "second": 7, "h2": 7}
 _LEADING = (rf"(?:(?P<y>{_YEAR})\s*年\s*|(?P<yw>今年|去年|前年|本年)\s*(?:的)?\s*)(?:头|前|最初)(?P<n>\d{{1,2}}|[一二两三四五六七八九十]|十一)\s*个?月",
             r"\b(?:the\s+)?first\s+(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|eleven)\s+months\s+of\s+"
             rf"(?:(?P<yw>this year|last year)|(?P<y>{_YEAR})|the\s+year)\b")
+# the first N quarters of a named year: "去年前三个季度", "the first two quarters of this year": 3N months
+_LEADING_Q = (rf"(?:(?P<y>{_YEAR})\s*年\s*|(?P<yw>今年|去年|前年|本年)\s*(?:的)?\s*)(?:头|前)(?P<n>[1-3]|[一两二三])\s*个?季度",
+              r"\b(?:the\s+)?first\s+(?P<n>two|three|[23])\s+quarters\s+of\s+"
+              rf"(?:(?P<yw>this year|last year)|(?P<y>{_YEAR})|the\s+year)\b")
 _N = {"两": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
       "eleven": 11}
 # from the start of a month up to today: "since January", "1月以来", "自3月至今"
@@ -208,12 +212,12 @@ def _halves(question: str) -> Found:
         for m in rx(pattern, re.I).finditer(question):
             start = _start(m, _HALF_FIRST[m.group("h").lower()])
             found.append((m.start(), m.end(), start, f"date({start}, '+6 months')"))
-    for pattern in _LEADING:
-        for m in rx(pattern, re.I).finditer(question):
+    for patterns, months in ((_LEADING, 1), (_LEADING_Q, 3)):
+        for m in (m for pattern in patterns for m in rx(pattern, re.I).finditer(question)):
             n = _N.get(m.group("n").lower()) or _month_of(m.group("n"))
             if n:
                 start = _start(m, 1)
-                found.append((m.start(), m.end(), start, f"date({start}, '+{n} months')"))
+                found.append((m.start(), m.end(), start, f"date({start}, '+{n * months} months')"))
     return found
 
 
@@ -245,10 +249,28 @@ def _weeks_of(question: str, days: Found) -> Found:
     return found
 
 
+_YEAR_SAID = r"今年|去年|前年|\b(?:this|last) year\b|\b(?:19|20)\d{2}\b"
+
+
+def _between_days(question: str, days: Found) -> Found:
+    """Two named days as the ends of a range ("双十一到双十二之间", "from Singles' Day to Christmas"): the first's
+    start to the second's end."""
+    found = []
+    for a in days:
+        for b in days:
+            joined = rx(_TO + r"$", re.I).match(question[a[1]:b[0]]) if b[0] >= a[1] else None
+            if joined and (joined.group("to").lower() != "and" or rx(r"\bbetween\s+$", re.I).search(question[:a[0]])):
+                year = rx(r"^(?:今年|去年|前年|last year's|this year's)", re.I).match(question[a[0]:a[1]])
+                same = named_days(f"{year.group(0)} {question[b[0]:b[1]]}") if year else []  # 去年国庆到双十一: that year's
+                found.append((a[0], b[1], a[2], same[0][3] if same and not rx(_YEAR_SAID, re.I).search(question[b[0]:b[1]]) else b[3]))
+    return found
+
+
 def named_periods(question: str) -> Found:
     """Named days, months, quarters, half years and years of the question, the weeks days are said as, and periods
     from a named month up to today (end None); possibly overlapping: the caller keeps the longest at each
     position."""
     days = [f for f in named_days(question) if f[3].endswith("'+1 days')")] + _dates(question)
     return (named_days(question) + _ranges(question) + _dates(question) + _weeks_of(question, days)
+            + _between_days(question, named_days(question))
             + _months(question) + _quarters(question) + _halves(question) + _since(question) + _years(question))

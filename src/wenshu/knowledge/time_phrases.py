@@ -140,10 +140,16 @@ _WEEKDAYS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 
 _FIXED += [(rf"上个?(?:周|星期){c}{_NOT_RANGE if c != '日' else '(?!均|平均)'}",  # 上周日退款: Sunday's; 上周日均: daily
             (f"date('now', 'weekday 0', '-{14 - k} days')", f"date('now', 'weekday 0', '-{13 - k} days')"))
            for c, k in _WEEKDAYS.items()]
+_FIXED += [(rf"(?:上上|大上)个?(?:周|星期){c}{_NOT_RANGE if c != '日' else '(?!均|平均)'}",  # 上上周六: that week's
+            (f"date('now', 'weekday 0', '-{21 - k} days')", f"date('now', 'weekday 0', '-{20 - k} days')"))
+           for c, k in _WEEKDAYS.items()]
 # "last Saturday" in English: the latest Saturday before today (on a Saturday, a week ago)
 _EN_WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
 _FIXED += [(rf"\blast\s+{day}\b", (f"date('now', '-7 days', 'weekday {k}')", f"date('now', '-7 days', 'weekday {k}', '+1 day')"))
            for k, day in enumerate(_EN_WEEKDAYS)]
+_FIXED += [(rf"\bthis\s+{day}\b(?!\s+(?:morning|afternoon|evening|night))",  # "this Monday": this week's, Monday first
+            (f"date('now', 'weekday 0', '-{7 - k} days')", f"date('now', 'weekday 0', '-{6 - k} days')"
+             )) for k, day in enumerate(_EN_WEEKDAYS) if k]  # Sunday: this week's is still to come
 _FIXED += [(rf"(?:本|这个?)(?:周|星期){c}{_NOT_RANGE}", (f"date('now', 'weekday 0', '-{7 - k} days')",
                                           f"date('now', 'weekday 0', '-{6 - k} days')" if k < 7 else "date('now', 'weekday 0', '+1 day')"))
            for c, k in _WEEKDAYS.items()]

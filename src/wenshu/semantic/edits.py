@@ -17,7 +17,7 @@ from dataclasses import replace
 from wenshu.semantic.bounds import is_bound, moved_totals, rebound
 from wenshu.semantic.counting import asked, own_filter, rows_only
 from wenshu.semantic.distinct import distinct_counts
-from wenshu.semantic.fields import named_fields
+from wenshu.semantic.fields import list_columns, named_fields
 from wenshu.semantic.paths import value_filters
 from wenshu.semantic.labels import label_words
 from wenshu.semantic.mentions import Mentions, cue, oriented
@@ -27,10 +27,10 @@ from wenshu.semantic.plan import Filter, QueryPlan, Window
 from wenshu.semantic.spans import Spans
 
 PERIOD_DAYS = {"day": 1, "week": 7, "month": 31, "quarter": 92, "year": 366}  # the longest period of each grain
-ADD = r"加上|再加|还有|以及|同时|顺便|也看|也要|\balso\b|\bas well\b|\btoo\b|\badd\b"
+ADD = r"加上|再加|还有|以及|同时|顺便|也看|也要|\balso\b|\bas well\b|\btoo\b|\badd\b|\bplus\b"
 # the members a top N just listed ("units sold for each of those?", 这几个品牌的销量呢): the same members, so the
 # measure that picked them stays beside the one asked
-THOSE = r"这几个|这些|那几个|那些|\b(?:those|these|them)\b"
+THOSE = r"这几个|这些|那几个|那些|\b(?:those|these|them)\b|\bfor each(?: one)?\s*(?:please\s*)?(?:[?.!]|$)"
 SWAP = r"换成|换为|改成|改为|改按|换按|而不是|替换|instead|rather than|switch to|change to|\bswap\b|\breplace\b" \
        r"|\bnow (?:split |broken down |break (?:it |that )?down |(?:do|run|show|redo) (?:it|that|this|the same) (?:again )?)?" \
        r"(?:by|per)\b"  # "now by region", "now do it per brand": the split swapped
@@ -187,18 +187,21 @@ def rows_behind(previous: QueryPlan, m: Mentions, question: str, model: Semantic
     filter keeps the rows it counted (paid orders). None for anything else, and when the follow-up names a
     dimension, a value, a window word or another table's measure ("那华东有哪些城市": a split)."""
     if previous.records or previous.dimensions or previous.grain or not previous.measures \
-            or not re.search(SHOW_ROWS, question, re.I) or m.dimensions or m.split or m.values:
+            or not re.search(SHOW_ROWS, question, re.I) or m.values:
         return None
     me = next((x for x in model.measures if x.id == previous.measures[0]), None)
     if me is None or any(x.table.lower() != me.table.lower() for x in model.measures if x.id in m.measures):
         return None
     record = next((r for r in model.records if me is not None and r.table.lower() == me.table.lower()), None)
-    if record is None:
+    named = named_fields(model, record, question) if record is not None else []
+    fields = list(dict.fromkeys(f for f, _, _ in named))  # "拉个明细，要订单号、退款金额跟原因": its columns
+    if record is None or (m.dimensions or m.split) and len(fields) < 2:
         return None
     own = record.table.lower() + "."
     filters = [f.model_copy(update={"dimension": f.dimension[len(own):]}) if f.dimension.lower().startswith(own) else f
                for f in previous.filters]  # a bound on the rows' own amount: a column of the list
-    return previous.model_copy(update={"records": record.id, "measures": [me.id], "filters": filters,
+    columns = list_columns(record, fields, named[0][1], question, None) if fields else previous.columns
+    return previous.model_copy(update={"records": record.id, "measures": [me.id], "filters": filters, "columns": columns,
                                        "compare": "none", "share": False, "share_within": [], "value_too": False,
                                        "having": [], "order": None, "order_by": None, "limit": None,
                                        "difference": False, "growth": True, "per": None})

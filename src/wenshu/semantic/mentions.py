@@ -67,6 +67,18 @@ def top_n(question: str) -> int | None:
     return 1 if cue("single", question) and cue("rank", question) and not cue("ordered", question) else None
 
 
+# "各渠道退款率多少？哪个最高", "revenue by category, and which one was biggest?": every member, the top one first
+_WHICH_AFTER = re.compile(r"[,，。？?;；]\s*(?:and\s+|还有|以及|并且|那)?\s*(?:哪个|哪一个|哪家|哪一?类|哪一?项|which one\b"
+                          r"|which (?:was|is|were|are|had|has|did|does|grew|fell|made|sold)\b)", re.I)
+
+
+def also_which(question: str, split: list[str]) -> bool:
+    """Each member's value asked, then which of them is the top in a clause of its own: all of them, ranked."""
+    which = _WHICH_AFTER.search(question)
+    before = question[:which.start()] if which else ""
+    return bool(split) and bool(re.search(r"各|每|分别|\b(?:by|per|each|every)\b", before, re.I)) and top_n(before) is None
+
+
 _ORDER_BY = re.compile(r"(?:^|[.;:,!?]\s*|\bplease\s+)(order|sort|rank)(?=(?:\s+[\w'-]+){1,5}\s+by\b"
                        r"|\s+(?:the|them|these|those|all|each|every|it)\b)", re.I)  # "order the regions from …"
 
@@ -236,6 +248,8 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
     # "top line" is a name; "超过300单" a bound, not the top 300
     bounds = [(t.start, t.end) for t in thresholds(question)]
     every = [x.span() for x in re.finditer(r"(?<![前后])" + NUM + COUNTED + r"(?=[^，。？,.?\s]{0,6}?(各自|分别|各))", question)]  # 七个大区
+    every += [x.span() for x in re.finditer(r"(?<![前后])" + NUM + COUNTED, question)  # 华东跟西南两个区: the two named
+              if number(x.group(1)) == sum(e <= x.start() for _, e in value_spans) > 1]
     rank = cue("rank", blank(question, metrics.spans() + bounds + every)) or by_change is not None \
         or cue("ordered", blank(question, phrasing.spans(question)))  # "sorted by refund date": an order in time, no rank
     # "monthly average order value": monthly is a grain here; "daily traffic" names the traffic records
@@ -273,7 +287,7 @@ def read(model: SemanticModel, question: str, value_hits: list[dict] | None = No
         compare=compare, share=cue("share", question) and not pct and not (  # "week over week, … in percent": the
             compare != "none" and not cue("share", re.sub(IN_PERCENT, " ", question, flags=re.I))),  # change, no share
         excluded=excluded, ranged=ranged_ids, share_within=ratios.share_within(question, {d: value_at.get(d, []) for d in values}, CUES["share"]), trend=cue("trend", question), rank=rank,
-        limit=(top_n(blank(question, bounds)) or (1 if picked_one else None)) if rank else None,
+        limit=(top_n(blank(question, bounds)) or (1 if picked_one else None)) if rank and not also_which(question, split) else None,
         order=("asc" if cue("ascending", question) else "desc") if rank else None, judged=rank and cue("judged", question),
         by_change=by_change, via=list(dict.fromkeys(roles.via + said_routes(model, question))),
     )

@@ -74,6 +74,8 @@ def thresholds(question: str) -> list[Threshold]:
             out.append(Threshold(m.start(), m.end(), op, _value(m.group(2), m.group(3))))
     for words, op in _AFTER:
         for m in rx(rf"{_CURRENCY}{_NUMBER}{_UNITS}\s*({words})", re.I).finditer(question):
+            if rx(r"\b(?:top|bottom)\s*$", re.I).search(question[:m.start()]) or rx(r",\s*plus$", re.I).search(m.group(0)):
+                continue  # "just the top 3, plus gross margin": a top N, and a measure added
             out.append(Threshold(m.start(), m.end(), op, _value(m.group(1), m.group(2))))
     out += [Threshold(m.start(), m.end(), "gt", _SCALE[m.group(1)]) for m in rx(_ROUND).finditer(question)]
     out += [Threshold(m.start(), m.end(), "eq", 1) for m in rx(r"\b(?:only|just|exactly) once\b", re.I).finditer(question)]

@@ -144,6 +144,9 @@ def named_earlier(question: str, window: Window | None, compare: str) -> Window 
     return second if second and second.start == shifted.start and second.end > shifted.end else None
 
 
+_TO_TODAY = r"\s*(?:through|thru|to|until|till|up to|到|至)\s*(?:today|now|date|今天|今日|现在|目前)"
+
+
 def question_window(question: str) -> Window | None:
     """The first time window the question names, as [start, end) dates, ending today at the latest (a
     period still running is "to date"); None when it names none."""
@@ -156,6 +159,8 @@ def question_window(question: str) -> Window | None:
                     or re.match(_BEFORE_THAT, question[at + len(windows[0].phrase):])):
         return restated(question, Window(start=EARLIEST, end=start))  # "signed up before this year", 今年以前
     tomorrow = evaluate(TimeWindow("", "date('now', '+1 day')", None))[0]
+    if at >= 0 and re.match(_TO_TODAY, question[at + len(windows[0].phrase):], re.I):
+        return Window(start=start, end=tomorrow)  # "this Monday through today", 上周一到今天: from its start to today
     if re.fullmatch(_SOME_WEEKS, windows[0].phrase, re.I) and not explicit_grain(question):
         return Window(start=tomorrow - (end - start), end=tomorrow)  # "近三周毛利率…": the 21 days to today
     return restated(question, Window(start=start, end=min(end, tomorrow)))
