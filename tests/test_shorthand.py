@@ -38,3 +38,7 @@ def test_a_question_typed_in_shorthand_gets_the_plan_of_the_one_written_out(plan
         assert resp.error is None, resp.error
         answers.append((resp.sql, resp.rows))
     assert answers[0] == answers[1] and answers[0][1]
+
+
+def test_a_question_without_shorthand_keeps_even_its_spacing():
+    assert expand("Return the number of  airports.") == "Return the number of  airports."

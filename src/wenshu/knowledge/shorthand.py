@@ -33,9 +33,10 @@ def _thousands(number: str) -> str:
 
 
 def expand(text: str) -> str:
-    """`text` with its shorthand spelled out; unchanged when it has none."""
+    """`text` with its shorthand spelled out; unchanged (to the character) when it has none."""
+    out = text
     for pattern, said in _EN:
-        text = rx(pattern, re.I).sub(said, text)
+        out = rx(pattern, re.I).sub(said, out)
     for pattern, said in _ZH:
-        text = rx(pattern).sub(said, text)
-    return rx(r"(?<=\S) {2,}(?=\S)").sub(" ", text)
+        out = rx(pattern).sub(said, out)
+    return text if out == text else rx(r"(?<=\S) {2,}(?=\S)").sub(" ", out)
