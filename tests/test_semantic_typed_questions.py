@@ -58,3 +58,14 @@ def test_ranges_and_periods_said_the_way_people_type_them():
     monday = question_window("GMV from this Monday through today")
     today = evaluate(find_windows("today")[0])[0]
     assert monday.start.weekday() == 0 and monday.start <= today < monday.end == today + timedelta(days=1)
+
+
+def test_a_day_against_the_same_day_a_week_before_is_that_comparison_whatever_word_said_it():
+    plan = planned("上周三的订单量跟上上周三比，环比怎么样")
+    assert plan.compare == "week" and (plan.window.end - plan.window.start).days == 1
+    assert planned("QTD orders vs this time last year").compare == "yoy"
+
+
+@pytest.mark.parametrize(("question", "split"), [("city tier AOV last month", "city_tier"), ("brand revenue last week", "brand")])
+def test_an_english_dimension_name_right_before_a_measure_splits_by_it(question, split):
+    assert read(MODEL, question).split == [split]

@@ -25,7 +25,7 @@ CUES = {
     "yoy": r"同比|去年同一?个?(期|月|季度|周|星期|天|日|时期|时段)|去年同样的?(这|那)?(几|些)?(天|日|时间|时期|时段|周|月)|上年同期|去年的同一|year[- ](over|on)[- ]year|\byoy\b"
            r"|(same|equivalent|comparable|corresponding|matching) (period|day|week|month|quarter|time|point|stretch|days|dates)"
            r" (of |in )?(last|the (previous|prior)) year"
-           r"|\b(a|one) year (ago|earlier|before)|\bthe year before\b(?! last)|\b(twelve|12) months (ago|earlier|before)\b|\b(with|to|against|than|vs\.?|versus) (the same \w+ )?(last year|ly)\b",
+           r"|\b(a|one) year (ago|earlier|before)|\bthe year before\b(?! last)|\b(vs\.?|versus|against|compared (to|with)|than) (this|that|the same) time (last|a) year\b|\b(twelve|12) months (ago|earlier|before)\b|\b(with|to|against|than|vs\.?|versus) (the same \w+ )?(last year|ly)\b",
     # the same days a week before: "yesterday vs the same day last week", 昨天和上周同一天比, week over week
     "week": r"上周同一?(天|日|时段)|上周的同一(天|时段)|上个?星期同一?(天|日)|上周同期|上周同日"
             r"|(same|equivalent|comparable|corresponding) (day|days|weekday|period|time) (of |in )?last week"

@@ -274,7 +274,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         measures, share = part + whole, False  # "what percentage of orders were cancelled": the cancellation rate
         filters = restated(model, measures, filters)
     order_by = plan.order_by if plan.order_by in measures else ranked_by(model, question, measures)  # 按金额算排前三
-    compare = m.compare if m.compare != "none" else two_periods(question) or "none"  # "今年一季度和去年一季度对比"
+    compare = two_periods(question) or m.compare  # "今年一季度和去年一季度对比", 上周六跟上上周六比 (环比 said too)
     every = cue("every_ranked", question)  # "Which categories had the highest refund rate? Rank all of them."
     update = {
         "measures": measures, "dimensions": dims, "filters": filters + bounds, "grain": grain,

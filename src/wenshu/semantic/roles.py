@@ -118,8 +118,9 @@ def _each_verb(question: str, end: int, dims: Spans) -> bool:
 
 
 def _owns_measure(model: SemanticModel, question: str, end: int) -> bool:
-    """Whether a measure's name follows a dimension's name and 的 ("大区的销售额", "渠道的订单量": each member's)."""
-    said = re.match(r"\s*的\s*", question[end:])
+    """Whether a measure's name follows a dimension's name and 的 ("大区的销售额", "渠道的订单量": each member's), or an
+    English name right before it ("channel conversion rates", "category revenue")."""
+    said = re.match(r"\s*的\s*" if not question[end - 1:end].isascii() else r" +(?=[a-z])", question[end:], re.I)
     rest = question[end + said.end():].casefold() if said else ""
     return bool(rest) and any(rest.startswith(w.casefold()) for x in [*model.measures, *model.ratios] for w in x.words())
 

@@ -124,7 +124,8 @@ def two_periods(question: str) -> str | None:
     first, second = (question_window(w.phrase) for w in windows[:2])
     if first and first == second and windows[1].phrase.startswith("前"):
         return "previous"  # "最近7天…和前7天比": the seven days before
-    return next((k for k in ("yoy", "previous") if first and second and first.shifted(k).start == second.start), None)
+    return next((k for k in ("yoy", "previous", "week") if first and second and first.shifted(k).start == second.start
+                 and (k != "week" or first.shifted(k).end == second.end)), None)  # 上周六跟上上周六: a week before
 
 
 _WHOLE = r"\b(all of|whole|full|entire|complete)\b|整个|全(月|季|季度|年|周)|一整"  # said by the second period
