@@ -28,6 +28,8 @@ def test_members_named_and_counted_are_those_members_not_a_top_n():
 def test_each_members_value_then_which_is_top_is_every_member_ranked(question):
     plan = planned(question)
     assert plan.limit is None and plan.order == "desc" and plan.dimensions
+    filled = {"measures": plan.measures, "dimensions": plan.dimensions, "limit": 1, "order": "desc"}
+    assert planned(question, filled).limit is None  # the model's one member is not what was asked
 
 
 def test_which_member_alone_is_still_the_one_member():

@@ -33,7 +33,7 @@ from wenshu.semantic.thresholds import thresholds
 from wenshu.semantic.listing import detail
 from wenshu.semantic.labels import in_said_order, label_words, not_the_measures_own
 from wenshu.knowledge.time_phrases import find_windows
-from wenshu.semantic.mentions import Mentions, cue, oriented, read
+from wenshu.semantic.mentions import Mentions, also_which, cue, oriented, read
 from wenshu.semantic.model import SemanticModel
 from wenshu.semantic.money import made_by_rows, money_of_rows, money_twins
 from wenshu.semantic.phrasing import averaged_over, backed, backs, said_outside_fields
@@ -275,7 +275,7 @@ def ground(plan: QueryPlan, model: SemanticModel, question: str, value_hits: lis
         filters = restated(model, measures, filters)
     order_by = plan.order_by if plan.order_by in measures else ranked_by(model, question, measures)  # 按金额算排前三
     compare = two_periods(question) or m.compare  # "今年一季度和去年一季度对比", 上周六跟上上周六比 (环比 said too)
-    every = cue("every_ranked", question)  # "Which categories had the highest refund rate? Rank all of them."
+    every = cue("every_ranked", question) or also_which(question, m.split)  # "Rank all of them.", "…多少？哪个最高"
     update = {
         "measures": measures, "dimensions": dims, "filters": filters + bounds, "grain": grain,
         "having": [h for h in bounded.having if h.dimension in measures], "count_members": bool(counting),
