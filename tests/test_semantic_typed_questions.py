@@ -71,3 +71,14 @@ def test_a_day_against_the_same_day_a_week_before_is_that_comparison_whatever_wo
 @pytest.mark.parametrize(("question", "split"), [("city tier AOV last month", "city_tier"), ("brand revenue last week", "brand")])
 def test_an_english_dimension_name_right_before_a_measure_splits_by_it(question, split):
     assert read(MODEL, question).split == [split]
+
+
+def test_one_day_a_year_before_is_the_same_date_even_on_a_monday():
+    from datetime import date
+
+    from wenshu.semantic.plan import Window
+
+    monday = Window(start=date(2026, 12, 7), end=date(2026, 12, 8))
+    assert monday.shifted("yoy") == Window(start=date(2025, 12, 7), end=date(2025, 12, 8))
+    week = Window(start=date(2026, 11, 30), end=date(2026, 12, 7))
+    assert week.shifted("yoy").start == date(2025, 12, 1)  # a week: 52 back, Monday to Monday

@@ -37,8 +37,9 @@ class Window(BaseModel):
         to date compares with the same days of the one before: this month so far with the same days of
         last month, this week so far with the same weekdays of last week."""
         if compare == "yoy" and self.start.weekday() == 0 and ((self.end - self.start).days % 7 == 0
-                                                              or (self.end - self.start).days < 7):
-            return Window(start=self.start - timedelta(days=364), end=self.end - timedelta(days=364))  # weeks: 52 back
+                                                              or 1 < (self.end - self.start).days < 7):
+            # weeks (and a week so far past its Monday): 52 back; one day, a Monday too, is the same date a year before
+            return Window(start=self.start - timedelta(days=364), end=self.end - timedelta(days=364))
         if compare == "yoy":
             return Window(start=add_months(self.start, -12), end=add_months(self.end, -12))
         if compare == "week":  # the same days a week before ("yesterday vs the same day last week")
