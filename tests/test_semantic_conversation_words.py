@@ -62,3 +62,8 @@ def test_the_same_month_last_year_compared_with_nothing_is_that_whole_month():
 def test_a_day_against_the_same_day_the_year_before_is_year_over_year():
     plan = planned("Christmas Eve GMV last year against the year before")
     assert plan.compare == "yoy" and (plan.window.start.month, plan.window.start.day) == (12, 24)
+
+
+def test_a_share_of_the_same_quarter_last_year_is_that_quarters_share_not_a_comparison():
+    plan = planned("去年同季度各渠道的销售额占比")
+    assert plan.compare == "none" and plan.share and 89 <= (plan.window.end - plan.window.start).days <= 92

@@ -12,8 +12,8 @@ from wenshu.semantic.plan import Window, add_months
 
 _SAME = re.compile(r"\b(?:the\s+)?(?:same|equivalent|corresponding|matching)\s+(?P<u>day|week|month|quarter)"
                    r"\s+(?:of\s+|in\s+)?last\s+year\b|去年(?:的)?同一?个?(?P<z>天|日|周|星期|月|季度)", re.I)
-# words that compare: with them the period is the comparison's, not the window
-_COMPARES = re.compile(r"比|差|增长|增幅|变化|涨|跌|高了|低了|多了|少了|\bcompar\w*|\bvs\.?|\bversus\b|\bagainst\b|\bchange"
+# words that compare (占比, 比例, 比重 are shares): with them the period is the comparison's, not the window
+_COMPARES = re.compile(r"(?<!占)比(?![例重率])|差|增长|增幅|变化|涨|跌|高了|低了|多了|少了|\bcompar\w*|\bvs\.?|\bversus\b|\bagainst\b|\bchange"
                        r"|\bgrowth\b|\bgr[eo]w|\bincreas|\bdecreas|\byoy\b|\bup\b|\bdown\b|\bside by side\b|\bpercent"
                        r"|\bmore\b|\bless\b|\bfewer\b|\bhigher\b|\blower\b|\bbetter\b|\bworse\b|\bdiffer", re.I)
 _UNIT = {"天": "day", "日": "day", "周": "week", "星期": "week", "月": "month", "季度": "quarter"}
